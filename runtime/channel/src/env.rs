@@ -1,0 +1,73 @@
+//! Registry of every environment variable reach-native reads or sets.
+//!
+//! One place, so that a mistyped `REACH_*` variable can be reported with a
+//! suggestion (see [`unknown_reach_vars`]).
+
+/// Set by the driver for the program under test: the channel's fd number.
+pub const CHANNEL_FD: &str = "REACH_CHANNEL_FD";
+/// Read by the driver and the wrappers: path of the runtime library to preload.
+pub const RUNTIME: &str = "REACH_RUNTIME";
+/// Read by the compiler wrappers: the clang to use (default `clang-22`).
+pub const CLANG: &str = "REACH_CLANG";
+/// Read by the compiler wrappers: path of `reach-instrument`.
+pub const INSTRUMENT: &str = "REACH_INSTRUMENT";
+/// Read by the compiler wrappers: `1` to print every command they run.
+pub const WRAPPER_VERBOSE: &str = "REACH_CC_VERBOSE";
+/// Set by the driver: `1` when the runtime should serve executions by forking.
+pub const FORK_SERVER: &str = "REACH_FORK_SERVER";
+/// Read by the runtime: `1` to print scheduler decisions to stderr (debugging).
+pub const RUNTIME_DEBUG: &str = "REACH_DEBUG";
+
+/// All known variables.
+pub const ALL: &[&str] = &[
+    CHANNEL_FD,
+    RUNTIME,
+    CLANG,
+    INSTRUMENT,
+    WRAPPER_VERBOSE,
+    FORK_SERVER,
+    RUNTIME_DEBUG,
+];
+
+/// `REACH_*` variables in `vars` that are not in [`ALL`], each with the
+/// closest known name.
+pub fn unknown_reach_vars<'a>(
+    vars: impl IntoIterator<Item = &'a str>,
+) -> Vec<(&'a str, &'static str)> {
+    vars.into_iter()
+        .filter(|v| v.starts_with("REACH_") && !ALL.contains(v))
+        .map(|v| {
+            let best = ALL
+                .iter()
+                .min_by_key(|k| edit_distance(v, k))
+                .copied()
+                .unwrap_or(CHANNEL_FD);
+            (v, best)
+        })
+        .collect()
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_the_closest_name() {
+        let found = unknown_reach_vars(["REACH_CHANEL_FD", "REACH_RUNTIME", "PATH"]);
+        assert_eq!(found, vec![("REACH_CHANEL_FD", CHANNEL_FD)]);
+    }
+}

@@ -1,0 +1,362 @@
+//! Fixed layout of the shared-memory channel between driver and runtime.
+//!
+//! The channel is one `memfd` region, inherited by the program under test
+//! (its fd number in [`crate::env::CHANNEL_FD`]). Layout, in order:
+//!
+//! | region   | type                         | written by |
+//! |----------|------------------------------|------------|
+//! | header   | [`Header`] (padded to [`HEADER_BYTES`]) | both (request: driver, response: runtime) |
+//! | threads  | `[ThreadSlot; MAX_THREADS]`  | runtime    |
+//! | prefix   | `[u32; prefix_capacity]`     | driver     |
+//! | events   | `[Event; event_capacity]`    | runtime    |
+//!
+//! Everything the runtime writes is untrusted for the driver: use
+//! [`crate::view::ChannelView`] to read it with validation.
+
+use crate::ops::{EventFlags, Op, OpKind};
+use core::sync::atomic::{AtomicU32, AtomicU64};
+
+/// Magic number at the start of the channel ("REACHCHN").
+pub const MAGIC: u64 = 0x4E48_4348_4341_4552;
+/// Channel layout / hook ABI version; bump on any incompatible change.
+pub const VERSION: u32 = 1;
+/// Most threads one execution may create (thread ids are `0..MAX_THREADS`).
+pub const MAX_THREADS: usize = 256;
+/// Bytes reserved for the header region.
+pub const HEADER_BYTES: usize = 4096;
+/// Bytes of the runtime's message buffer in the header.
+pub const MESSAGE_BYTES: usize = 1024;
+
+/// A set of thread ids, as a bit set over `0..MAX_THREADS`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ThreadSet(pub [u64; MAX_THREADS / 64]);
+
+impl ThreadSet {
+    /// The empty set.
+    pub const EMPTY: ThreadSet = ThreadSet([0; MAX_THREADS / 64]);
+
+    /// Adds thread `t` (ignored if out of range).
+    pub fn insert(&mut self, t: u32) {
+        if (t as usize) < MAX_THREADS {
+            self.0[t as usize / 64] |= 1 << (t % 64);
+        }
+    }
+
+    /// Removes thread `t`.
+    pub fn remove(&mut self, t: u32) {
+        if (t as usize) < MAX_THREADS {
+            self.0[t as usize / 64] &= !(1 << (t % 64));
+        }
+    }
+
+    /// Membership test.
+    pub fn contains(&self, t: u32) -> bool {
+        (t as usize) < MAX_THREADS && self.0[t as usize / 64] & (1 << (t % 64)) != 0
+    }
+
+    /// True if no thread is in the set.
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|w| *w == 0)
+    }
+
+    /// Number of threads in the set.
+    pub fn len(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Thread ids in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..MAX_THREADS as u32).filter(move |t| self.contains(*t))
+    }
+
+    /// Lowest thread id in the set.
+    pub fn first(&self) -> Option<u32> {
+        self.0
+            .iter()
+            .enumerate()
+            .find(|(_, w)| **w != 0)
+            .map(|(i, w)| i as u32 * 64 + w.trailing_zeros())
+    }
+
+    /// Set difference `self \ other`.
+    pub fn minus(&self, other: &ThreadSet) -> ThreadSet {
+        let mut out = *self;
+        for (o, x) in out.0.iter_mut().zip(other.0.iter()) {
+            *o &= !x;
+        }
+        out
+    }
+}
+
+/// What the runtime does after the schedule prefix is used up.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// Keep running the current thread while it is enabled (and not asleep),
+    /// otherwise the lowest enabled thread id: fewest context switches.
+    ContinueThenLowest = 0,
+    /// Pick uniformly among enabled, non-sleeping threads with a PRNG seeded
+    /// from [`Header::seed`].
+    Random = 1,
+}
+
+impl Policy {
+    /// Decodes a raw policy value.
+    pub fn from_u32(raw: u32) -> Option<Policy> {
+        match raw {
+            0 => Some(Policy::ContinueThenLowest),
+            1 => Some(Policy::Random),
+            _ => None,
+        }
+    }
+}
+
+/// How an execution ended, as the runtime reports it in [`Header::status`].
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Never set to anything else: the process died without the runtime
+    /// concluding (fatal signal, `_exit`, kill).
+    Running = 0,
+    /// The process exited normally; code in [`Header::exit_code`].
+    Exited = 1,
+    /// Every live thread is blocked.
+    Deadlock = 2,
+    /// The execution exceeded [`Header::max_steps`].
+    StepLimit = 3,
+    /// Every enabled thread was in the sleep set (execution cut short, Fig. 7).
+    SleepBlocked = 4,
+    /// The schedule prefix could not be followed at [`Header::diverged_step`].
+    Diverged = 5,
+    /// The program misused the pthread API (message says how).
+    Misuse = 6,
+    /// Threads spin without making progress and nothing can release them.
+    Livelock = 7,
+    /// The program used something the runtime cannot control (message says what).
+    Unsupported = 8,
+    /// A thread stopped reaching scheduling points (blocked outside control).
+    Uncontrolled = 9,
+    /// The runtime hit an internal inconsistency.
+    InternalError = 10,
+}
+
+impl RunStatus {
+    /// Decodes a raw status value (untrusted).
+    pub fn from_u32(raw: u32) -> Option<RunStatus> {
+        use RunStatus::*;
+        [
+            Running,
+            Exited,
+            Deadlock,
+            StepLimit,
+            SleepBlocked,
+            Diverged,
+            Misuse,
+            Livelock,
+            Unsupported,
+            Uncontrolled,
+            InternalError,
+        ]
+        .into_iter()
+        .find(|s| *s as u32 == raw)
+    }
+}
+
+/// Request flag: apply the sleep set after the prefix (DPOR with sleep sets).
+pub const REQ_SLEEP_SETS: u32 = 1;
+/// Request flag: treat spinning reads as blocking (spin-loop detection).
+pub const REQ_SPIN_BLOCKING: u32 = 2;
+
+/// The channel header. Request fields are written by the driver before the
+/// execution starts; response fields by the runtime during and after it.
+#[repr(C)]
+pub struct Header {
+    /// [`MAGIC`].
+    pub magic: u64,
+    /// [`VERSION`].
+    pub version: u32,
+    /// `size_of::<Event>()` as the writer knows it (layout check).
+    pub event_size: u32,
+    /// Total bytes of the channel region.
+    pub total_bytes: u64,
+    /// Capacity of the schedule prefix region, in entries.
+    pub prefix_capacity: u32,
+    /// Capacity of the event region, in events.
+    pub event_capacity: u32,
+
+    // ---- request (driver → runtime) ----
+    /// Number of valid entries in the prefix region.
+    pub prefix_len: u32,
+    /// A [`Policy`] value.
+    pub policy: u32,
+    /// Seed for [`Policy::Random`].
+    pub seed: u64,
+    /// Step bound: more events than this ends the run with [`RunStatus::StepLimit`].
+    pub max_steps: u64,
+    /// `REQ_*` bits.
+    pub request_flags: u32,
+    /// Consecutive unchanged re-reads after which a spinning thread counts as blocked.
+    pub spin_threshold: u32,
+    /// Sleep set at the end of the prefix (threads whose pending operation
+    /// must not be scheduled until a dependent operation runs).
+    pub sleep_set: ThreadSet,
+
+    // ---- response (runtime → driver) ----
+    /// A [`RunStatus`] value.
+    pub status: AtomicU32,
+    /// Process exit code when `status` is [`RunStatus::Exited`].
+    pub exit_code: i32,
+    /// Number of events written.
+    pub event_count: AtomicU64,
+    /// Number of threads created so far (including the main thread).
+    pub thread_count: AtomicU32,
+    /// Bytes of `message` in use.
+    pub message_len: u32,
+    /// Step at which the prefix could not be followed ([`RunStatus::Diverged`]).
+    pub diverged_step: u64,
+    /// Thread the prefix asked for at `diverged_step`.
+    pub diverged_thread: u32,
+    /// Thread running when the execution ended abnormally (for reports).
+    pub culprit_thread: u32,
+    /// Site of the operation involved in a misuse/unsupported report.
+    pub culprit_site: u64,
+
+    // ---- fork server (driver ↔ runtime), futex words ----
+    /// Incremented by the driver to request one more execution.
+    pub fork_request: AtomicU32,
+    /// Incremented by the fork server when the requested execution ended.
+    pub fork_response: AtomicU32,
+    /// Pid of the current execution's child process.
+    pub fork_child_pid: i32,
+    /// Wait status of the last child, as `waitpid` gave it.
+    pub fork_child_status: i32,
+
+    /// UTF-8 text from the runtime explaining the status (misuse, unsupported...).
+    pub message: [u8; MESSAGE_BYTES],
+}
+
+/// Life-cycle state of a thread slot.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadState {
+    /// Slot never used.
+    Unused = 0,
+    /// Parked at its pending operation (which may or may not be enabled).
+    Parked = 1,
+    /// Currently running.
+    Running = 2,
+    /// Finished (returned from its start routine or called `pthread_exit`).
+    Finished = 3,
+}
+
+impl ThreadState {
+    /// Decodes a raw state value (untrusted).
+    pub fn from_u32(raw: u32) -> Option<ThreadState> {
+        match raw {
+            0 => Some(ThreadState::Unused),
+            1 => Some(ThreadState::Parked),
+            2 => Some(ThreadState::Running),
+            3 => Some(ThreadState::Finished),
+            _ => None,
+        }
+    }
+}
+
+/// Per-thread state the runtime keeps current in the channel, so the driver
+/// can describe every thread when an execution ends (deadlock, hang, crash).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ThreadSlot {
+    /// A [`ThreadState`] value.
+    pub state: u32,
+    /// 1 if the pending operation is enabled at the last scheduling point.
+    pub enabled: u32,
+    /// Kind of the pending operation ([`OpKind`] as u16, 0 if none).
+    pub pending_kind: u16,
+    /// Flags of the pending operation.
+    pub pending_flags: u16,
+    /// Creating thread's id (`u32::MAX` for the main thread).
+    pub parent: u32,
+    /// Site of the pending operation.
+    pub pending_site: u64,
+    /// Object of the pending operation.
+    pub pending_object: u64,
+    /// Second argument of the pending operation.
+    pub pending_aux: u64,
+    /// Most recent site this thread passed (for diagnostics of uncontrolled blocking).
+    pub last_site: u64,
+    /// Number of events this thread executed.
+    pub steps: u64,
+    /// Consecutive unchanged re-reads (spin-loop detection).
+    pub spin_count: u64,
+}
+
+/// One executed visible operation: the trace is an array of these.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// Thread that executed it (creation order, main = 0).
+    pub thread: u32,
+    /// [`OpKind`] as u16.
+    pub kind: u16,
+    /// [`EventFlags`] bits.
+    pub flags: u16,
+    /// Site id (0 if unknown, e.g. uninstrumented caller).
+    pub site: u64,
+    /// Main object (address, or thread id).
+    pub object: u64,
+    /// Second argument.
+    pub aux: u64,
+    /// Threads whose pending operation was enabled at the scheduling point
+    /// where this event was chosen (includes `thread`).
+    pub enabled: ThreadSet,
+}
+
+impl Event {
+    /// The operation this event executed, if its kind is valid.
+    pub fn op(&self) -> Option<Op> {
+        Some(Op {
+            kind: OpKind::from_u16(self.kind)?,
+            flags: EventFlags(self.flags),
+            object: self.object,
+            aux: self.aux,
+        })
+    }
+}
+
+/// Sizes and offsets of a channel region with the given capacities.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Schedule prefix capacity (entries).
+    pub prefix_capacity: u32,
+    /// Event capacity (events).
+    pub event_capacity: u32,
+}
+
+impl Layout {
+    /// Byte offset of the thread slots.
+    pub const fn threads_offset(&self) -> usize {
+        HEADER_BYTES
+    }
+
+    /// Byte offset of the prefix region.
+    pub const fn prefix_offset(&self) -> usize {
+        HEADER_BYTES + MAX_THREADS * core::mem::size_of::<ThreadSlot>()
+    }
+
+    /// Byte offset of the event region (8-byte aligned).
+    pub const fn events_offset(&self) -> usize {
+        let end = self.prefix_offset() + self.prefix_capacity as usize * 4;
+        (end + 63) & !63
+    }
+
+    /// Total bytes of the region.
+    pub const fn total_bytes(&self) -> usize {
+        self.events_offset() + self.event_capacity as usize * core::mem::size_of::<Event>()
+    }
+}
+
+const _: () = assert!(core::mem::size_of::<Header>() <= HEADER_BYTES);
+const _: () = assert!(core::mem::size_of::<Event>() == 64);
+const _: () = assert!(core::mem::size_of::<ThreadSlot>() == 64);

@@ -1,0 +1,21 @@
+//! The one shared interface of reach-native: channel layout, hook ABI,
+//! operation vocabulary with its dependency relation, site table format and
+//! environment variables. The pass, the runtime and the driver all take these
+//! definitions from here; none of them links another.
+//!
+//! This crate has no dependencies so the runtime can use it inside the
+//! program under test.
+
+pub mod env;
+pub mod hooks;
+pub mod layout;
+pub mod ops;
+pub mod sites;
+pub mod view;
+
+pub use layout::{
+    Event, Header, Layout, Policy, RunStatus, ThreadSet, ThreadSlot, ThreadState, MAGIC,
+    MAX_THREADS, VERSION,
+};
+pub use ops::{Access, Class, EventFlags, Op, OpKind, Space};
+pub use view::{ChannelError, ChannelView};

@@ -1,0 +1,496 @@
+//! The vocabulary of visible operations and the dependency relation over them.
+//!
+//! Every scheduling point of the program under test is one [`Op`]: the pending
+//! operation of a thread. The runtime parks a thread at its pending operation
+//! until the scheduler picks it; the event recorded in the trace is the same
+//! operation once executed (with [`EventFlags`] saying how it turned out).
+//!
+//! Dependency ("conflict") is defined once here and used by the runtime (to
+//! prune sleep sets, paper Fig. 7) and by the driver (vector clocks and
+//! backtracking, paper Fig. 3):
+//!
+//! * every operation touches at most two [`Access`]es, each an object range
+//!   and a [`Class`] (read or write);
+//! * memory objects are byte ranges compared at [`GRANULE`]-byte granularity,
+//!   so mixed-size and ranged accesses that overlap conflict;
+//! * two operations conflict when they touch overlapping objects and at least
+//!   one of the two accesses writes;
+//! * thread creation and joining are ordered by the driver's happens-before
+//!   edges (create → first event of the child, last event of a thread → join),
+//!   not by an object.
+
+/// Memory objects are compared in units of this many bytes (addresses rounded
+/// down to a multiple of it).
+pub const GRANULE: u64 = 4;
+
+/// Kind of a visible operation. The numeric values are part of the channel
+/// layout (bumping them needs a [`crate::VERSION`] bump).
+#[repr(u16)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OpKind {
+    /// Plain (non-atomic) load: `object` = address, `aux` = size in bytes.
+    Load = 1,
+    /// Plain store: `object` = address, `aux` = size.
+    Store = 2,
+    /// Atomic load: `object` = address, `aux` = size.
+    AtomicLoad = 3,
+    /// Atomic store: `object` = address, `aux` = size.
+    AtomicStore = 4,
+    /// Atomic read-modify-write (`atomicrmw`): `object` = address, `aux` = size.
+    AtomicRmw = 5,
+    /// Compare-and-exchange: `object` = address, `aux` = size. A failed one
+    /// ([`EventFlags::FAILED`]) is a read.
+    CmpXchg = 6,
+    /// Memory fence: touches no object (executions are sequentially consistent).
+    Fence = 7,
+    /// Ranged read (`memcpy`/`memmove` source, `memcmp`...): `object` = start, `aux` = length.
+    RangeRead = 8,
+    /// Ranged write (`memcpy`/`memmove` destination, `memset`): `object` = start, `aux` = length.
+    RangeWrite = 9,
+
+    /// `pthread_create`: `object` = the new thread's id (creation order).
+    ThreadCreate = 20,
+    /// `pthread_join`: `object` = the joined thread's id; enabled once it finished.
+    ThreadJoin = 21,
+    /// `pthread_detach`: `object` = the detached thread's id.
+    ThreadDetach = 22,
+    /// `pthread_exit` or return from the start routine (the thread finishes).
+    ThreadExit = 23,
+    /// `exit()` / return from `main`: the whole process ends.
+    ProcessExit = 24,
+
+    /// Mutex acquire (`pthread_mutex_lock`): `object` = mutex address.
+    MutexLock = 30,
+    /// `pthread_mutex_trylock`: always enabled; [`EventFlags::FAILED`] if busy.
+    MutexTryLock = 31,
+    /// `pthread_mutex_timedlock`: always enabled; [`EventFlags::TIMED_OUT`] if busy.
+    MutexTimedLock = 32,
+    /// Mutex release: `object` = mutex address.
+    MutexUnlock = 33,
+    /// `pthread_mutex_destroy`: `object` = mutex address.
+    MutexDestroy = 34,
+
+    /// First half of `pthread_cond_wait`: releases the mutex (`aux`) and starts
+    /// waiting on the condition variable (`object`).
+    CondWait = 40,
+    /// Second half of a condition wait: re-acquires the mutex (`aux`) once
+    /// signalled (or, for a timed wait, at any time: [`EventFlags::TIMED_OUT`]).
+    CondRelock = 41,
+    /// `pthread_cond_signal`: `object` = condition variable.
+    CondSignal = 42,
+    /// `pthread_cond_broadcast`: `object` = condition variable.
+    CondBroadcast = 43,
+    /// `pthread_cond_destroy`: `object` = condition variable.
+    CondDestroy = 44,
+
+    /// `pthread_rwlock_rdlock` (and timed/try variants with flags): `object` = rwlock.
+    RwReadLock = 50,
+    /// `pthread_rwlock_wrlock` (and timed/try variants with flags): `object` = rwlock.
+    RwWriteLock = 51,
+    /// `pthread_rwlock_unlock`: `object` = rwlock.
+    RwUnlock = 52,
+
+    /// `sem_wait` (and try/timed variants with flags): `object` = semaphore.
+    SemWait = 60,
+    /// `sem_post`: `object` = semaphore.
+    SemPost = 61,
+    /// `sem_getvalue`: a read of the semaphore.
+    SemGetValue = 62,
+
+    /// `pthread_barrier_wait`, arrival: `object` = barrier.
+    BarrierArrive = 70,
+    /// `pthread_barrier_wait`, departure once the barrier opened: `object` = barrier.
+    BarrierLeave = 71,
+
+    /// `pthread_spin_lock` (try variant with flags): `object` = spinlock.
+    SpinLock = 80,
+    /// `pthread_spin_unlock`: `object` = spinlock.
+    SpinUnlock = 81,
+
+    /// `pthread_once`: `object` = the once control.
+    Once = 90,
+
+    /// `futex(FUTEX_WAIT)` through `syscall()`: `object` = futex word.
+    FutexWait = 100,
+    /// `futex(FUTEX_WAKE)` through `syscall()`: `object` = futex word, `aux` = count.
+    FutexWake = 101,
+
+    /// `sched_yield`: a scheduling point touching no object.
+    Yield = 110,
+    /// `sleep`/`usleep`/`nanosleep`/`clock_nanosleep`: a scheduling point; time does not pass.
+    Sleep = 111,
+}
+
+impl OpKind {
+    /// Every kind, for exhaustive tables and tests.
+    pub const ALL: &'static [OpKind] = &[
+        OpKind::Load,
+        OpKind::Store,
+        OpKind::AtomicLoad,
+        OpKind::AtomicStore,
+        OpKind::AtomicRmw,
+        OpKind::CmpXchg,
+        OpKind::Fence,
+        OpKind::RangeRead,
+        OpKind::RangeWrite,
+        OpKind::ThreadCreate,
+        OpKind::ThreadJoin,
+        OpKind::ThreadDetach,
+        OpKind::ThreadExit,
+        OpKind::ProcessExit,
+        OpKind::MutexLock,
+        OpKind::MutexTryLock,
+        OpKind::MutexTimedLock,
+        OpKind::MutexUnlock,
+        OpKind::MutexDestroy,
+        OpKind::CondWait,
+        OpKind::CondRelock,
+        OpKind::CondSignal,
+        OpKind::CondBroadcast,
+        OpKind::CondDestroy,
+        OpKind::RwReadLock,
+        OpKind::RwWriteLock,
+        OpKind::RwUnlock,
+        OpKind::SemWait,
+        OpKind::SemPost,
+        OpKind::SemGetValue,
+        OpKind::BarrierArrive,
+        OpKind::BarrierLeave,
+        OpKind::SpinLock,
+        OpKind::SpinUnlock,
+        OpKind::Once,
+        OpKind::FutexWait,
+        OpKind::FutexWake,
+        OpKind::Yield,
+        OpKind::Sleep,
+    ];
+
+    /// Decodes a kind read from the channel (untrusted input).
+    pub fn from_u16(raw: u16) -> Option<OpKind> {
+        OpKind::ALL.iter().copied().find(|k| *k as u16 == raw)
+    }
+
+    /// Short upper-case name used in reports (`LOAD`, `M_LOCK`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            OpKind::Load => "LOAD",
+            OpKind::Store => "STORE",
+            OpKind::AtomicLoad => "A_LOAD",
+            OpKind::AtomicStore => "A_STORE",
+            OpKind::AtomicRmw => "A_RMW",
+            OpKind::CmpXchg => "A_CMPXCHG",
+            OpKind::Fence => "FENCE",
+            OpKind::RangeRead => "RANGE_READ",
+            OpKind::RangeWrite => "RANGE_WRITE",
+            OpKind::ThreadCreate => "SPAWN",
+            OpKind::ThreadJoin => "JOIN",
+            OpKind::ThreadDetach => "DETACH",
+            OpKind::ThreadExit => "EXIT",
+            OpKind::ProcessExit => "PROC_EXIT",
+            OpKind::MutexLock => "M_LOCK",
+            OpKind::MutexTryLock => "M_TRYLOCK",
+            OpKind::MutexTimedLock => "M_TIMEDLOCK",
+            OpKind::MutexUnlock => "M_UNLOCK",
+            OpKind::MutexDestroy => "M_DESTROY",
+            OpKind::CondWait => "C_WAIT",
+            OpKind::CondRelock => "C_RELOCK",
+            OpKind::CondSignal => "C_SIGNAL",
+            OpKind::CondBroadcast => "C_BROADCAST",
+            OpKind::CondDestroy => "C_DESTROY",
+            OpKind::RwReadLock => "RW_RDLOCK",
+            OpKind::RwWriteLock => "RW_WRLOCK",
+            OpKind::RwUnlock => "RW_UNLOCK",
+            OpKind::SemWait => "SEM_WAIT",
+            OpKind::SemPost => "SEM_POST",
+            OpKind::SemGetValue => "SEM_GETVALUE",
+            OpKind::BarrierArrive => "B_ARRIVE",
+            OpKind::BarrierLeave => "B_LEAVE",
+            OpKind::SpinLock => "S_LOCK",
+            OpKind::SpinUnlock => "S_UNLOCK",
+            OpKind::Once => "ONCE",
+            OpKind::FutexWait => "FUTEX_WAIT",
+            OpKind::FutexWake => "FUTEX_WAKE",
+            OpKind::Yield => "YIELD",
+            OpKind::Sleep => "SLEEP",
+        }
+    }
+
+    /// True for plain (non-atomic, non-synchronising) memory accesses: the
+    /// accesses that can form data races.
+    pub fn is_plain_access(self) -> bool {
+        matches!(
+            self,
+            OpKind::Load | OpKind::Store | OpKind::RangeRead | OpKind::RangeWrite
+        )
+    }
+
+    /// True for operations that acquire a lock-like object (mutex, rwlock,
+    /// spinlock, condition re-acquire). An acquire and a release of the same
+    /// lock are never co-enabled, which the DPOR backtracking exploits.
+    pub fn is_acquire(self) -> bool {
+        matches!(
+            self,
+            OpKind::MutexLock
+                | OpKind::MutexTryLock
+                | OpKind::MutexTimedLock
+                | OpKind::CondRelock
+                | OpKind::RwReadLock
+                | OpKind::RwWriteLock
+                | OpKind::SpinLock
+        )
+    }
+
+    /// True for operations that release a lock-like object.
+    pub fn is_release(self) -> bool {
+        matches!(
+            self,
+            OpKind::MutexUnlock | OpKind::RwUnlock | OpKind::SpinUnlock | OpKind::CondWait
+        )
+    }
+}
+
+/// How an executed operation turned out (bit set stored in [`crate::Event::flags`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct EventFlags(pub u16);
+
+impl EventFlags {
+    /// The operation did not take effect: failed cmpxchg, busy trylock,
+    /// `sem_trywait` on zero, ...
+    pub const FAILED: u16 = 1;
+    /// A timed operation timed out (timed lock, timed wait).
+    pub const TIMED_OUT: u16 = 2;
+    /// The operation is the "try" variant of its kind (never blocks).
+    pub const TRY: u16 = 4;
+    /// The operation is the "timed" variant of its kind (may time out).
+    pub const TIMED: u16 = 8;
+    /// An atomic operation (for ranged/plain kinds: volatile access).
+    pub const VOLATILE: u16 = 16;
+
+    /// True if every bit of `bit` is set.
+    pub fn has(self, bit: u16) -> bool {
+        self.0 & bit == bit
+    }
+}
+
+/// Whether an access reads or writes its object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// Reads commute with reads.
+    Read,
+    /// Writes conflict with everything on the same object.
+    Write,
+}
+
+/// Which namespace an object key lives in. Memory and synchronisation objects
+/// are both keyed by address, but a mutex never conflicts with a plain access
+/// to its bytes (programs do not read a mutex's representation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Space {
+    /// Program memory: plain and atomic accesses, byte ranges.
+    Memory,
+    /// A synchronisation object (mutex, condvar, semaphore, ...), by address.
+    Sync,
+}
+
+/// One object touched by an operation: a byte range in a [`Space`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Access {
+    /// Address space of the object.
+    pub space: Space,
+    /// First byte.
+    pub start: u64,
+    /// Length in bytes (at least 1).
+    pub len: u64,
+    /// Read or write.
+    pub class: Class,
+}
+
+impl Access {
+    /// First granule index covered.
+    pub fn first_granule(&self) -> u64 {
+        self.start / GRANULE
+    }
+
+    /// Last granule index covered (inclusive).
+    pub fn last_granule(&self) -> u64 {
+        self.start.saturating_add(self.len.max(1) - 1) / GRANULE
+    }
+
+    /// True if the two accesses touch a common granule of the same space.
+    pub fn overlaps(&self, other: &Access) -> bool {
+        self.space == other.space
+            && self.first_granule() <= other.last_granule()
+            && other.first_granule() <= self.last_granule()
+    }
+
+    /// True if the two accesses overlap and at least one writes.
+    pub fn conflicts(&self, other: &Access) -> bool {
+        (self.class == Class::Write || other.class == Class::Write) && self.overlaps(other)
+    }
+}
+
+/// A visible operation as a thread is about to perform it, or as performed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Op {
+    /// Operation kind.
+    pub kind: OpKind,
+    /// Outcome bits ([`EventFlags`]); for a pending operation only `TRY`/`TIMED`.
+    pub flags: EventFlags,
+    /// Main object (address, or thread id for thread operations).
+    pub object: u64,
+    /// Second argument (size, length, the mutex of a condition wait, ...).
+    pub aux: u64,
+}
+
+impl Op {
+    /// The (at most two) objects this operation touches, with their class.
+    ///
+    /// A *pending* operation whose outcome is unknown (a cmpxchg that may
+    /// fail, a trylock) is classified by its effect if it succeeds, which is
+    /// the conservative choice.
+    pub fn accesses(&self) -> [Option<Access>; 2] {
+        let failed = self.flags.has(EventFlags::FAILED) || self.flags.has(EventFlags::TIMED_OUT);
+        let mem = |class| {
+            Some(Access {
+                space: Space::Memory,
+                start: self.object,
+                len: self.aux.max(1),
+                class,
+            })
+        };
+        let sync = |addr: u64, class| {
+            Some(Access {
+                space: Space::Sync,
+                start: addr,
+                len: 1,
+                class,
+            })
+        };
+        match self.kind {
+            OpKind::Load | OpKind::AtomicLoad | OpKind::RangeRead => [mem(Class::Read), None],
+            OpKind::Store | OpKind::AtomicStore | OpKind::AtomicRmw | OpKind::RangeWrite => {
+                [mem(Class::Write), None]
+            }
+            OpKind::CmpXchg => [mem(if failed { Class::Read } else { Class::Write }), None],
+            OpKind::Fence
+            | OpKind::Yield
+            | OpKind::Sleep
+            | OpKind::ThreadCreate
+            | OpKind::ThreadJoin
+            | OpKind::ThreadDetach
+            | OpKind::ThreadExit => [None, None],
+            // Ending the process races with everything other threads still do;
+            // it is ordered by its own handling in the driver.
+            OpKind::ProcessExit => [None, None],
+            OpKind::MutexLock
+            | OpKind::MutexTryLock
+            | OpKind::MutexTimedLock
+            | OpKind::SpinLock
+            | OpKind::RwReadLock
+            | OpKind::RwWriteLock
+            | OpKind::SemWait => [
+                sync(self.object, if failed { Class::Read } else { Class::Write }),
+                None,
+            ],
+            OpKind::MutexUnlock
+            | OpKind::MutexDestroy
+            | OpKind::SpinUnlock
+            | OpKind::RwUnlock
+            | OpKind::SemPost
+            | OpKind::CondSignal
+            | OpKind::CondBroadcast
+            | OpKind::CondDestroy
+            | OpKind::BarrierArrive
+            | OpKind::BarrierLeave
+            | OpKind::Once
+            | OpKind::FutexWake => [sync(self.object, Class::Write), None],
+            OpKind::SemGetValue => [sync(self.object, Class::Read), None],
+            OpKind::FutexWait => [sync(self.object, Class::Write), mem(Class::Read)],
+            OpKind::CondWait | OpKind::CondRelock => [
+                sync(self.object, Class::Write),
+                sync(self.aux, Class::Write),
+            ],
+        }
+    }
+
+    /// True if the operation may write one of its objects (the "v may write"
+    /// test of Fig. 3).
+    pub fn may_write(&self) -> bool {
+        self.accesses()
+            .iter()
+            .flatten()
+            .any(|a| a.class == Class::Write)
+    }
+
+    /// The dependency relation: do the two operations (of different threads)
+    /// conflict on some object?
+    pub fn conflicts(&self, other: &Op) -> bool {
+        let mine = self.accesses();
+        let theirs = other.accesses();
+        mine.iter()
+            .flatten()
+            .any(|a| theirs.iter().flatten().any(|b| a.conflicts(b)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op(kind: OpKind, object: u64, aux: u64) -> Op {
+        Op {
+            kind,
+            flags: EventFlags::default(),
+            object,
+            aux,
+        }
+    }
+
+    #[test]
+    fn kinds_round_trip_through_u16() {
+        for kind in OpKind::ALL {
+            assert_eq!(OpKind::from_u16(*kind as u16), Some(*kind));
+        }
+        assert_eq!(OpKind::from_u16(0), None);
+        assert_eq!(OpKind::from_u16(9999), None);
+    }
+
+    #[test]
+    fn reads_commute_writes_conflict() {
+        let r1 = op(OpKind::Load, 0x1000, 4);
+        let r2 = op(OpKind::AtomicLoad, 0x1000, 4);
+        let w = op(OpKind::Store, 0x1000, 4);
+        assert!(!r1.conflicts(&r2));
+        assert!(r1.conflicts(&w));
+        assert!(w.conflicts(&w));
+    }
+
+    #[test]
+    fn neighbouring_ints_are_independent_but_overlaps_conflict() {
+        let a = op(OpKind::Store, 0x1000, 4);
+        let b = op(OpKind::Store, 0x1004, 4);
+        let wide = op(OpKind::Store, 0x1000, 8);
+        let range = op(OpKind::RangeRead, 0x0ff0, 0x20);
+        assert!(!a.conflicts(&b));
+        assert!(wide.conflicts(&b));
+        assert!(range.conflicts(&b));
+    }
+
+    #[test]
+    fn failed_cmpxchg_is_a_read() {
+        let mut cas = op(OpKind::CmpXchg, 0x2000, 4);
+        let load = op(OpKind::Load, 0x2000, 4);
+        assert!(cas.conflicts(&load));
+        cas.flags = EventFlags(EventFlags::FAILED);
+        assert!(!cas.conflicts(&load));
+    }
+
+    #[test]
+    fn sync_objects_do_not_alias_memory() {
+        let lock = op(OpKind::MutexLock, 0x3000, 0);
+        let store = op(OpKind::Store, 0x3000, 4);
+        assert!(!lock.conflicts(&store));
+        let wait = op(OpKind::CondWait, 0x4000, 0x3000);
+        assert!(wait.conflicts(&lock));
+    }
+}

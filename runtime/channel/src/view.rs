@@ -1,0 +1,162 @@
+//! Validated, read-only view of a channel region for the driver.
+//!
+//! The runtime lives in the program under test, which may have scribbled over
+//! the channel; every count and kind is checked before use.
+
+use crate::layout::{Event, Header, Layout, RunStatus, ThreadSlot, MAGIC, MAX_THREADS, VERSION};
+use core::fmt;
+use core::mem::{offset_of, size_of};
+
+/// Why a channel region could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChannelError {
+    /// The region is smaller than its header says.
+    Truncated,
+    /// Wrong magic number: not a channel, or overwritten.
+    BadMagic(u64),
+    /// Written by an incompatible runtime version.
+    BadVersion(u32),
+    /// A count or code in the region is out of range.
+    Corrupt(&'static str),
+}
+
+impl fmt::Display for ChannelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ChannelError::Truncated => write!(f, "channel region is truncated"),
+            ChannelError::BadMagic(m) => write!(f, "channel magic is {m:#x}, expected {MAGIC:#x}"),
+            ChannelError::BadVersion(v) => {
+                write!(f, "runtime speaks channel version {v}, driver speaks {VERSION}")
+            }
+            ChannelError::Corrupt(what) => write!(f, "channel is corrupt: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for ChannelError {}
+
+/// Read-only view over the bytes of a channel region.
+pub struct ChannelView<'a> {
+    bytes: &'a [u8],
+    layout: Layout,
+}
+
+fn read<T: Copy>(bytes: &[u8], offset: usize) -> Result<T, ChannelError> {
+    let end = offset.checked_add(size_of::<T>()).ok_or(ChannelError::Truncated)?;
+    if end > bytes.len() {
+        return Err(ChannelError::Truncated);
+    }
+    // SAFETY: bounds checked above; `T` is a plain `repr(C)` integer aggregate
+    // for which every bit pattern is valid, and the read is unaligned-safe.
+    Ok(unsafe { core::ptr::read_unaligned(bytes.as_ptr().add(offset) as *const T) })
+}
+
+macro_rules! header_field {
+    ($self:ident, $field:ident, $ty:ty) => {
+        read::<$ty>($self.bytes, offset_of!(Header, $field))
+    };
+}
+
+impl<'a> ChannelView<'a> {
+    /// Validates the header of `bytes` and returns a view over it.
+    pub fn new(bytes: &'a [u8]) -> Result<Self, ChannelError> {
+        let magic: u64 = read(bytes, offset_of!(Header, magic))?;
+        if magic != MAGIC {
+            return Err(ChannelError::BadMagic(magic));
+        }
+        let version: u32 = read(bytes, offset_of!(Header, version))?;
+        if version != VERSION {
+            return Err(ChannelError::BadVersion(version));
+        }
+        let event_size: u32 = read(bytes, offset_of!(Header, event_size))?;
+        if event_size as usize != size_of::<Event>() {
+            return Err(ChannelError::Corrupt("event size"));
+        }
+        let layout = Layout {
+            prefix_capacity: read(bytes, offset_of!(Header, prefix_capacity))?,
+            event_capacity: read(bytes, offset_of!(Header, event_capacity))?,
+        };
+        if layout.total_bytes() > bytes.len() {
+            return Err(ChannelError::Truncated);
+        }
+        Ok(ChannelView { bytes, layout })
+    }
+
+    /// The region's layout.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// How the execution ended, as the runtime reports it.
+    pub fn status(&self) -> Result<RunStatus, ChannelError> {
+        let raw: u32 = header_field!(self, status, u32)?;
+        RunStatus::from_u32(raw).ok_or(ChannelError::Corrupt("status"))
+    }
+
+    /// Exit code reported with [`RunStatus::Exited`].
+    pub fn exit_code(&self) -> Result<i32, ChannelError> {
+        header_field!(self, exit_code, i32)
+    }
+
+    /// Number of events, checked against the capacity.
+    pub fn event_count(&self) -> Result<usize, ChannelError> {
+        let n: u64 = header_field!(self, event_count, u64)?;
+        if n > self.layout.event_capacity as u64 {
+            return Err(ChannelError::Corrupt("event count exceeds capacity"));
+        }
+        Ok(n as usize)
+    }
+
+    /// Number of threads the execution created, checked against [`MAX_THREADS`].
+    pub fn thread_count(&self) -> Result<usize, ChannelError> {
+        let n: u32 = header_field!(self, thread_count, u32)?;
+        if n as usize > MAX_THREADS {
+            return Err(ChannelError::Corrupt("thread count exceeds MAX_THREADS"));
+        }
+        Ok(n as usize)
+    }
+
+    /// Event `i` (raw; its kind is validated by [`Event::op`]).
+    pub fn event(&self, i: usize) -> Result<Event, ChannelError> {
+        if i >= self.layout.event_capacity as usize {
+            return Err(ChannelError::Corrupt("event index"));
+        }
+        read(self.bytes, self.layout.events_offset() + i * size_of::<Event>())
+    }
+
+    /// Thread slot `t`.
+    pub fn thread(&self, t: usize) -> Result<ThreadSlot, ChannelError> {
+        if t >= MAX_THREADS {
+            return Err(ChannelError::Corrupt("thread index"));
+        }
+        read(self.bytes, self.layout.threads_offset() + t * size_of::<ThreadSlot>())
+    }
+
+    /// The runtime's message text (lossy UTF-8, bounded).
+    pub fn message(&self) -> Result<String, ChannelError> {
+        let len: u32 = header_field!(self, message_len, u32)?;
+        let start = offset_of!(Header, message);
+        let len = (len as usize).min(crate::layout::MESSAGE_BYTES);
+        let bytes = self
+            .bytes
+            .get(start..start + len)
+            .ok_or(ChannelError::Truncated)?;
+        Ok(String::from_utf8_lossy(bytes).into_owned())
+    }
+
+    /// Step and requested thread of a divergence.
+    pub fn divergence(&self) -> Result<(u64, u32), ChannelError> {
+        Ok((
+            header_field!(self, diverged_step, u64)?,
+            header_field!(self, diverged_thread, u32)?,
+        ))
+    }
+
+    /// Thread and site blamed for an abnormal end.
+    pub fn culprit(&self) -> Result<(u32, u64), ChannelError> {
+        Ok((
+            header_field!(self, culprit_thread, u32)?,
+            header_field!(self, culprit_site, u64)?,
+        ))
+    }
+}
