@@ -1,0 +1,82 @@
+//! Running one execution of the program under test.
+//!
+//! The [`Executor`] owns the shared-memory channel and the way the program is
+//! started (exec per execution, or the runtime's fork server). A strategy
+//! hands it a [`Request`] (schedule prefix, policy, sleep set) and gets back an
+//! [`Outcome`]: how the process ended and the validated trace.
+
+use reach_channel::{Event, Policy, RunStatus, ThreadSet, ThreadSlot};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Everything fixed for a whole exploration.
+#[derive(Clone, Debug)]
+pub struct ExecConfig {
+    /// Program to run.
+    pub program: PathBuf,
+    /// Its arguments (not including argv[0]).
+    pub args: Vec<OsString>,
+    /// The runtime library to preload.
+    pub runtime: PathBuf,
+    /// Wall-clock bound of one execution.
+    pub timeout: Duration,
+    /// Step bound of one execution (events).
+    pub max_steps: u64,
+    /// Re-reads of unchanged locations after which a thread counts as spinning.
+    pub spin_threshold: u32,
+    /// Serve executions from a fork server in the runtime instead of exec.
+    pub fork_server: bool,
+}
+
+/// What one execution must do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// Thread to run at each of the first scheduling points.
+    pub prefix: Vec<u32>,
+    /// What to do after the prefix.
+    pub policy: Policy,
+    /// Seed for [`Policy::Random`].
+    pub seed: u64,
+    /// Sleep set at the end of the prefix (only used when `sleep_sets`).
+    pub sleep_set: ThreadSet,
+    /// Apply sleep sets after the prefix (paper Fig. 7).
+    pub sleep_sets: bool,
+}
+
+/// How the process ended, as the operating system reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Termination {
+    /// Exited with this code.
+    Exited(i32),
+    /// Killed by this signal.
+    Signaled(i32),
+    /// Killed by the driver after the per-execution timeout.
+    TimedOut,
+}
+
+/// The result of one execution.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// How the runtime says the execution ended.
+    pub status: RunStatus,
+    /// How the process ended.
+    pub termination: Termination,
+    /// The trace: every event has a valid [`reach_channel::OpKind`] and a
+    /// thread id below `threads.len()`.
+    pub events: Vec<Event>,
+    /// Final state of every thread the execution created.
+    pub threads: Vec<ThreadSlot>,
+    /// Runtime message (misuse, unsupported, internal error...).
+    pub message: String,
+    /// For [`RunStatus::Diverged`]: the step and the thread the prefix asked for.
+    pub divergence: Option<(u64, u32)>,
+    /// Thread and site blamed by the runtime for an abnormal end.
+    pub culprit: Option<(u32, u64)>,
+    /// Program's standard output (bounded).
+    pub stdout: Vec<u8>,
+    /// Program's standard error (bounded).
+    pub stderr: Vec<u8>,
+    /// Wall time of the execution.
+    pub wall: Duration,
+}
