@@ -1,4 +1,15 @@
 //! reach-native driver library: runs the program under test over and over,
 //! one forced interleaving per execution, and explores its behaviours.
 
+pub mod analysis;
+pub mod binary;
+pub mod bug;
+pub mod cli;
 pub mod exec;
+pub mod explore;
+pub mod progress;
+pub mod replay;
+pub mod report;
+pub mod schedule;
+pub mod strategy;
+pub mod trace;

@@ -1,1 +1,225 @@
-fn main() {}
+//! `reach-native`: the command-line driver.
+
+use anyhow::{bail, Context, Result};
+use clap::Parser;
+use reach_native::binary::Binary;
+use reach_native::bug::BugPolicy;
+use reach_native::cli::{Cli, StrategyName};
+use reach_native::exec::{ExecConfig, Executor};
+use reach_native::explore::{explore, ExploreOptions, StopReason, Summary};
+use reach_native::replay::replay;
+use reach_native::report;
+use reach_native::schedule::{ScheduleFile, StepRecord, FORMAT, VERSION};
+use reach_native::strategy::dpor::Dpor;
+use reach_native::strategy::exhaustive::Exhaustive;
+use reach_native::strategy::Strategy;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Exit status: search complete, no bug.
+const EXIT_CLEAN: u8 = 0;
+/// Exit status: a bug was found.
+const EXIT_BUG: u8 = 1;
+/// Exit status: usage or input error.
+const EXIT_ERROR: u8 = 2;
+/// Exit status: stopped by a limit with no bug found.
+const EXIT_LIMIT: u8 = 3;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(error) => {
+            eprintln!("reach-native: error: {error:#}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+fn runtime_library() -> Result<PathBuf> {
+    if let Some(path) = std::env::var_os(reach_channel::env::RUNTIME) {
+        return Ok(PathBuf::from(path));
+    }
+    let exe = std::env::current_exe().context("cannot locate the reach-native executable")?;
+    let path = exe
+        .parent()
+        .map(|dir| dir.join("libreach_runtime.so"))
+        .context("reach-native executable has no parent directory")?;
+    if !path.exists() {
+        bail!(
+            "runtime library {} not found; build the workspace or set {}",
+            path.display(),
+            reach_channel::env::RUNTIME
+        );
+    }
+    Ok(path)
+}
+
+fn warn_unknown_env(quiet: bool) {
+    let names: Vec<String> = std::env::vars_os()
+        .filter_map(|(k, _)| k.into_string().ok())
+        .collect();
+    for (unknown, known) in reach_channel::env::unknown_reach_vars(names.iter().map(String::as_str))
+    {
+        if !quiet {
+            eprintln!("reach-native: warning: unknown variable {unknown} (did you mean {known}?)");
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<u8> {
+    warn_unknown_env(cli.quiet);
+    if !cli.program.exists() {
+        bail!("program {} does not exist", cli.program.display());
+    }
+    let binary = Binary::inspect(&cli.program)?;
+    if !binary.instrumented && !cli.quiet {
+        eprintln!(
+            "reach-native: warning: {} is not instrumented (build it with reach-cc): only pthread calls are explored, plain memory accesses are not",
+            cli.program.display()
+        );
+    }
+    let config = ExecConfig {
+        program: cli.program.clone(),
+        args: cli.args.clone(),
+        runtime: runtime_library()?,
+        timeout: seconds(cli.timeout, "--timeout")?,
+        max_steps: cli.max_steps,
+        spin_threshold: cli.spin_threshold,
+        fork_server: !cli.no_fork_server,
+    };
+    let mut executor = Executor::new(config).context("cannot prepare the program for testing")?;
+    let policy = BugPolicy {
+        data_races: !cli.ignore_races,
+        exit_code_is_bug: !cli.ignore_exit_code,
+    };
+    if let Some(file) = &cli.replay {
+        let schedule = ScheduleFile::read(file)?;
+        let summary = replay(&mut executor, &schedule, policy);
+        return finish(cli, &binary, &summary);
+    }
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupt.clone();
+        ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
+            .context("cannot install the Ctrl-C handler")?;
+    }
+    let options = ExploreOptions {
+        max_executions: cli.max_executions,
+        max_time: cli.max_time.map(|s| seconds(s, "--max-time")).transpose()?,
+        keep_going: cli.keep_going,
+        bug_policy: policy,
+        count_partial_orders: cli.stats || cli.json.is_some(),
+        interrupt,
+    };
+    let mut strategy: Box<dyn Strategy> = match cli.strategy {
+        StrategyName::Dpor => Box::new(Dpor::new(true)),
+        StrategyName::DporNoSleep => Box::new(Dpor::new(false)),
+        StrategyName::Exhaustive => Box::new(Exhaustive::default()),
+    };
+    let progress = reach_native::progress::Progress::new(cli.quiet);
+    let summary = explore(&mut executor, strategy.as_mut(), &options, &mut |s| {
+        progress.update(s)
+    });
+    progress.finish();
+    finish(cli, &binary, &summary)
+}
+
+fn seconds(value: f64, flag: &str) -> Result<Duration> {
+    Duration::try_from_secs_f64(value)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .with_context(|| format!("{flag} must be a positive number of seconds"))
+}
+
+/// Prints the result, writes the schedule and JSON files, and picks the exit status.
+fn finish(cli: &Cli, binary: &Binary, summary: &Summary) -> Result<u8> {
+    let program = cli.program.display().to_string();
+    if let Some(finding) = summary.findings.first() {
+        print!("{}", report::text::render(finding, binary));
+        for other in summary.findings.iter().skip(1) {
+            println!(
+                "\nALSO: {} (execution {}): {}",
+                other.bug.kind, other.execution, other.bug.message
+            );
+        }
+        let file = ScheduleFile {
+            format: FORMAT.into(),
+            version: VERSION,
+            program: program.clone(),
+            args: cli
+                .args
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+            schedule: finding.schedule.clone(),
+            steps: finding
+                .trace
+                .events
+                .iter()
+                .map(|e| StepRecord {
+                    thread: e.thread,
+                    op: e.op.kind.name().to_string(),
+                    object: e.op.object,
+                })
+                .collect(),
+            bug: Some(format!("{:?}", finding.bug.kind)),
+        };
+        if cli.replay.is_none() {
+            file.write(&cli.schedule_out)
+                .with_context(|| format!("cannot write {}", cli.schedule_out.display()))?;
+            println!(
+                "\nSchedule written to {}; replay with:\n  reach-native --replay {} {}",
+                cli.schedule_out.display(),
+                cli.schedule_out.display(),
+                program
+            );
+        }
+    }
+    let explored = match &summary.stop {
+        StopReason::Complete => "search complete".to_string(),
+        StopReason::Bug => "stopped at the first bug".to_string(),
+        StopReason::ExecutionLimit => "stopped by --max-executions".to_string(),
+        StopReason::TimeLimit => "stopped by --max-time".to_string(),
+        StopReason::Interrupted => "interrupted".to_string(),
+        StopReason::Error(m) => format!("stopped: {m}"),
+    };
+    if !cli.quiet || cli.stats {
+        println!(
+            "\n{}: {} executions, {explored} ({:.2} s)",
+            summary.strategy,
+            summary.executions,
+            summary.elapsed.as_secs_f64()
+        );
+    }
+    if cli.stats {
+        println!("  executions:            {}", summary.executions);
+        if let Some(orders) = summary.partial_orders {
+            println!("  distinct partial orders: {orders}");
+        }
+        println!("  sleep-set blocked:     {}", summary.sleep_blocked);
+        println!("  steps executed:        {}", summary.total_steps);
+        println!(
+            "  time:                  {:.3} s",
+            summary.elapsed.as_secs_f64()
+        );
+    }
+    if let Some(path) = &cli.json {
+        let report = report::json::build(&program, summary, binary);
+        let text = serde_json::to_string_pretty(&report)?;
+        std::fs::write(path, text + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(match &summary.stop {
+        _ if !summary.findings.is_empty() => EXIT_BUG,
+        StopReason::Complete => EXIT_CLEAN,
+        StopReason::Error(m) => {
+            eprintln!("reach-native: error: {m}");
+            EXIT_ERROR
+        }
+        _ => EXIT_LIMIT,
+    })
+}

@@ -379,8 +379,8 @@ impl Op {
             | OpKind::ThreadJoin
             | OpKind::ThreadDetach
             | OpKind::ThreadExit => [None, None],
-            // Ending the process races with everything other threads still do;
-            // it is ordered by its own handling in the driver.
+            // Ending the process touches no object, but conflicts with every
+            // operation (see `conflicts`).
             OpKind::ProcessExit => [None, None],
             OpKind::MutexLock
             | OpKind::MutexTryLock
@@ -423,8 +423,12 @@ impl Op {
     }
 
     /// The dependency relation: do the two operations (of different threads)
-    /// conflict on some object?
+    /// conflict on some object? Ending the process conflicts with everything:
+    /// whatever another thread does, it happens or not depending on the order.
     pub fn conflicts(&self, other: &Op) -> bool {
+        if self.kind == OpKind::ProcessExit || other.kind == OpKind::ProcessExit {
+            return true;
+        }
         let mine = self.accesses();
         let theirs = other.accesses();
         mine.iter()

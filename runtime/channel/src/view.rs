@@ -26,7 +26,10 @@ impl fmt::Display for ChannelError {
             ChannelError::Truncated => write!(f, "channel region is truncated"),
             ChannelError::BadMagic(m) => write!(f, "channel magic is {m:#x}, expected {MAGIC:#x}"),
             ChannelError::BadVersion(v) => {
-                write!(f, "runtime speaks channel version {v}, driver speaks {VERSION}")
+                write!(
+                    f,
+                    "runtime speaks channel version {v}, driver speaks {VERSION}"
+                )
             }
             ChannelError::Corrupt(what) => write!(f, "channel is corrupt: {what}"),
         }
@@ -42,7 +45,9 @@ pub struct ChannelView<'a> {
 }
 
 fn read<T: Copy>(bytes: &[u8], offset: usize) -> Result<T, ChannelError> {
-    let end = offset.checked_add(size_of::<T>()).ok_or(ChannelError::Truncated)?;
+    let end = offset
+        .checked_add(size_of::<T>())
+        .ok_or(ChannelError::Truncated)?;
     if end > bytes.len() {
         return Err(ChannelError::Truncated);
     }
@@ -121,7 +126,10 @@ impl<'a> ChannelView<'a> {
         if i >= self.layout.event_capacity as usize {
             return Err(ChannelError::Corrupt("event index"));
         }
-        read(self.bytes, self.layout.events_offset() + i * size_of::<Event>())
+        read(
+            self.bytes,
+            self.layout.events_offset() + i * size_of::<Event>(),
+        )
     }
 
     /// Thread slot `t`.
@@ -129,7 +137,10 @@ impl<'a> ChannelView<'a> {
         if t >= MAX_THREADS {
             return Err(ChannelError::Corrupt("thread index"));
         }
-        read(self.bytes, self.layout.threads_offset() + t * size_of::<ThreadSlot>())
+        read(
+            self.bytes,
+            self.layout.threads_offset() + t * size_of::<ThreadSlot>(),
+        )
     }
 
     /// The runtime's message text (lossy UTF-8, bounded).

@@ -1,0 +1,161 @@
+//! Happens-before with commutative reads: the clock maintenance and the
+//! racing-event lookup of DPOR-CR (Saarikivi et al., Fig. 3).
+//!
+//! Per object `o` the tracker keeps the write clock `CW(o)`, the access clock
+//! `CA(o)`, the index of the last write `LW(o)` and the reads since it
+//! `LR(o)` (Fig. 3, lines 26–40); per thread the clock `CP(p)`. Two
+//! additions for native programs, both from Flanagan & Godefroid's DPOR:
+//!
+//! * thread creation and joining: the child starts with its creator's clock,
+//!   a join takes the joined thread's final clock;
+//! * an acquire and a release of the same lock are never co-enabled, so for a
+//!   pending acquire the racing candidate is the last *acquire* of the lock,
+//!   not the last release.
+
+use super::clock::VClock;
+use super::objects::{touched, ObjectKey};
+use crate::trace::TraceEvent;
+use reach_channel::ops::GRANULE;
+use reach_channel::{Class, EventFlags, Op, OpKind, Space};
+use std::collections::HashMap;
+
+#[derive(Default)]
+struct ObjectState {
+    write_clock: VClock,
+    access_clock: VClock,
+    last_write: Option<usize>,
+    reads_since_write: Vec<usize>,
+    last_acquire: Option<usize>,
+}
+
+/// Incremental happens-before state over a trace prefix.
+#[derive(Default)]
+pub struct HappensBefore {
+    threads: Vec<VClock>,
+    objects: HashMap<ObjectKey, ObjectState>,
+    /// Thread of each event applied so far.
+    event_thread: Vec<u32>,
+}
+
+impl HappensBefore {
+    /// Clock `CP(t)` of thread `t`.
+    pub fn clock(&self, t: u32) -> VClock {
+        self.threads.get(t as usize).cloned().unwrap_or_default()
+    }
+
+    fn clock_ref(&self, t: u32) -> Option<&VClock> {
+        self.threads.get(t as usize)
+    }
+
+    fn clock_mut(&mut self, t: u32) -> &mut VClock {
+        let t = t as usize;
+        if self.threads.len() <= t {
+            self.threads.resize(t + 1, VClock::default());
+        }
+        &mut self.threads[t]
+    }
+
+    /// True if event `i` happened before thread `p`'s current state.
+    pub fn event_precedes_thread(&self, i: usize, p: u32) -> bool {
+        let Some(&owner) = self.event_thread.get(i) else {
+            return false;
+        };
+        owner == p || self.clock_ref(p).is_some_and(|c| c.covers(owner, i))
+    }
+
+    /// The events the pending operation `v` of thread `p` races with
+    /// (Fig. 3, lines 5–9), one per touched object: for a write, the last
+    /// read since the last write that does not happen before `p`, else the
+    /// last write; for a read, the last write; for an acquire of a lock, the
+    /// last acquire. Only candidates that do not happen before `p` are returned.
+    pub fn racing_events(&self, p: u32, v: &Op) -> Vec<usize> {
+        let mut found = Vec::new();
+        for (key, class) in touched(v) {
+            let Some(state) = self.objects.get(&key) else {
+                continue;
+            };
+            let candidate = if lock_key(v) == Some(key) {
+                state.last_acquire
+            } else if class == Class::Write {
+                state
+                    .reads_since_write
+                    .iter()
+                    .rev()
+                    .copied()
+                    .find(|&j| !self.event_precedes_thread(j, p))
+                    .or(state.last_write)
+            } else {
+                state.last_write
+            };
+            if let Some(i) = candidate {
+                if !self.event_precedes_thread(i, p) && !found.contains(&i) {
+                    found.push(i);
+                }
+            }
+        }
+        found
+    }
+
+    /// Applies event number `index` (Fig. 3, lines 26–40, plus create/join).
+    pub fn apply(&mut self, index: usize, event: &TraceEvent) {
+        let p = event.thread;
+        debug_assert_eq!(index, self.event_thread.len());
+        self.event_thread.push(p);
+        let accesses: Vec<(ObjectKey, Class)> = touched(&event.op).collect();
+        let mut cv = self.clock(p);
+        for (key, class) in &accesses {
+            if let Some(state) = self.objects.get(key) {
+                match class {
+                    Class::Write => cv.join(&state.access_clock),
+                    Class::Read => cv.join(&state.write_clock),
+                }
+            }
+        }
+        if event.op.kind == OpKind::ThreadJoin {
+            if let Some(joined) = self.clock_ref(event.op.object as u32) {
+                let joined = joined.clone();
+                cv.join(&joined);
+            }
+        }
+        cv.set(p, index as u32 + 1);
+        let acquired = event.op.kind.is_acquire()
+            && !event.op.flags.has(EventFlags::FAILED)
+            && !event.op.flags.has(EventFlags::TIMED_OUT);
+        for (key, class) in accesses {
+            let state = self.objects.entry(key).or_default();
+            match class {
+                Class::Write => {
+                    state.write_clock = cv.clone();
+                    state.access_clock = cv.clone();
+                    state.last_write = Some(index);
+                    state.reads_since_write.clear();
+                }
+                Class::Read => {
+                    state.access_clock.join(&cv);
+                    state.reads_since_write.push(index);
+                }
+            }
+            if acquired && lock_key(&event.op) == Some(key) {
+                state.last_acquire = Some(index);
+            }
+        }
+        if event.op.kind == OpKind::ThreadCreate {
+            *self.clock_mut(event.op.object as u32) = cv.clone();
+        }
+        *self.clock_mut(p) = cv;
+    }
+}
+
+/// The lock an acquiring operation takes (a condition re-acquire takes the
+/// mutex in `aux`), as an object key.
+fn lock_key(op: &Op) -> Option<ObjectKey> {
+    if !op.kind.is_acquire() {
+        return None;
+    }
+    let lock = if op.kind == OpKind::CondRelock {
+        op.aux
+    } else {
+        op.object
+    };
+    Some((Space::Sync, lock / GRANULE))
+}

@@ -1,0 +1,8 @@
+//! Analyses over one trace: happens-before with commuting reads (DPOR-CR),
+//! data races, and the fingerprint of the trace's partial order.
+
+pub mod clock;
+pub mod fingerprint;
+pub mod happens_before;
+pub mod objects;
+pub mod races;

@@ -1,0 +1,116 @@
+//! Data-race detection on one trace: two conflicting plain (non-atomic)
+//! accesses of different threads that are not ordered by synchronisation.
+//!
+//! Happens-before here comes only from synchronisation: program order,
+//! thread create/join, lock-like objects, and atomic accesses (each atomic
+//! operation synchronises with earlier atomic operations on the same
+//! location, the sequentially consistent reading). Plain accesses never
+//! order anything, as in a vector-clock race detector.
+
+use super::clock::VClock;
+use super::objects::{touched, ObjectKey};
+use crate::trace::Trace;
+use reach_channel::{Class, OpKind};
+use std::collections::HashMap;
+
+/// A data race: two event indices (earlier first) and the granule address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Race {
+    /// Earlier access (event index).
+    pub first: usize,
+    /// Later access (event index).
+    pub second: usize,
+    /// Address of the first byte of the granule they share.
+    pub address: u64,
+}
+
+#[derive(Default)]
+struct Shadow {
+    last_write: Option<(u32, usize)>,
+    reads: Vec<(u32, usize)>,
+}
+
+/// Finds the first data race of the trace, if any.
+pub fn first_race(trace: &Trace) -> Option<Race> {
+    find_races(trace, 1).into_iter().next()
+}
+
+/// Finds up to `limit` data races of the trace, in trace order, at most one
+/// per pair of racing events. For each access only the last write and the
+/// reads since it are compared (as vector-clock detectors do), so the result
+/// is the same for every interleaving of the same partial order.
+pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
+    let mut found: Vec<Race> = Vec::new();
+    let mut clocks: Vec<VClock> = Vec::new();
+    let mut sync: HashMap<ObjectKey, VClock> = HashMap::new();
+    let mut shadow: HashMap<ObjectKey, Shadow> = HashMap::new();
+    for (index, event) in trace.events.iter().enumerate() {
+        let p = event.thread;
+        let t = p as usize;
+        if clocks.len() <= t {
+            clocks.resize(t + 1, VClock::default());
+        }
+        let mut cv = clocks[t].clone();
+        let plain = event.op.kind.is_plain_access();
+        for (key, class) in touched(&event.op) {
+            if plain {
+                let cell = shadow.entry(key).or_default();
+                let unordered = |&(q, j): &(u32, usize)| q != p && !cv.covers(q, j);
+                let mut conflicting: Vec<usize> = cell
+                    .last_write
+                    .filter(unordered)
+                    .map(|(_, j)| j)
+                    .into_iter()
+                    .collect();
+                if class == Class::Write {
+                    conflicting.extend(cell.reads.iter().filter(|r| unordered(r)).map(|r| r.1));
+                }
+                for j in conflicting {
+                    if found.len() < limit
+                        && !found.iter().any(|r| r.first == j && r.second == index)
+                    {
+                        found.push(Race {
+                            first: j,
+                            second: index,
+                            address: key.1 * reach_channel::ops::GRANULE,
+                        });
+                    }
+                }
+                if found.len() >= limit {
+                    return found;
+                }
+                match class {
+                    Class::Read => cell.reads.push((p, index)),
+                    Class::Write => {
+                        cell.last_write = Some((p, index));
+                        cell.reads.clear();
+                    }
+                }
+            } else {
+                let object_clock = sync.entry(key).or_default();
+                cv.join(object_clock);
+            }
+        }
+        if event.op.kind == OpKind::ThreadJoin {
+            if let Some(joined) = clocks.get(event.op.object as usize) {
+                let joined = joined.clone();
+                cv.join(&joined);
+            }
+        }
+        cv.set(p, index as u32 + 1);
+        if !plain {
+            for (key, _) in touched(&event.op) {
+                sync.insert(key, cv.clone());
+            }
+        }
+        if event.op.kind == OpKind::ThreadCreate {
+            let child = event.op.object as usize;
+            if clocks.len() <= child {
+                clocks.resize(child + 1, VClock::default());
+            }
+            clocks[child] = cv.clone();
+        }
+        clocks[t] = cv;
+    }
+    found
+}

@@ -1,0 +1,202 @@
+//! What counts as a bug, decided from one execution's outcome and trace.
+
+use crate::analysis::races::{first_race, Race};
+use crate::exec::{Outcome, Termination};
+use crate::trace::Trace;
+use reach_channel::RunStatus;
+use serde::Serialize;
+use std::fmt;
+
+/// Kinds of bugs, as named in reports and in the JSON `kind` field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BugKind {
+    /// Assertion failure, `abort()`, or a non-zero exit code.
+    Assertion,
+    /// A fatal signal other than `SIGABRT`.
+    Crash,
+    /// Every live thread blocked.
+    Deadlock,
+    /// Two conflicting plain accesses not ordered by synchronisation.
+    DataRace,
+    /// Step bound, wall-clock bound, livelock, or a thread blocked outside control.
+    Hang,
+    /// pthread API misuse.
+    Misuse,
+    /// The same schedule did not reproduce the same operations.
+    Nondeterminism,
+}
+
+impl fmt::Display for BugKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            BugKind::Assertion => "assertion failure",
+            BugKind::Crash => "crash",
+            BugKind::Deadlock => "deadlock",
+            BugKind::DataRace => "data race",
+            BugKind::Hang => "hang",
+            BugKind::Misuse => "pthread misuse",
+            BugKind::Nondeterminism => "nondeterminism",
+        };
+        f.write_str(name)
+    }
+}
+
+/// A bug found in one execution.
+#[derive(Clone, Debug)]
+pub struct Bug {
+    /// Its kind.
+    pub kind: BugKind,
+    /// One-paragraph explanation.
+    pub message: String,
+    /// For data races: the two racing events.
+    pub race: Option<Race>,
+}
+
+/// Which outcomes count as bugs (configurable from the command line).
+#[derive(Clone, Copy, Debug)]
+pub struct BugPolicy {
+    /// Report data races.
+    pub data_races: bool,
+    /// A non-zero exit code is a bug.
+    pub exit_code_is_bug: bool,
+}
+
+/// Why the program could not be tested at all (not a bug of the program).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unusable {
+    /// The runtime cannot control something the program does.
+    Unsupported(String),
+    /// The runtime found itself in an inconsistent state.
+    Internal(String),
+}
+
+/// Name of a signal number (`SIGSEGV`...).
+pub fn signal_name(signal: i32) -> String {
+    nix::sys::signal::Signal::try_from(signal)
+        .map(|s| s.as_str().to_string())
+        .unwrap_or_else(|_| format!("signal {signal}"))
+}
+
+/// Decides whether an execution exhibits a bug.
+pub fn classify(
+    outcome: &Outcome,
+    trace: &Trace,
+    policy: BugPolicy,
+) -> Result<Option<Bug>, Unusable> {
+    let bug = |kind, message: String| {
+        Ok(Some(Bug {
+            kind,
+            message,
+            race: None,
+        }))
+    };
+    match outcome.status {
+        RunStatus::SleepBlocked => return Ok(None),
+        RunStatus::Unsupported => return Err(Unusable::Unsupported(outcome.message.clone())),
+        RunStatus::InternalError => return Err(Unusable::Internal(outcome.message.clone())),
+        RunStatus::Deadlock => {
+            return bug(
+                BugKind::Deadlock,
+                with_default(&outcome.message, "every live thread is blocked"),
+            )
+        }
+        RunStatus::Misuse => return bug(BugKind::Misuse, outcome.message.clone()),
+        RunStatus::StepLimit => {
+            return bug(
+                BugKind::Hang,
+                with_default(&outcome.message, "the execution exceeded the step bound"),
+            )
+        }
+        RunStatus::Livelock => {
+            return bug(
+                BugKind::Hang,
+                format!(
+                    "livelock: {}",
+                    with_default(&outcome.message, "threads spin forever")
+                ),
+            )
+        }
+        RunStatus::Uncontrolled => {
+            return bug(
+                BugKind::Hang,
+                with_default(
+                    &outcome.message,
+                    "a thread blocked outside the runtime's control",
+                ),
+            )
+        }
+        RunStatus::Diverged => {
+            let (step, thread) = outcome.divergence.unwrap_or((0, 0));
+            return bug(
+                BugKind::Nondeterminism,
+                format!("the schedule asked for thread {thread} at step {step}, but it was not enabled there"),
+            );
+        }
+        RunStatus::Running | RunStatus::Exited => {}
+    }
+    match outcome.termination {
+        Termination::Signaled(signal) if signal == libc::SIGABRT => {
+            return bug(BugKind::Assertion, abort_message(outcome));
+        }
+        Termination::Signaled(signal) => {
+            let thread = outcome
+                .culprit
+                .map(|(t, _)| format!(" in thread {t}"))
+                .unwrap_or_default();
+            return bug(
+                BugKind::Crash,
+                format!("the program was killed by {}{thread}", signal_name(signal)),
+            );
+        }
+        Termination::TimedOut => {
+            let who = outcome
+                .culprit
+                .map(|(t, _)| format!(": thread {t} did not reach a scheduling point"))
+                .unwrap_or_default();
+            return bug(
+                BugKind::Hang,
+                format!("the execution exceeded the wall-clock bound{who}"),
+            );
+        }
+        Termination::Exited(code) if code != 0 && policy.exit_code_is_bug => {
+            return bug(
+                BugKind::Assertion,
+                format!("the program exited with code {code}"),
+            );
+        }
+        Termination::Exited(_) => {}
+    }
+    if policy.data_races {
+        if let Some(race) = first_race(trace) {
+            return Ok(Some(Bug {
+                kind: BugKind::DataRace,
+                message: format!(
+                    "data race on address {:#x} between step {} and step {}",
+                    race.address, race.first, race.second
+                ),
+                race: Some(race),
+            }));
+        }
+    }
+    Ok(None)
+}
+
+fn with_default(message: &str, default: &str) -> String {
+    if message.trim().is_empty() {
+        default.to_string()
+    } else {
+        message.to_string()
+    }
+}
+
+/// The assertion text from the program's stderr, if it printed one.
+fn abort_message(outcome: &Outcome) -> String {
+    let stderr = String::from_utf8_lossy(&outcome.stderr);
+    stderr
+        .lines()
+        .rev()
+        .find(|l| l.contains("Assertion") || l.contains("assert"))
+        .map(|l| l.trim().to_string())
+        .unwrap_or_else(|| "the program aborted (SIGABRT)".to_string())
+}

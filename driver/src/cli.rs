@@ -1,0 +1,79 @@
+//! Command-line interface of `reach-native`.
+
+use clap::{Parser, ValueEnum};
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// Exploration strategies selectable with `--strategy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StrategyName {
+    /// DPOR with commutative reads and sleep sets (default).
+    Dpor,
+    /// DPOR with commutative reads, without sleep sets.
+    DporNoSleep,
+    /// Every interleaving (brute-force oracle).
+    Exhaustive,
+}
+
+/// Systematic concurrency testing of native pthread programs: runs PROGRAM
+/// over and over, one forced thread interleaving per execution, and reports
+/// the first bug with a replayable schedule.
+#[derive(Parser, Debug)]
+#[command(name = "reach-native", version, about, long_about = None)]
+pub struct Cli {
+    /// Exploration strategy.
+    #[arg(long, value_enum, default_value = "dpor")]
+    pub strategy: StrategyName,
+    /// Stop after this many executions (exit status 3 if no bug was found).
+    #[arg(long, value_name = "N")]
+    pub max_executions: Option<u64>,
+    /// Stop after this many seconds in total (exit status 3 if no bug was found).
+    #[arg(long, value_name = "SECS")]
+    pub max_time: Option<f64>,
+    /// Wall-clock bound of one execution, in seconds; exceeding it is a hang.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    pub timeout: f64,
+    /// Step bound of one execution (visible operations); exceeding it is a hang.
+    #[arg(long, value_name = "N", default_value_t = 200_000)]
+    pub max_steps: u64,
+    /// Unchanged re-reads after which a busy-waiting thread counts as blocked.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub spin_threshold: u32,
+    /// Write a machine-readable report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Re-run exactly the interleaving recorded in FILE.
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
+    /// Where to write the schedule of a bug.
+    #[arg(long, value_name = "FILE", default_value = "reach-native.schedule")]
+    pub schedule_out: PathBuf,
+    /// Print exploration statistics (executions, distinct partial orders, ...).
+    #[arg(long)]
+    pub stats: bool,
+    /// Keep exploring after a bug and report every distinct bug.
+    #[arg(long)]
+    pub keep_going: bool,
+    /// Do not report data races.
+    #[arg(long)]
+    pub ignore_races: bool,
+    /// Do not treat a non-zero exit code as a bug.
+    #[arg(long)]
+    pub ignore_exit_code: bool,
+    /// Run each execution by exec instead of the runtime's fork server.
+    #[arg(long)]
+    pub no_fork_server: bool,
+    /// Print nothing but the result.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// The program to test (built with reach-cc for full coverage).
+    #[arg(value_name = "PROGRAM")]
+    pub program: PathBuf,
+    /// Arguments passed to the program.
+    #[arg(
+        value_name = "ARGS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub args: Vec<OsString>,
+}

@@ -1,0 +1,246 @@
+//! The exploration loop: ask the strategy for an execution, run it, learn
+//! from its trace, check it for bugs, repeat until the search is complete, a
+//! limit is reached, or a bug is found.
+
+use crate::analysis::fingerprint::fingerprint;
+use crate::analysis::races::find_races;
+use crate::bug::{classify, Bug, BugKind, BugPolicy, Unusable};
+use crate::exec::{ExecError, Executor, Outcome, Request};
+use crate::strategy::Strategy;
+use crate::trace::Trace;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Limits and switches of one exploration.
+#[derive(Clone, Debug)]
+pub struct ExploreOptions {
+    /// Stop after this many executions.
+    pub max_executions: Option<u64>,
+    /// Stop after this much wall time.
+    pub max_time: Option<Duration>,
+    /// Keep exploring after a bug, collecting every distinct bug.
+    pub keep_going: bool,
+    /// What counts as a bug.
+    pub bug_policy: BugPolicy,
+    /// Count distinct partial orders (keeps one hash per distinct order).
+    pub count_partial_orders: bool,
+    /// Set from outside (Ctrl-C) to stop after the current execution.
+    pub interrupt: Arc<AtomicBool>,
+}
+
+/// A bug with the execution that shows it.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    /// The bug.
+    pub bug: Bug,
+    /// Stable signature used to tell distinct bugs apart.
+    pub signature: String,
+    /// 1-based number of the execution that found it.
+    pub execution: u64,
+    /// The schedule that reproduces it.
+    pub schedule: Vec<u32>,
+    /// The trace of that execution.
+    pub trace: Trace,
+    /// The raw outcome (program output, thread states).
+    pub outcome: Outcome,
+}
+
+/// Why the exploration stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// Every behaviour was explored.
+    Complete,
+    /// A bug was found (and `keep_going` was off).
+    Bug,
+    /// `max_executions` reached.
+    ExecutionLimit,
+    /// `max_time` reached.
+    TimeLimit,
+    /// Interrupted by the user.
+    Interrupted,
+    /// The program cannot be tested further (message says why).
+    Error(String),
+}
+
+/// Results of an exploration, complete or not.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// Strategy name.
+    pub strategy: &'static str,
+    /// Executions run.
+    pub executions: u64,
+    /// Executions cut short because every enabled thread was asleep.
+    pub sleep_blocked: u64,
+    /// Distinct partial orders among the executions that were not cut short.
+    pub partial_orders: Option<u64>,
+    /// Fingerprints of the distinct partial orders (when counted).
+    pub fingerprints: HashSet<u64>,
+    /// Executions whose partial order had been seen before (when counted).
+    pub duplicate_orders: u64,
+    /// Distinct bugs found, first first.
+    pub findings: Vec<Finding>,
+    /// Why the exploration stopped.
+    pub stop: StopReason,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// Events executed over all executions.
+    pub total_steps: u64,
+}
+
+impl Summary {
+    /// True if the whole search space was explored.
+    pub fn complete(&self) -> bool {
+        self.stop == StopReason::Complete
+    }
+}
+
+/// Runs the exploration. `progress` is called after every execution.
+pub fn explore(
+    executor: &mut Executor,
+    strategy: &mut dyn Strategy,
+    options: &ExploreOptions,
+    progress: &mut dyn FnMut(&Summary),
+) -> Summary {
+    let start = Instant::now();
+    let mut summary = Summary {
+        strategy: strategy.name(),
+        executions: 0,
+        sleep_blocked: 0,
+        partial_orders: options.count_partial_orders.then_some(0),
+        fingerprints: HashSet::new(),
+        duplicate_orders: 0,
+        findings: Vec::new(),
+        stop: StopReason::Complete,
+        elapsed: Duration::ZERO,
+        total_steps: 0,
+    };
+    let mut signatures = HashSet::new();
+    loop {
+        if options.interrupt.load(Ordering::Relaxed) {
+            summary.stop = StopReason::Interrupted;
+            break;
+        }
+        if options
+            .max_executions
+            .is_some_and(|m| summary.executions >= m)
+        {
+            summary.stop = StopReason::ExecutionLimit;
+            break;
+        }
+        if options.max_time.is_some_and(|m| start.elapsed() >= m) {
+            summary.stop = StopReason::TimeLimit;
+            break;
+        }
+        let Some(request) = strategy.next_request() else {
+            summary.stop = StopReason::Complete;
+            break;
+        };
+        match run_one(executor, strategy, &request, options, &mut summary) {
+            Ok(Some(finding)) => {
+                if signatures.insert(finding.signature.clone()) {
+                    summary.findings.push(finding);
+                }
+                if !options.keep_going {
+                    summary.stop = StopReason::Bug;
+                    summary.elapsed = start.elapsed();
+                    progress(&summary);
+                    break;
+                }
+            }
+            Ok(None) => {}
+            Err(message) => {
+                summary.stop = StopReason::Error(message);
+                break;
+            }
+        }
+        summary.elapsed = start.elapsed();
+        progress(&summary);
+    }
+    summary.elapsed = start.elapsed();
+    summary
+}
+
+fn run_one(
+    executor: &mut Executor,
+    strategy: &mut dyn Strategy,
+    request: &Request,
+    options: &ExploreOptions,
+    summary: &mut Summary,
+) -> Result<Option<Finding>, String> {
+    let outcome = executor
+        .run(request)
+        .map_err(|e: ExecError| e.to_string())?;
+    summary.executions += 1;
+    let trace = Trace::from_outcome(&outcome);
+    summary.total_steps += trace.len() as u64;
+    if let Err(divergence) = strategy.observe(request, &trace) {
+        let bug = Bug {
+            kind: BugKind::Nondeterminism,
+            message: format!("replaying a schedule did not reproduce the execution: {divergence}"),
+            race: None,
+        };
+        return Ok(Some(finding(bug, summary.executions, trace, outcome)));
+    }
+    if outcome.status == reach_channel::RunStatus::SleepBlocked {
+        summary.sleep_blocked += 1;
+        return Ok(None);
+    }
+    if options.count_partial_orders {
+        if summary.fingerprints.insert(fingerprint(&trace)) {
+            summary.partial_orders = Some(summary.fingerprints.len() as u64);
+        } else {
+            summary.duplicate_orders += 1;
+        }
+    }
+    match classify(&outcome, &trace, options.bug_policy) {
+        Ok(Some(bug)) => Ok(Some(finding(bug, summary.executions, trace, outcome))),
+        Ok(None) => Ok(None),
+        Err(Unusable::Unsupported(m)) => Err(format!(
+            "the program does something reach-native cannot control: {m}"
+        )),
+        Err(Unusable::Internal(m)) => Err(format!("[reach internal bug] {m}")),
+    }
+}
+
+fn finding(bug: Bug, execution: u64, trace: Trace, outcome: Outcome) -> Finding {
+    let signature = signature(&bug, &trace, &outcome);
+    Finding {
+        bug,
+        signature,
+        execution,
+        schedule: trace.schedule(),
+        trace,
+        outcome,
+    }
+}
+
+/// A description of a bug that does not depend on which interleaving of the
+/// same behaviour exposed it.
+fn signature(bug: &Bug, trace: &Trace, outcome: &Outcome) -> String {
+    match (bug.kind, bug.race) {
+        (BugKind::DataRace, Some(_)) => {
+            let mut pairs: Vec<(u64, u64)> = find_races(trace, 64)
+                .iter()
+                .map(|r| {
+                    let a = trace.events[r.first].site;
+                    let b = trace.events[r.second].site;
+                    (a.min(b), a.max(b))
+                })
+                .collect();
+            pairs.sort_unstable();
+            pairs.dedup();
+            format!("data_race {pairs:x?}")
+        }
+        (BugKind::Crash, _) => {
+            let site = outcome
+                .culprit
+                .and_then(|(t, _)| outcome.threads.get(t as usize))
+                .map(|slot| slot.last_site)
+                .unwrap_or(0);
+            format!("crash {} {site:x}", bug.message)
+        }
+        (kind, _) => format!("{kind:?} {}", bug.message),
+    }
+}

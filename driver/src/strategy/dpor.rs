@@ -1,0 +1,234 @@
+//! DPOR with commutative reads and sleep sets (Saarikivi, Kähkönen, Heljanko:
+//! "Improving Dynamic Partial Order Reductions for Concolic Testing").
+//!
+//! The exploration runs over repeated process executions, as in the paper's
+//! client–server setting (Sec. IV-C/D):
+//!
+//! * the driver (the paper's server) keeps only the current path of the
+//!   exploration tree with each node's backtrack, done and sleep sets;
+//! * each execution replays a prefix of that path ending in a backtracking
+//!   choice, with the candidate sleep set `sleep(s) ∪ explored(s)` of the
+//!   state it reaches (Sec. IV-D); the runtime (the client) follows it, then
+//!   selects only non-sleeping enabled threads and prunes the sleep set after
+//!   every operation (Fig. 7), ending the execution when every enabled thread
+//!   sleeps;
+//! * from the trace, the driver recomputes the sleep sets of the new states
+//!   (the same rule, on the same pending operations) and identifies
+//!   backtracking points with the DPOR-CR vector clocks (Fig. 3, lines 3–16),
+//!   adding to `backtrack(pre(E, i))` the racing thread if it was enabled there,
+//!   all enabled threads otherwise.
+//!
+//! Lines 3–16 run at every state for every thread; since a thread's result can
+//! only change when it gets a new pending operation or when the last event
+//! touches its pending operation's object, the check is skipped otherwise
+//! (same backtrack sets, linear-time scans).
+
+use super::tree::{Node, Path};
+use super::{Divergence, Strategy};
+use crate::analysis::happens_before::HappensBefore;
+use crate::exec::Request;
+use crate::trace::Trace;
+use reach_channel::{OpKind, Policy, ThreadSet};
+
+/// DPOR-CR with sleep sets.
+pub struct Dpor {
+    path: Path,
+    started: bool,
+    sleep_sets: bool,
+}
+
+impl Dpor {
+    /// A new search; `sleep_sets` turns the sleep-set reduction (Fig. 7) on.
+    pub fn new(sleep_sets: bool) -> Dpor {
+        Dpor {
+            path: Path::default(),
+            started: false,
+            sleep_sets,
+        }
+    }
+
+    fn request(&self, prefix: Vec<u32>, sleep_set: ThreadSet) -> Request {
+        Request {
+            prefix,
+            policy: Policy::ContinueThenLowest,
+            seed: 0,
+            sleep_set,
+            sleep_sets: self.sleep_sets,
+        }
+    }
+
+    /// Adds the threads needed to reverse the race of event `i` with the
+    /// pending operation of thread `p` (Fig. 3, lines 10–14).
+    fn add_backtrack(&mut self, i: usize, p: u32, p_ran_since: bool) {
+        let node = &mut self.path.nodes[i];
+        if node.enabled.contains(p) && !p_ran_since {
+            node.backtrack.insert(p);
+        } else {
+            for t in node.enabled.iter().collect::<Vec<_>>() {
+                node.backtrack.insert(t);
+            }
+        }
+    }
+}
+
+impl Strategy for Dpor {
+    fn name(&self) -> &'static str {
+        if self.sleep_sets {
+            "dpor"
+        } else {
+            "dpor-no-sleep"
+        }
+    }
+
+    fn next_request(&mut self) -> Option<Request> {
+        if !self.started {
+            self.started = true;
+            return Some(self.request(Vec::new(), ThreadSet::EMPTY));
+        }
+        while let Some(node) = self.path.nodes.last_mut() {
+            let todo = node.backtrack.minus(&node.done).minus(&node.sleep);
+            if let Some(next) = todo.first() {
+                let mut candidate_sleep = ThreadSet::EMPTY;
+                if self.sleep_sets {
+                    for t in node.sleep.iter().chain(node.done.iter()) {
+                        candidate_sleep.insert(t);
+                    }
+                }
+                node.done.insert(next);
+                node.chosen = next;
+                let i = self.path.nodes.len() - 1;
+                let prefix = self.path.prefix_to(i, next);
+                return Some(self.request(prefix, candidate_sleep));
+            }
+            self.path.nodes.pop();
+        }
+        None
+    }
+
+    fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence> {
+        let branch = request.prefix.len().checked_sub(1);
+        let known = branch.unwrap_or(0);
+        self.path.check_prefix(trace, known)?;
+        if let (Some(i), Some(event)) = (branch, branch.and_then(|i| trace.events.get(i))) {
+            self.path.nodes[i].op = event.op;
+        }
+        let first_new_state = branch.map_or(0, |i| i + 1);
+
+        let mut hb = HappensBefore::default();
+        let mut cursor = trace.cursor();
+        let mut last_ran: Vec<Option<usize>> = vec![None; trace.thread_count()];
+        let mut sleep = ThreadSet::EMPTY;
+        let mut process_exit: Option<usize> = None;
+        for state in 0..=trace.len() {
+            if state >= first_new_state {
+                if state > 0 {
+                    self.new_node_sleep(state, request, trace, &cursor, &mut sleep);
+                }
+                self.analyse_state(state, trace, &hb, &cursor, &last_ran, process_exit);
+            }
+            let Some(event) = trace.events.get(state) else {
+                break;
+            };
+            if state >= self.path.nodes.len() {
+                let mut chosen = ThreadSet::EMPTY;
+                chosen.insert(event.thread);
+                self.path.nodes.push(Node {
+                    enabled: event.enabled,
+                    chosen: event.thread,
+                    op: event.op,
+                    backtrack: chosen,
+                    done: chosen,
+                    sleep,
+                });
+            }
+            if event.op.kind == OpKind::ProcessExit {
+                process_exit = Some(state);
+            }
+            hb.apply(state, event);
+            last_ran[event.thread as usize] = Some(state);
+            cursor.advance();
+        }
+        Ok(())
+    }
+}
+
+impl Dpor {
+    /// Sleep set of the state reached after event `state - 1` (Sec. IV-D):
+    /// the candidate set (the request's, after the branching event; the
+    /// parent's otherwise) without the threads whose pending operation
+    /// conflicts with the executed one.
+    fn new_node_sleep(
+        &self,
+        state: usize,
+        request: &Request,
+        trace: &Trace,
+        cursor: &crate::trace::PendingCursor<'_>,
+        sleep: &mut ThreadSet,
+    ) {
+        if !self.sleep_sets {
+            return;
+        }
+        let executed = &trace.events[state - 1];
+        let candidate = if state == request.prefix.len() {
+            request.sleep_set
+        } else {
+            self.path
+                .nodes
+                .get(state - 1)
+                .map_or(ThreadSet::EMPTY, |n| n.sleep)
+        };
+        let mut next = ThreadSet::EMPTY;
+        for r in candidate.iter() {
+            if r == executed.thread {
+                continue;
+            }
+            let independent = cursor
+                .pending(r)
+                .is_some_and(|(op, _)| !op.conflicts(&executed.op));
+            if independent {
+                next.insert(r);
+            }
+        }
+        *sleep = next;
+    }
+
+    /// Fig. 3, lines 3–16 at one state: backtracking points for every thread.
+    fn analyse_state(
+        &mut self,
+        state: usize,
+        trace: &Trace,
+        hb: &HappensBefore,
+        cursor: &crate::trace::PendingCursor<'_>,
+        last_ran: &[Option<usize>],
+        process_exit: Option<usize>,
+    ) {
+        let previous = state.checked_sub(1).map(|i| &trace.events[i]);
+        for p in 0..trace.thread_count() as u32 {
+            let Some((v, _)) = cursor.pending(p) else {
+                continue;
+            };
+            let fresh = previous.is_none_or(|e| {
+                e.thread == p
+                    || trace.born_at(p) == Some(state)
+                    || e.op.conflicts(&v)
+                    || state == trace.len()
+            });
+            if !fresh {
+                continue;
+            }
+            let mut racing = hb.racing_events(p, &v);
+            if let Some(exit) = process_exit {
+                if !hb.event_precedes_thread(exit, p) && !racing.contains(&exit) {
+                    racing.push(exit);
+                }
+            }
+            for i in racing {
+                if i >= self.path.nodes.len() {
+                    continue;
+                }
+                let ran_since = last_ran[p as usize].is_some_and(|j| j >= i);
+                self.add_backtrack(i, p, ran_since);
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! Exploration strategies behind one small trait.
+//!
+//! A strategy proposes the next execution as a [`Request`] (schedule prefix,
+//! sleep set) and learns from the [`Trace`] that execution produced. It never
+//! runs anything itself, so every strategy works with every executor.
+
+pub mod dpor;
+pub mod exhaustive;
+pub mod tree;
+
+use crate::exec::Request;
+use crate::trace::Trace;
+use std::fmt;
+
+/// A replayed prefix did not reproduce the operations seen before at the same
+/// position: the program is nondeterministic beyond thread scheduling.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Divergence {
+    /// Step (event index) where the executions differ.
+    pub step: usize,
+    /// What an earlier execution did there.
+    pub expected: String,
+    /// What this execution did.
+    pub got: String,
+}
+
+impl fmt::Display for Divergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "expected {} at step {}, got {}",
+            self.expected, self.step, self.got
+        )
+    }
+}
+
+/// An exploration strategy.
+pub trait Strategy {
+    /// Name shown in reports (`dpor`, `exhaustive`, ...).
+    fn name(&self) -> &'static str;
+    /// The next execution to run, or `None` when the search is complete.
+    fn next_request(&mut self) -> Option<Request>;
+    /// Learns from the trace of the execution of the last request.
+    fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence>;
+}

@@ -1,0 +1,200 @@
+//! The trace of one execution, as the strategies and analyses see it.
+//!
+//! Built from an executor [`Outcome`]: the sequence of executed events, and
+//! for every state (the point before event `k`, `k = 0..=len`) each thread's
+//! pending operation. A thread's pending operation does not change until the
+//! thread runs, so the pending operation of thread `p` at state `k` is `p`'s
+//! next event at or after `k`, or, if `p` never runs again, the operation the
+//! runtime reported it parked at when the execution ended.
+
+use crate::exec::Outcome;
+use reach_channel::{EventFlags, Op, OpKind, ThreadSet, ThreadState};
+
+/// One executed visible operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceEvent {
+    /// Executing thread (creation order, main = 0).
+    pub thread: u32,
+    /// The operation as executed (outcome flags included).
+    pub op: Op,
+    /// Site id (0 if unknown).
+    pub site: u64,
+    /// Threads enabled at the state before this event.
+    pub enabled: ThreadSet,
+}
+
+/// A trace with the bookkeeping to answer "what is thread `p` about to do at
+/// state `k`" in constant time during a forward scan.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    /// Executed events in order.
+    pub events: Vec<TraceEvent>,
+    /// Pending operation of each thread at the end (None: finished, never created).
+    pub final_pending: Vec<Option<(Op, u64)>>,
+    /// Index of the next event of the same thread after event `i`, if any.
+    next_same_thread: Vec<Option<usize>>,
+    /// Index of each thread's first event, if it ran at all.
+    first_event: Vec<Option<usize>>,
+    /// State at which each thread exists (0 for main, creation index + 1 otherwise).
+    born_at: Vec<Option<usize>>,
+}
+
+/// The operation a thread is *about to* execute: the executed operation
+/// without outcome bits, which are unknown before it runs (a pending
+/// compare-and-swap may write).
+pub fn as_pending(op: Op) -> Op {
+    Op {
+        flags: EventFlags(op.flags.0 & !(EventFlags::FAILED | EventFlags::TIMED_OUT)),
+        ..op
+    }
+}
+
+impl Trace {
+    /// Builds a trace from an execution outcome.
+    pub fn from_outcome(outcome: &Outcome) -> Trace {
+        let events: Vec<TraceEvent> = outcome
+            .events
+            .iter()
+            .filter_map(|e| {
+                Some(TraceEvent {
+                    thread: e.thread,
+                    op: e.op()?,
+                    site: e.site,
+                    enabled: e.enabled,
+                })
+            })
+            .collect();
+        let final_pending = outcome
+            .threads
+            .iter()
+            .map(|slot| {
+                let parked = ThreadState::from_u32(slot.state) == Some(ThreadState::Parked);
+                let kind = OpKind::from_u16(slot.pending_kind)?;
+                parked.then_some((
+                    Op {
+                        kind,
+                        flags: EventFlags(slot.pending_flags),
+                        object: slot.pending_object,
+                        aux: slot.pending_aux,
+                    },
+                    slot.pending_site,
+                ))
+            })
+            .collect();
+        Trace::new(events, final_pending)
+    }
+
+    /// Builds a trace from events and final pending operations.
+    pub fn new(events: Vec<TraceEvent>, final_pending: Vec<Option<(Op, u64)>>) -> Trace {
+        let threads = events
+            .iter()
+            .map(|e| e.thread as usize + 1)
+            .chain(events.iter().filter_map(|e| {
+                (e.op.kind == OpKind::ThreadCreate).then_some(e.op.object as usize + 1)
+            }))
+            .max()
+            .unwrap_or(0)
+            .max(final_pending.len())
+            .max(1);
+        let mut next_same_thread = vec![None; events.len()];
+        let mut first_event = vec![None; threads];
+        let mut last: Vec<Option<usize>> = vec![None; threads];
+        let mut born_at = vec![None; threads];
+        born_at[0] = Some(0);
+        for (i, e) in events.iter().enumerate() {
+            let t = e.thread as usize;
+            match last[t] {
+                Some(prev) => next_same_thread[prev] = Some(i),
+                None => first_event[t] = Some(i),
+            }
+            last[t] = Some(i);
+            if e.op.kind == OpKind::ThreadCreate {
+                if let Some(slot) = born_at.get_mut(e.op.object as usize) {
+                    *slot = Some(i + 1);
+                }
+            }
+        }
+        let mut final_pending = final_pending;
+        final_pending.resize(threads, None);
+        Trace {
+            events,
+            final_pending,
+            next_same_thread,
+            first_event,
+            born_at,
+        }
+    }
+
+    /// Number of threads that appear in the trace.
+    pub fn thread_count(&self) -> usize {
+        self.first_event.len()
+    }
+
+    /// Number of events.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// True if no event was executed.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// The thread chosen at each scheduling point: the schedule of this execution.
+    pub fn schedule(&self) -> Vec<u32> {
+        self.events.iter().map(|e| e.thread).collect()
+    }
+
+    /// State (index) from which thread `t` exists, if it was created.
+    pub fn born_at(&self, t: u32) -> Option<usize> {
+        self.born_at.get(t as usize).copied().flatten()
+    }
+
+    /// A cursor for a forward scan over the states of this trace.
+    pub fn cursor(&self) -> PendingCursor<'_> {
+        PendingCursor {
+            trace: self,
+            next: self.first_event.clone(),
+            state: 0,
+        }
+    }
+}
+
+/// Forward scan over states `0..=len`, tracking each thread's pending operation.
+pub struct PendingCursor<'a> {
+    trace: &'a Trace,
+    next: Vec<Option<usize>>,
+    state: usize,
+}
+
+impl PendingCursor<'_> {
+    /// Current state index.
+    pub fn state(&self) -> usize {
+        self.state
+    }
+
+    /// Pending operation (without outcome bits) and its site for thread `t`
+    /// at the current state, if `t` exists and has not finished.
+    pub fn pending(&self, t: u32) -> Option<(Op, u64)> {
+        let born = self.trace.born_at(t)?;
+        if born > self.state {
+            return None;
+        }
+        match self.next.get(t as usize).copied().flatten() {
+            Some(i) => {
+                let e = &self.trace.events[i];
+                Some((as_pending(e.op), e.site))
+            }
+            None => self.trace.final_pending.get(t as usize).copied().flatten(),
+        }
+    }
+
+    /// Moves past event `state` (the thread that executed it gets its next op).
+    pub fn advance(&mut self) {
+        if let Some(e) = self.trace.events.get(self.state) {
+            let t = e.thread as usize;
+            self.next[t] = self.trace.next_same_thread[self.state];
+            self.state += 1;
+        }
+    }
+}
