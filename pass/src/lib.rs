@@ -1,1 +1,41 @@
-//! placeholder
+//! The reach-native instrumentation pass.
+//!
+//! [`instrument_file`] reads LLVM bitcode or IR (from clang or rustc), inserts
+//! guarded calls to the runtime's hooks ([`reach_channel::hooks`]) before
+//! every memory access that may touch shared memory, every atomic operation,
+//! every ranged memory operation and every call to an interposed library
+//! function, embeds the module's site table ([`reach_channel::sites`]) and
+//! writes bitcode. The [`wrapper`] module is the `reach-cc`/`reach-cxx`
+//! compiler driver built on it.
+
+pub mod bitcode;
+pub mod classify;
+pub mod debuginfo;
+pub mod demangle;
+pub mod error;
+pub mod escape;
+pub mod hooks;
+pub mod instrument;
+mod llvm;
+pub mod load;
+pub mod site_table;
+pub mod stats;
+pub mod wrapper;
+
+pub use error::PassError;
+pub use instrument::{instrument_module, Outcome};
+pub use stats::Stats;
+
+use inkwell::context::Context;
+use std::path::Path;
+
+/// Reads `input`, instruments it, verifies the result and writes bitcode to
+/// `output`. Returns the counts.
+pub fn instrument_file(input: &Path, output: &Path) -> Result<Stats, PassError> {
+    let ctx = Context::create();
+    let module = load::read_module(&ctx, input)?;
+    let outcome = instrument_module(&module, input)?;
+    load::verify(&module, input)?;
+    load::write_bitcode(&module, output)?;
+    Ok(outcome.stats)
+}

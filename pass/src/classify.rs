@@ -1,0 +1,309 @@
+//! Deciding what, if anything, to do with one instruction.
+//!
+//! [`classify`] maps an instruction to an [`Action`] (which hook, with which
+//! operands) and counts what it saw in [`Stats`]. It does not change the IR.
+
+use crate::escape::{EscapeAnalysis, Sharing};
+use crate::llvm::{self, Value};
+use crate::stats::Stats;
+use inkwell::llvm_sys::prelude::LLVMModuleRef;
+use inkwell::llvm_sys::{LLVMAtomicRMWBinOp as Rmw, LLVMOpcode as Op, LLVMTypeKind};
+use reach_channel::hooks::{self, HookSpec};
+
+/// Library functions the runtime interposes (besides every `pthread_*` and
+/// `sem_*`): calls to them get a call-site hook.
+pub const INTERPOSED: &[&str] = &[
+    "sched_yield",
+    "sleep",
+    "usleep",
+    "nanosleep",
+    "clock_nanosleep",
+    "exit",
+    "syscall",
+    "fork",
+];
+
+/// Prefixes of interposed library function families.
+pub const INTERPOSED_PREFIXES: &[&str] = &["pthread_", "sem_"];
+
+/// True if a call to the external function `name` gets a call-site hook.
+pub fn is_interposed(name: &str) -> bool {
+    INTERPOSED.contains(&name) || INTERPOSED_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// One side of a ranged operation.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RangePart {
+    /// Start address.
+    pub ptr: Value,
+    /// Length (an integer value of any width).
+    pub len: Value,
+    /// Destination (written) or source (read).
+    pub is_write: bool,
+}
+
+/// What to insert before an instruction.
+#[derive(Clone, Debug)]
+pub(crate) enum Action {
+    /// `__reach_load`/`__reach_store(site, ptr, size)`.
+    Plain {
+        spec: HookSpec,
+        what: &'static str,
+        ptr: Value,
+        size: u64,
+    },
+    /// Atomic load/store/rmw/cmpxchg hook.
+    Atomic {
+        spec: HookSpec,
+        what: String,
+        ptr: Value,
+        size: u64,
+        ordering: u32,
+        /// The compare operand of a cmpxchg.
+        expected: Option<Value>,
+    },
+    /// `__reach_fence(site, ordering)`.
+    Fence { ordering: u32 },
+    /// `__reach_range` once per shared side.
+    Range {
+        what: String,
+        parts: Vec<RangePart>,
+    },
+    /// `__reach_call_site(site)`.
+    CallSite { callee: String },
+}
+
+impl Action {
+    /// The `what` field of the site record.
+    pub(crate) fn what(&self) -> String {
+        match self {
+            Action::Plain { what, .. } => (*what).to_string(),
+            Action::Atomic { what, .. } | Action::Range { what, .. } => what.clone(),
+            Action::Fence { .. } => "fence".to_string(),
+            Action::CallSite { callee } => format!("call {callee}"),
+        }
+    }
+}
+
+/// Per-module classification context.
+pub(crate) struct Classifier {
+    pub module: LLVMModuleRef,
+    pub escape: EscapeAnalysis,
+}
+
+fn count_skip(stats: &mut Stats, sharing: Sharing) {
+    match sharing {
+        Sharing::Shared => {}
+        Sharing::LocalAlloca => stats.skipped_local += 1,
+        Sharing::ThreadLocal => stats.skipped_thread_local += 1,
+        Sharing::ConstantGlobal => stats.skipped_constant += 1,
+        Sharing::OtherAddressSpace => stats.skipped_address_space += 1,
+    }
+}
+
+fn sized(t: inkwell::llvm_sys::prelude::LLVMTypeRef) -> bool {
+    llvm::type_kind(t) != LLVMTypeKind::LLVMScalableVectorTypeKind
+}
+
+fn rmw_name(op: Rmw) -> &'static str {
+    match op {
+        Rmw::LLVMAtomicRMWBinOpXchg => "xchg",
+        Rmw::LLVMAtomicRMWBinOpAdd => "add",
+        Rmw::LLVMAtomicRMWBinOpSub => "sub",
+        Rmw::LLVMAtomicRMWBinOpAnd => "and",
+        Rmw::LLVMAtomicRMWBinOpNand => "nand",
+        Rmw::LLVMAtomicRMWBinOpOr => "or",
+        Rmw::LLVMAtomicRMWBinOpXor => "xor",
+        Rmw::LLVMAtomicRMWBinOpMax => "max",
+        Rmw::LLVMAtomicRMWBinOpMin => "min",
+        Rmw::LLVMAtomicRMWBinOpUMax => "umax",
+        Rmw::LLVMAtomicRMWBinOpUMin => "umin",
+        Rmw::LLVMAtomicRMWBinOpFAdd => "fadd",
+        Rmw::LLVMAtomicRMWBinOpFSub => "fsub",
+        Rmw::LLVMAtomicRMWBinOpFMax => "fmax",
+        Rmw::LLVMAtomicRMWBinOpFMin => "fmin",
+        _ => "op",
+    }
+}
+
+impl Classifier {
+    /// The action for `inst`, counting what was seen or skipped.
+    pub(crate) fn classify(&mut self, inst: Value, stats: &mut Stats) -> Option<Action> {
+        match llvm::opcode(inst)? {
+            Op::LLVMLoad => self.load_store(inst, llvm::operand(inst, 0), llvm::type_of(inst), false, stats),
+            Op::LLVMStore => {
+                let value_type = llvm::type_of(llvm::operand(inst, 0));
+                self.load_store(inst, llvm::operand(inst, 1), value_type, true, stats)
+            }
+            Op::LLVMAtomicRMW => {
+                // SAFETY: `inst` is an atomicrmw.
+                let op = unsafe { inkwell::llvm_sys::core::LLVMGetAtomicRMWBinOp(inst) };
+                let what = format!("atomic rmw {}", rmw_name(op));
+                let ty = llvm::type_of(llvm::operand(inst, 1));
+                self.atomic(inst, hooks::ATOMIC_RMW, what, ty, None, stats)
+            }
+            Op::LLVMAtomicCmpXchg => {
+                let what = if llvm::is_weak(inst) { "cmpxchg weak" } else { "cmpxchg" };
+                let expected = llvm::operand(inst, 1);
+                let ty = llvm::type_of(expected);
+                self.atomic(inst, hooks::CMPXCHG, what.to_string(), ty, Some(expected), stats)
+            }
+            Op::LLVMFence => {
+                if llvm::is_single_thread(inst) {
+                    stats.atomics_skipped += 1;
+                    return None;
+                }
+                stats.atomics += 1;
+                Some(Action::Fence {
+                    ordering: llvm::ordering(inst),
+                })
+            }
+            Op::LLVMCall | Op::LLVMInvoke => self.call(inst, stats),
+            _ => None,
+        }
+    }
+
+    fn load_store(
+        &mut self,
+        inst: Value,
+        ptr: Value,
+        ty: inkwell::llvm_sys::prelude::LLVMTypeRef,
+        store: bool,
+        stats: &mut Stats,
+    ) -> Option<Action> {
+        let atomic = llvm::ordering(inst) != 0;
+        if atomic {
+            let (spec, what) = if store {
+                (hooks::ATOMIC_STORE, "atomic store")
+            } else {
+                (hooks::ATOMIC_LOAD, "atomic load")
+            };
+            return self.atomic(inst, spec, what.to_string(), ty, None, stats);
+        }
+        stats.memory_ops += 1;
+        let sharing = self.escape.classify(ptr);
+        if sharing != Sharing::Shared {
+            count_skip(stats, sharing);
+            return None;
+        }
+        if !sized(ty) {
+            stats.skipped_unsized += 1;
+            return None;
+        }
+        stats.memory_instrumented += 1;
+        let volatile = llvm::is_volatile(inst);
+        let (spec, what) = match (store, volatile) {
+            (false, false) => (hooks::LOAD, "load"),
+            (false, true) => (hooks::LOAD, "volatile load"),
+            (true, false) => (hooks::STORE, "store"),
+            (true, true) => (hooks::STORE, "volatile store"),
+        };
+        Some(Action::Plain {
+            spec,
+            what,
+            ptr,
+            size: llvm::store_size(self.module, ty),
+        })
+    }
+
+    fn atomic(
+        &mut self,
+        inst: Value,
+        spec: HookSpec,
+        what: String,
+        ty: inkwell::llvm_sys::prelude::LLVMTypeRef,
+        expected: Option<Value>,
+        stats: &mut Stats,
+    ) -> Option<Action> {
+        let ptr = llvm::operand(inst, if llvm::opcode(inst) == Some(Op::LLVMStore) { 1 } else { 0 });
+        if llvm::is_single_thread(inst)
+            || self.escape.classify(ptr) != Sharing::Shared
+            || !sized(ty)
+        {
+            stats.atomics_skipped += 1;
+            return None;
+        }
+        stats.atomics += 1;
+        Some(Action::Atomic {
+            spec,
+            what,
+            ptr,
+            size: llvm::store_size(self.module, ty),
+            ordering: llvm::ordering(inst),
+            expected,
+        })
+    }
+
+    fn call(&mut self, inst: Value, stats: &mut Stats) -> Option<Action> {
+        let callee = llvm::called_function(inst)?;
+        let name = llvm::name(callee);
+        let arg = |i: u32| (i < llvm::num_args(inst)).then(|| llvm::operand(inst, i));
+        let parts: Vec<RangePart> = match ranged_shape(&name)? {
+            RangedShape::CallSite => {
+                return llvm::is_declaration(callee).then_some(Action::CallSite { callee: name });
+            }
+            RangedShape::Copy { len } => vec![
+                RangePart { ptr: arg(1)?, len: arg(len)?, is_write: false },
+                RangePart { ptr: arg(0)?, len: arg(len)?, is_write: true },
+            ],
+            RangedShape::Set { len } => {
+                vec![RangePart { ptr: arg(0)?, len: arg(len)?, is_write: true }]
+            }
+            RangedShape::Compare => vec![
+                RangePart { ptr: arg(0)?, len: arg(2)?, is_write: false },
+                RangePart { ptr: arg(1)?, len: arg(2)?, is_write: false },
+            ],
+        };
+        let mut shared = Vec::new();
+        for part in parts {
+            match self.escape.classify(part.ptr) {
+                Sharing::Shared => shared.push(part),
+                other => count_skip(stats, other),
+            }
+        }
+        if shared.is_empty() {
+            return None;
+        }
+        stats.ranged += 1;
+        let what = name
+            .strip_prefix("llvm.")
+            .map(|s| s.split('.').next().unwrap_or(s))
+            .unwrap_or(&name)
+            .to_string();
+        Some(Action::Range { what, parts: shared })
+    }
+}
+
+/// The operand shape of a call the pass hooks.
+enum RangedShape {
+    /// An interposed library call: call-site hook only.
+    CallSite,
+    /// `(dst, src, .., len at index len)`: source read, destination written.
+    Copy { len: u32 },
+    /// `(dst, .., len at index len)`: destination written.
+    Set { len: u32 },
+    /// `(a, b, len)`: both read.
+    Compare,
+}
+
+fn ranged_shape(name: &str) -> Option<RangedShape> {
+    if let Some(rest) = name.strip_prefix("llvm.") {
+        return if rest.starts_with("memcpy") || rest.starts_with("memmove") {
+            Some(RangedShape::Copy { len: 2 })
+        } else if rest.starts_with("memset") {
+            Some(RangedShape::Set { len: 2 })
+        } else {
+            None
+        };
+    }
+    match name {
+        "memcpy" | "memmove" | "__memcpy_chk" | "__memmove_chk" | "mempcpy" => {
+            Some(RangedShape::Copy { len: 2 })
+        }
+        "memset" | "__memset_chk" => Some(RangedShape::Set { len: 2 }),
+        "bzero" | "explicit_bzero" => Some(RangedShape::Set { len: 1 }),
+        "memcmp" | "bcmp" => Some(RangedShape::Compare),
+        _ if is_interposed(name) => Some(RangedShape::CallSite),
+        _ => None,
+    }
+}

@@ -1,0 +1,235 @@
+//! The pass proper: walks a module, classifies each instruction and inserts
+//! the hook calls, then embeds the site table.
+//!
+//! ```text
+//! ; before                          ; after
+//! %v = load i32, ptr @x, !dbg !7    call void @__reach_load.guard(i64 SITE, ptr @x, i64 4), !dbg !7
+//!                                   %v = load i32, ptr @x, !dbg !7
+//! %o = atomicrmw add ptr @c, i32 1 seq_cst
+//!                                   call void @__reach_atomic_rmw.guard(i64 SITE, ptr @c, i64 4, i32 7)
+//!                                   %o = atomicrmw add ptr @c, i32 1 seq_cst
+//! call i32 @pthread_mutex_lock(ptr @m)
+//!                                   call void @__reach_call_site.guard(i64 SITE)
+//!                                   call i32 @pthread_mutex_lock(ptr @m)
+//! ```
+
+use crate::classify::{Action, Classifier};
+use crate::debuginfo::source_loc;
+use crate::error::PassError;
+use crate::escape::EscapeAnalysis;
+use crate::hooks::HookSet;
+use crate::llvm::{self, Value};
+use crate::site_table::{SiteTable, TABLE_GLOBAL};
+use crate::stats::Stats;
+use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::builder::{Builder, BuilderError};
+use inkwell::module::Module;
+use inkwell::values::{
+    AsValueRef, BasicMetadataValueEnum, FunctionValue, InstructionValue, IntValue, PointerValue,
+};
+use reach_channel::hooks;
+use std::path::Path;
+
+/// Function attribute (string key) that excludes a function from instrumentation.
+pub const NO_INSTRUMENT_ATTRIBUTE: &str = "reach-no-instrument";
+/// Functions placed in a section whose name contains this are not instrumented
+/// (C: `__attribute__((section(".text.reach_noinstr")))`).
+pub const NO_INSTRUMENT_SECTION: &str = "reach_noinstr";
+
+/// Result of instrumenting a module.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Counts.
+    pub stats: Stats,
+    /// The module's site records.
+    pub table: SiteTable,
+}
+
+/// Instruments every function of `module`; `path` names the input in errors.
+pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, PassError> {
+    if module.get_global(TABLE_GLOBAL).is_some() {
+        return Err(PassError::AlreadyInstrumented {
+            path: path.to_path_buf(),
+        });
+    }
+    let internal = |e: BuilderError| PassError::Internal {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let source = module.get_source_file_name().to_string_lossy().into_owned();
+    let mut stats = Stats::default();
+    let mut classifier = Classifier {
+        module: module.as_mut_ptr(),
+        escape: EscapeAnalysis::default(),
+    };
+    let mut plan: Vec<(Value, String, Action)> = Vec::new();
+    for f in module.get_functions() {
+        if f.get_first_basic_block().is_none() {
+            continue;
+        }
+        if skip_function(f) {
+            stats.functions_skipped += 1;
+            continue;
+        }
+        stats.functions += 1;
+        let fname = f.get_name().to_string_lossy().into_owned();
+        for bb in f.get_basic_block_iter() {
+            let mut inst = bb.get_first_instruction();
+            while let Some(i) = inst {
+                if let Some(action) = classifier.classify(i.as_value_ref(), &mut stats) {
+                    plan.push((i.as_value_ref(), fname.clone(), action));
+                }
+                inst = i.get_next_instruction();
+            }
+        }
+    }
+
+    let hooks = HookSet::declare(module).map_err(internal)?;
+    let ctx = module.get_context();
+    let builder = ctx.create_builder();
+    let mut table = SiteTable::new(&source);
+    // SAFETY: the module is live.
+    let ctx_raw = unsafe { inkwell::llvm_sys::core::LLVMGetModuleContext(module.as_mut_ptr()) };
+    for (inst, fname, action) in &plan {
+        let loc = source_loc(ctx_raw, *inst, &source, fname);
+        let site = table.add(&action.what(), loc);
+        // SAFETY: `inst` is an instruction of this module.
+        let iv = unsafe { InstructionValue::new(*inst) };
+        builder.position_before(&iv);
+        let emitted = emit(&builder, &hooks, site, action).map_err(internal)?;
+        for call in emitted {
+            llvm::set_debug_loc(call, llvm::debug_loc(*inst));
+        }
+    }
+    stats.call_sites = plan
+        .iter()
+        .filter(|(_, _, a)| matches!(a, Action::CallSite { .. }))
+        .count() as u64;
+    stats.sites = table.sites().len() as u64;
+    table.emit(module);
+    Ok(Outcome { stats, table })
+}
+
+/// True for functions that must not be instrumented: the runtime's and the
+/// pass's own (`__reach_*`), and those marked with
+/// [`NO_INSTRUMENT_ATTRIBUTE`], [`NO_INSTRUMENT_SECTION`] or
+/// `disable_sanitizer_instrumentation`.
+fn skip_function(f: FunctionValue<'_>) -> bool {
+    let name = f.get_name().to_string_lossy();
+    if name.starts_with("__reach_") || name.starts_with("reach_runtime") {
+        return true;
+    }
+    if f
+        .get_section()
+        .is_some_and(|s| s.to_string_lossy().contains(NO_INSTRUMENT_SECTION))
+    {
+        return true;
+    }
+    if f
+        .get_string_attribute(AttributeLoc::Function, NO_INSTRUMENT_ATTRIBUTE)
+        .is_some()
+    {
+        return true;
+    }
+    let kind = Attribute::get_named_enum_kind_id("disable_sanitizer_instrumentation");
+    kind != 0 && f.get_enum_attribute(AttributeLoc::Function, kind).is_some()
+}
+
+/// Inserts the hook call(s) for one action at the builder's position and
+/// returns the calls.
+fn emit<'ctx>(
+    builder: &Builder<'ctx>,
+    hooks: &HookSet<'ctx>,
+    site: u64,
+    action: &Action,
+) -> Result<Vec<Value>, BuilderError> {
+    let ctx = builder
+        .get_insert_block()
+        .ok_or(BuilderError::UnsetPosition)?
+        .get_context();
+    let i64t = ctx.i64_type();
+    let i32t = ctx.i32_type();
+    let site_v: BasicMetadataValueEnum = i64t.const_int(site, false).into();
+    // SAFETY: the operands come from instructions of the same module and have the stated types.
+    let ptr = |v: Value| -> BasicMetadataValueEnum<'ctx> { unsafe { PointerValue::new(v) }.into() };
+    let mut calls = Vec::new();
+    match action {
+        Action::Plain { spec, ptr: p, size, .. } => {
+            let args = [site_v, ptr(*p), i64t.const_int(*size, false).into()];
+            calls.push(hooks.call(builder, spec, &args)?);
+        }
+        Action::Atomic {
+            spec,
+            ptr: p,
+            size,
+            ordering,
+            expected,
+            ..
+        } => {
+            let mut args = vec![site_v, ptr(*p), i64t.const_int(*size, false).into()];
+            if let Some(e) = expected {
+                args.push(expected_as_i64(builder, *e, *size)?.into());
+            }
+            args.push(i32t.const_int(u64::from(*ordering), false).into());
+            calls.push(hooks.call(builder, spec, &args)?);
+        }
+        Action::Fence { ordering } => {
+            let args = [site_v, i32t.const_int(u64::from(*ordering), false).into()];
+            calls.push(hooks.call(builder, &hooks::FENCE, &args)?);
+        }
+        Action::Range { parts, .. } => {
+            for part in parts {
+                // SAFETY: the length operand of a mem* call is an integer.
+                let len = unsafe { IntValue::new(part.len) };
+                let len = builder.build_int_z_extend_or_bit_cast(len, i64t, "")?;
+                let len = if len.get_type().get_bit_width() > 64 {
+                    builder.build_int_truncate(len, i64t, "")?
+                } else {
+                    len
+                };
+                let args = [
+                    site_v,
+                    ptr(part.ptr),
+                    len.into(),
+                    i32t.const_int(u64::from(part.is_write), false).into(),
+                ];
+                calls.push(hooks.call(builder, &hooks::RANGE, &args)?);
+            }
+        }
+        Action::CallSite { .. } => {
+            calls.push(hooks.call(builder, &hooks::CALL_SITE, &[site_v])?);
+        }
+    }
+    Ok(calls.into_iter().map(|c| c.as_value_ref()).collect())
+}
+
+/// The cmpxchg compare operand as an `i64`: zero-extended integers, pointers
+/// through `ptrtoint`, and `0` for anything wider than 8 bytes.
+fn expected_as_i64<'ctx>(
+    builder: &Builder<'ctx>,
+    v: Value,
+    size: u64,
+) -> Result<IntValue<'ctx>, BuilderError> {
+    let ctx = builder
+        .get_insert_block()
+        .ok_or(BuilderError::UnsetPosition)?
+        .get_context();
+    let i64t = ctx.i64_type();
+    let ty = llvm::type_of(v);
+    if size > 8 {
+        return Ok(i64t.const_zero());
+    }
+    if llvm::int_width(ty) > 0 {
+        // SAFETY: `v` is an integer value.
+        let iv = unsafe { IntValue::new(v) };
+        return builder.build_int_z_extend_or_bit_cast(iv, i64t, "");
+    }
+    if llvm::address_space(ty) == 0
+        && llvm::type_kind(ty) == inkwell::llvm_sys::LLVMTypeKind::LLVMPointerTypeKind
+    {
+        // SAFETY: `v` is a pointer value.
+        let pv = unsafe { PointerValue::new(v) };
+        return builder.build_ptr_to_int(pv, i64t, "");
+    }
+    Ok(i64t.const_zero())
+}

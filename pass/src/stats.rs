@@ -1,0 +1,109 @@
+//! Per-module instrumentation counts (`reach-instrument --stats`).
+
+use std::fmt;
+
+/// Counts of what the pass saw and did in one module.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Functions with a body that were instrumented.
+    pub functions: u64,
+    /// Functions with a body that were skipped (runtime, hooks, no-instrument marker).
+    pub functions_skipped: u64,
+    /// Plain loads and stores seen.
+    pub memory_ops: u64,
+    /// Plain loads and stores given a hook.
+    pub memory_instrumented: u64,
+    /// Skipped: the address is a non-escaping `alloca`.
+    pub skipped_local: u64,
+    /// Skipped: the address is a thread-local global.
+    pub skipped_thread_local: u64,
+    /// Skipped: the address is a constant global.
+    pub skipped_constant: u64,
+    /// Skipped: the address is in a non-default address space.
+    pub skipped_address_space: u64,
+    /// Skipped: the accessed type has no fixed size (scalable vector).
+    pub skipped_unsized: u64,
+    /// Atomic loads/stores/RMWs/cmpxchgs/fences given a hook.
+    pub atomics: u64,
+    /// Atomics skipped (single-thread scope, or on a non-shared object).
+    pub atomics_skipped: u64,
+    /// Ranged operations (`memcpy`/`memmove`/`memset` and libc equivalents) given a hook.
+    pub ranged: u64,
+    /// Calls to interposed library functions given a call-site hook.
+    pub call_sites: u64,
+    /// Site records emitted.
+    pub sites: u64,
+}
+
+impl Stats {
+    /// Adds another module's counts to these.
+    pub fn add(&mut self, o: &Stats) {
+        for (a, b) in self.fields_mut().into_iter().zip(o.fields()) {
+            *a += b;
+        }
+    }
+
+    fn fields(&self) -> [u64; 14] {
+        [
+            self.functions,
+            self.functions_skipped,
+            self.memory_ops,
+            self.memory_instrumented,
+            self.skipped_local,
+            self.skipped_thread_local,
+            self.skipped_constant,
+            self.skipped_address_space,
+            self.skipped_unsized,
+            self.atomics,
+            self.atomics_skipped,
+            self.ranged,
+            self.call_sites,
+            self.sites,
+        ]
+    }
+
+    fn fields_mut(&mut self) -> [&mut u64; 14] {
+        [
+            &mut self.functions,
+            &mut self.functions_skipped,
+            &mut self.memory_ops,
+            &mut self.memory_instrumented,
+            &mut self.skipped_local,
+            &mut self.skipped_thread_local,
+            &mut self.skipped_constant,
+            &mut self.skipped_address_space,
+            &mut self.skipped_unsized,
+            &mut self.atomics,
+            &mut self.atomics_skipped,
+            &mut self.ranged,
+            &mut self.call_sites,
+            &mut self.sites,
+        ]
+    }
+}
+
+const LABELS: [&str; 14] = [
+    "functions instrumented",
+    "functions skipped",
+    "loads/stores seen",
+    "loads/stores instrumented",
+    "  skipped: non-escaping alloca",
+    "  skipped: thread-local global",
+    "  skipped: constant global",
+    "  skipped: other address space",
+    "  skipped: unsized type",
+    "atomics instrumented",
+    "atomics skipped",
+    "ranged ops instrumented",
+    "call sites",
+    "site records",
+];
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (label, value) in LABELS.iter().zip(self.fields()) {
+            writeln!(f, "{label:<34}{value:>10}")?;
+        }
+        Ok(())
+    }
+}

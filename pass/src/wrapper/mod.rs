@@ -1,0 +1,1 @@
+//! The `reach-cc`/`reach-cxx` compiler wrapper.
