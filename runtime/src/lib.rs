@@ -1,1 +1,30 @@
-//! placeholder
+//! The reach-native runtime, preloaded (`LD_PRELOAD`) into the program under
+//! test.
+//!
+//! It attaches to the driver's shared-memory channel (fd in
+//! `REACH_CHANNEL_FD`), interposes the pthread API, serialises the program's
+//! threads (exactly one runs at a time), makes every scheduling decision from
+//! the driver's schedule prefix and policy, and records the trace into the
+//! channel. Without a valid channel it is *passive*: every hook returns at
+//! once and every interposed function forwards to the C library, so a
+//! preloaded program behaves normally. A channel of another version prints
+//! one line to standard error and exits with status 2.
+//!
+//! Synchronisation objects are modelled entirely in the runtime (fixed
+//! tables in static memory, no allocation per call); the C library's
+//! objects are only initialised, so they work after the execution ended
+//! (atexit handlers, fork children).
+
+pub mod api;
+pub mod chan;
+pub mod enabled;
+pub mod fmtbuf;
+pub mod hooks;
+pub mod real;
+pub mod sched;
+pub mod spin;
+pub mod state;
+pub mod sys;
+pub mod table;
+
+mod init;

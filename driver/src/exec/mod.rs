@@ -5,6 +5,17 @@
 //! hands it a [`Request`] (schedule prefix, policy, sleep set) and gets back an
 //! [`Outcome`]: how the process ended and the validated trace.
 
+mod channel;
+mod error;
+mod executor;
+mod outcome;
+mod process;
+
+pub use channel::{MAX_EVENTS, MAX_PREFIX};
+pub use error::ExecError;
+pub use executor::Executor;
+pub use process::OUTPUT_LIMIT;
+
 use reach_channel::{Event, Policy, RunStatus, ThreadSet, ThreadSlot};
 use std::ffi::OsString;
 use std::path::PathBuf;

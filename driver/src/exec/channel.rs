@@ -1,0 +1,150 @@
+//! The driver's side of the shared-memory channel: one `memfd` region created
+//! once per [`super::Executor`], reset and filled with a request before every
+//! execution, and read back (as untrusted input) after it.
+
+use super::{ExecError, Request};
+use reach_channel::layout::{REQ_SLEEP_SETS, REQ_SPIN_BLOCKING};
+use reach_channel::{ChannelView, Event, Header, Layout, RunStatus, MAGIC, VERSION};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::ptr::NonNull;
+
+/// Largest schedule prefix a request may carry.
+pub const MAX_PREFIX: usize = 1 << 20;
+/// Largest number of events one execution may record.
+pub const MAX_EVENTS: u64 = 1 << 22;
+
+/// A mapped memfd channel region.
+pub struct Channel {
+    fd: OwnedFd,
+    base: NonNull<u8>,
+    len: usize,
+    layout: Layout,
+}
+
+impl Channel {
+    /// Creates a channel able to hold `max_steps` events (capped at
+    /// [`MAX_EVENTS`]) and a prefix of [`MAX_PREFIX`] entries.
+    pub fn create(max_steps: u64) -> Result<Channel, ExecError> {
+        let events = max_steps.saturating_add(1).clamp(2, MAX_EVENTS) as u32;
+        let layout = Layout {
+            prefix_capacity: MAX_PREFIX as u32,
+            event_capacity: events,
+        };
+        let len = layout.total_bytes();
+        // SAFETY: the name is a valid NUL-terminated string.
+        let raw = unsafe { libc::memfd_create(c"reach-channel".as_ptr(), libc::MFD_CLOEXEC) };
+        if raw < 0 {
+            return Err(ExecError::ChannelSetup(io::Error::last_os_error()));
+        }
+        // SAFETY: `raw` is a fresh fd we own.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        // SAFETY: plain syscall on our own fd.
+        if unsafe { libc::ftruncate(fd.as_raw_fd(), len as libc::off_t) } != 0 {
+            return Err(ExecError::ChannelSetup(io::Error::last_os_error()));
+        }
+        // SAFETY: mapping a fd we own with the size we just set.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(ExecError::ChannelSetup(io::Error::last_os_error()));
+        }
+        let base = NonNull::new(ptr as *mut u8)
+            .ok_or_else(|| ExecError::ChannelSetup(io::Error::other("null mapping")))?;
+        Ok(Channel {
+            fd,
+            base,
+            len,
+            layout,
+        })
+    }
+
+    /// The fd the program under test inherits.
+    pub fn raw_fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// Largest step bound this channel can record.
+    pub fn max_steps(&self) -> u64 {
+        u64::from(self.layout.event_capacity) - 1
+    }
+
+    /// Resets the whole header and thread table and writes `request`.
+    /// Only call while no program under test is alive.
+    pub fn prepare(
+        &mut self,
+        request: &Request,
+        max_steps: u64,
+        spin_threshold: u32,
+    ) -> Result<(), ExecError> {
+        if request.prefix.len() > MAX_PREFIX {
+            return Err(ExecError::PrefixTooLong {
+                len: request.prefix.len(),
+                max: MAX_PREFIX,
+            });
+        }
+        let layout = self.layout;
+        // SAFETY: the mapping is `len` bytes long, covers header, thread
+        // table and prefix (checked by Layout arithmetic at creation), and no
+        // other process maps it now.
+        unsafe {
+            std::ptr::write_bytes(self.base.as_ptr(), 0, layout.prefix_offset());
+            let h = self.base.as_ptr() as *mut Header;
+            (*h).magic = MAGIC;
+            (*h).version = VERSION;
+            (*h).event_size = std::mem::size_of::<Event>() as u32;
+            (*h).total_bytes = self.len as u64;
+            (*h).prefix_capacity = layout.prefix_capacity;
+            (*h).event_capacity = layout.event_capacity;
+            (*h).prefix_len = request.prefix.len() as u32;
+            (*h).policy = request.policy as u32;
+            (*h).seed = request.seed;
+            (*h).max_steps = max_steps.min(self.max_steps());
+            let mut flags = 0;
+            if spin_threshold > 0 {
+                flags |= REQ_SPIN_BLOCKING;
+            }
+            if request.sleep_sets {
+                flags |= REQ_SLEEP_SETS;
+            }
+            (*h).request_flags = flags;
+            (*h).spin_threshold = spin_threshold;
+            (*h).sleep_set = request.sleep_set;
+            (*h).status = std::sync::atomic::AtomicU32::new(RunStatus::Running as u32);
+            (*h).culprit_thread = u32::MAX;
+            let prefix = self.base.as_ptr().add(layout.prefix_offset()) as *mut u32;
+            std::ptr::copy_nonoverlapping(request.prefix.as_ptr(), prefix, request.prefix.len());
+        }
+        Ok(())
+    }
+
+    /// A validating view of the region. Only call while no program under test
+    /// is alive (the region must not change while the view is used).
+    pub fn view(&self) -> Result<ChannelView<'_>, ExecError> {
+        // SAFETY: the mapping is `len` bytes and stays mapped while `self`
+        // lives; the program under test has been killed and reaped.
+        let bytes = unsafe { std::slice::from_raw_parts(self.base.as_ptr(), self.len) };
+        Ok(ChannelView::new(bytes)?)
+    }
+}
+
+// SAFETY: the mapping is owned by the channel and only accessed through
+// `&self`/`&mut self`; moving it to another thread is sound.
+unsafe impl Send for Channel {}
+
+impl Drop for Channel {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly the region mapped in `create`.
+        unsafe {
+            libc::munmap(self.base.as_ptr() as *mut libc::c_void, self.len);
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! Reading an execution's result out of the channel, validating everything
+//! the program under test may have scribbled over.
+
+use super::process::Finished;
+use super::{ExecError, Outcome};
+use reach_channel::{ChannelView, OpKind, RunStatus, ThreadState};
+
+fn corrupt(what: impl Into<String>) -> ExecError {
+    ExecError::CorruptChannel(what.into())
+}
+
+/// Builds the [`Outcome`] of a finished execution from the channel `view`.
+pub fn read(view: &ChannelView<'_>, finished: Finished) -> Result<Outcome, ExecError> {
+    let status = view.status()?;
+    let thread_count = view.thread_count()?;
+    if thread_count == 0 && status != RunStatus::Running {
+        return Err(corrupt("a concluded execution reports no threads"));
+    }
+    let mut threads = Vec::with_capacity(thread_count);
+    for t in 0..thread_count {
+        let slot = view.thread(t)?;
+        if ThreadState::from_u32(slot.state).is_none() {
+            return Err(corrupt(format!(
+                "thread {t} has invalid state {}",
+                slot.state
+            )));
+        }
+        threads.push(slot);
+    }
+    let count = view.event_count()?;
+    let mut events = Vec::with_capacity(count);
+    for i in 0..count {
+        let ev = view.event(i)?;
+        if OpKind::from_u16(ev.kind).is_none() {
+            return Err(corrupt(format!("event {i} has invalid kind {}", ev.kind)));
+        }
+        if ev.thread as usize >= thread_count {
+            return Err(corrupt(format!(
+                "event {i} names thread {} of {thread_count}",
+                ev.thread
+            )));
+        }
+        events.push(ev);
+    }
+    let divergence = if status == RunStatus::Diverged {
+        Some(view.divergence()?)
+    } else {
+        None
+    };
+    let culprit = match view.culprit()? {
+        (t, _) if t == u32::MAX => None,
+        (t, _) if t as usize >= thread_count => None,
+        c => Some(c),
+    };
+    Ok(Outcome {
+        status,
+        termination: finished.termination,
+        events,
+        threads,
+        message: view.message()?,
+        divergence,
+        culprit,
+        stdout: finished.stdout,
+        stderr: finished.stderr,
+        wall: finished.wall,
+    })
+}

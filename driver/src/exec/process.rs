@@ -1,0 +1,261 @@
+//! Starting the program under test in its own process group, capturing its
+//! output (bounded), waiting for it with a wall-clock bound, and always
+//! killing and reaping the whole group.
+
+use super::{ExecConfig, ExecError, Termination};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Bytes of each output stream kept per execution; the rest is discarded.
+pub const OUTPUT_LIMIT: usize = 64 * 1024;
+
+/// How a finished process ended and what it printed.
+pub struct Finished {
+    /// Exit code, signal, or timeout.
+    pub termination: Termination,
+    /// First [`OUTPUT_LIMIT`] bytes of standard output.
+    pub stdout: Vec<u8>,
+    /// First [`OUTPUT_LIMIT`] bytes of standard error.
+    pub stderr: Vec<u8>,
+    /// Wall time from spawn to exit.
+    pub wall: Duration,
+}
+
+/// A running child that is the leader of its own process group. Dropping it
+/// kills the whole group with `SIGKILL` and reaps the leader.
+struct Group {
+    child: Option<Child>,
+}
+
+impl Group {
+    fn pid(&self) -> libc::pid_t {
+        self.child.as_ref().map_or(0, |c| c.id() as libc::pid_t)
+    }
+
+    /// Kills every process of the group (the leader may already be a zombie,
+    /// which keeps the group id from being reused).
+    fn kill_group(&self) {
+        let pid = self.pid();
+        if pid > 0 {
+            // SAFETY: plain syscall; the group id is our unreaped child's pid.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+
+    /// Kills the group and reaps the leader.
+    fn finish(&mut self) -> io::Result<std::process::ExitStatus> {
+        self.kill_group();
+        match self.child.take() {
+            Some(mut c) => c.wait(),
+            None => Err(io::Error::other("child already reaped")),
+        }
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if self.child.is_some() {
+            let _ = self.finish();
+        }
+    }
+}
+
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for two fds.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both fds are fresh and owned by us.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on an fd we own.
+    unsafe {
+        let fl = libc::fcntl(fd, libc::F_GETFL);
+        if fl < 0 || libc::fcntl(fd, libc::F_SETFL, fl | libc::O_NONBLOCK) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// A captured output stream: the read end of a pipe and the bytes kept.
+struct Capture {
+    fd: Option<OwnedFd>,
+    kept: Vec<u8>,
+}
+
+impl Capture {
+    /// Reads what is available; closes the pipe at end of file.
+    fn drain(&mut self) {
+        let Some(fd) = &self.fd else { return };
+        let mut buf = [0u8; 16 * 1024];
+        loop {
+            // SAFETY: reading into a local buffer of the given size.
+            let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+            if n > 0 {
+                let room = OUTPUT_LIMIT.saturating_sub(self.kept.len());
+                self.kept.extend_from_slice(&buf[..(n as usize).min(room)]);
+            } else if n == 0 {
+                self.fd = None;
+                return;
+            } else {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                if e.kind() != io::ErrorKind::WouldBlock {
+                    self.fd = None;
+                }
+                return;
+            }
+        }
+    }
+}
+
+fn pidfd_open(pid: libc::pid_t) -> io::Result<OwnedFd> {
+    // SAFETY: plain syscall.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh fd owned by us.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+/// Polls the pidfd and the output pipes until the child exits or `deadline`.
+/// Returns true if the deadline passed first.
+fn wait_until(pidfd: &OwnedFd, caps: &mut [Capture; 2], deadline: Instant) -> io::Result<bool> {
+    loop {
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(true);
+        }
+        let left = (deadline - now).as_millis().clamp(1, i32::MAX as u128) as i32;
+        let mut fds = [libc::pollfd {
+            fd: pidfd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        }; 3];
+        for (i, c) in caps.iter().enumerate() {
+            fds[i + 1].fd = c.fd.as_ref().map_or(-1, |f| f.as_raw_fd());
+        }
+        // SAFETY: polling a local array of three pollfds.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), 3, left) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        for (i, c) in caps.iter_mut().enumerate() {
+            if fds[i + 1].revents != 0 {
+                c.drain();
+            }
+        }
+        if fds[0].revents != 0 {
+            return Ok(false);
+        }
+    }
+}
+
+/// Runs the program of `config` once with the channel fd `channel_fd`.
+pub fn run(config: &ExecConfig, channel_fd: RawFd) -> Result<Finished, ExecError> {
+    let spawn_err = |source| ExecError::Spawn {
+        program: config.program.clone(),
+        source,
+    };
+    let (out_r, out_w) = pipe().map_err(spawn_err)?;
+    let (err_r, err_w) = pipe().map_err(spawn_err)?;
+    let mut preload = config.runtime.clone().into_os_string();
+    if let Some(old) = std::env::var_os("LD_PRELOAD").filter(|v| !v.is_empty()) {
+        preload.push(":");
+        preload.push(old);
+    }
+    let mut cmd = Command::new(&config.program);
+    cmd.args(&config.args)
+        .env(reach_channel::env::CHANNEL_FD, channel_fd.to_string())
+        .env("LD_PRELOAD", preload)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(out_w))
+        .stderr(Stdio::from(err_w));
+    // SAFETY: the closure only makes async-signal-safe syscalls.
+    unsafe {
+        cmd.pre_exec(move || {
+            let current = libc::personality(0xffff_ffff);
+            if current != -1 {
+                libc::personality(
+                    (current as libc::c_ulong) | libc::ADDR_NO_RANDOMIZE as libc::c_ulong,
+                );
+            }
+            if libc::setpgid(0, 0) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::fcntl(channel_fd, libc::F_SETFD, 0) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let start = Instant::now();
+    let child = cmd.spawn().map_err(spawn_err)?;
+    // The parent's copies of the write ends are closed (moved into `cmd`).
+    drop(cmd);
+    let mut group = Group { child: Some(child) };
+    let mut caps = [
+        Capture {
+            fd: Some(out_r),
+            kept: Vec::new(),
+        },
+        Capture {
+            fd: Some(err_r),
+            kept: Vec::new(),
+        },
+    ];
+    for c in &caps {
+        if let Some(fd) = &c.fd {
+            set_nonblocking(fd.as_raw_fd()).map_err(ExecError::Wait)?;
+        }
+    }
+    let pidfd = pidfd_open(group.pid()).map_err(ExecError::Wait)?;
+    let timed_out =
+        wait_until(&pidfd, &mut caps, start + config.timeout).map_err(ExecError::Wait)?;
+    let wall = start.elapsed();
+    let status = group.finish().map_err(ExecError::Wait)?;
+    // Everything in the group is dead now; collect what is left in the pipes
+    // (a process that left the group could keep them open: bounded wait).
+    let drain_deadline = Instant::now() + Duration::from_millis(200);
+    while caps.iter().any(|c| c.fd.is_some()) && Instant::now() < drain_deadline {
+        for c in &mut caps {
+            c.drain();
+        }
+        if caps.iter().any(|c| c.fd.is_some()) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    let termination = if timed_out {
+        Termination::TimedOut
+    } else if let Some(sig) = status.signal() {
+        Termination::Signaled(sig)
+    } else {
+        Termination::Exited(status.code().unwrap_or(-1))
+    };
+    let [out, err] = caps;
+    Ok(Finished {
+        termination,
+        stdout: out.kept,
+        stderr: err.kept,
+        wall,
+    })
+}

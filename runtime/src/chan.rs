@@ -1,0 +1,213 @@
+//! The runtime's side of the channel: attaching to the driver's memfd and
+//! writing the response fields, thread slots and events.
+
+use core::sync::atomic::Ordering;
+use reach_channel::layout::MESSAGE_BYTES;
+use reach_channel::{Event, Header, Layout, RunStatus, ThreadSlot, MAGIC, MAX_THREADS, VERSION};
+
+/// Pointers into the mapped channel region.
+pub struct Chan {
+    hdr: *mut Header,
+    slots: *mut ThreadSlot,
+    prefix: *const u32,
+    events: *mut Event,
+    /// Prefix capacity (entries).
+    pub prefix_capacity: u32,
+    /// Event capacity (events).
+    pub event_capacity: u32,
+}
+
+/// Why the runtime could not attach to a channel.
+pub enum AttachError {
+    /// Not a channel (wrong magic, truncated, unmappable): run passively.
+    Invalid,
+    /// A channel of another version: the driver and runtime do not match.
+    Version(u32),
+}
+
+impl Chan {
+    /// Not attached.
+    pub const NULL: Chan = Chan {
+        hdr: core::ptr::null_mut(),
+        slots: core::ptr::null_mut(),
+        prefix: core::ptr::null(),
+        events: core::ptr::null_mut(),
+        prefix_capacity: 0,
+        event_capacity: 0,
+    };
+
+    /// Maps the channel behind `fd` and checks its header.
+    pub fn attach(fd: i32) -> Result<Chan, AttachError> {
+        // SAFETY: fstat into a zeroed local struct.
+        let size = unsafe {
+            let mut st: libc::stat = core::mem::zeroed();
+            if libc::fstat(fd, &mut st) != 0 {
+                return Err(AttachError::Invalid);
+            }
+            st.st_size as usize
+        };
+        if size < reach_channel::layout::HEADER_BYTES {
+            return Err(AttachError::Invalid);
+        }
+        // SAFETY: mapping `size` bytes of a file of that size.
+        let base = unsafe {
+            libc::mmap(
+                core::ptr::null_mut(),
+                size,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(AttachError::Invalid);
+        }
+        let hdr = base as *mut Header;
+        let unmap = || {
+            // SAFETY: unmapping the region mapped above.
+            unsafe { libc::munmap(base, size) };
+        };
+        // SAFETY: the header fits in the mapping (checked above).
+        let (magic, version, event_size, layout) = unsafe {
+            (
+                (*hdr).magic,
+                (*hdr).version,
+                (*hdr).event_size,
+                Layout {
+                    prefix_capacity: (*hdr).prefix_capacity,
+                    event_capacity: (*hdr).event_capacity,
+                },
+            )
+        };
+        if magic != MAGIC {
+            unmap();
+            return Err(AttachError::Invalid);
+        }
+        if version != VERSION {
+            unmap();
+            return Err(AttachError::Version(version));
+        }
+        if event_size as usize != core::mem::size_of::<Event>()
+            || layout.total_bytes() > size
+            || layout.event_capacity == 0
+        {
+            unmap();
+            return Err(AttachError::Invalid);
+        }
+        let b = base as *mut u8;
+        // SAFETY: all offsets are inside the mapping (total_bytes <= size).
+        unsafe {
+            Ok(Chan {
+                hdr,
+                slots: b.add(layout.threads_offset()) as *mut ThreadSlot,
+                prefix: b.add(layout.prefix_offset()) as *const u32,
+                events: b.add(layout.events_offset()) as *mut Event,
+                prefix_capacity: layout.prefix_capacity,
+                event_capacity: layout.event_capacity,
+            })
+        }
+    }
+
+    /// The header (request fields are read once at initialisation).
+    pub fn header(&self) -> &Header {
+        // SAFETY: attached channels have a valid header pointer.
+        unsafe { &*self.hdr }
+    }
+
+    fn hdr(&self) -> *mut Header {
+        self.hdr
+    }
+
+    /// Entry `i` of the schedule prefix (`u32::MAX` beyond the capacity).
+    pub fn prefix(&self, i: u64) -> u32 {
+        if i >= u64::from(self.prefix_capacity) {
+            return u32::MAX;
+        }
+        // SAFETY: in bounds; volatile because the program could scribble.
+        unsafe { self.prefix.add(i as usize).read_volatile() }
+    }
+
+    /// Thread slot `t`.
+    pub fn slot(&self, t: u32) -> &mut ThreadSlot {
+        // SAFETY: `t` is reduced below MAX_THREADS; slots are in the mapping.
+        unsafe { &mut *self.slots.add(t as usize % MAX_THREADS) }
+    }
+
+    /// Writes event `i` (ignored beyond the capacity).
+    pub fn write_event(&self, i: u64, ev: &Event) {
+        if i < u64::from(self.event_capacity) {
+            // SAFETY: in bounds.
+            unsafe { self.events.add(i as usize).write(*ev) };
+        }
+    }
+
+    /// Event `i`, for patching its outcome after the operation ran.
+    pub fn event_mut(&self, i: u64) -> Option<&mut Event> {
+        if i < u64::from(self.event_capacity) {
+            // SAFETY: in bounds.
+            Some(unsafe { &mut *self.events.add(i as usize) })
+        } else {
+            None
+        }
+    }
+
+    /// Publishes the number of events.
+    pub fn set_event_count(&self, n: u64) {
+        // SAFETY: valid header.
+        unsafe { (*self.hdr()).event_count.store(n, Ordering::Relaxed) };
+    }
+
+    /// Publishes the number of threads.
+    pub fn set_thread_count(&self, n: u32) {
+        // SAFETY: valid header.
+        unsafe { (*self.hdr()).thread_count.store(n, Ordering::Relaxed) };
+    }
+
+    /// Blames thread `t` (the running one) and `site` for an abnormal end.
+    pub fn set_culprit(&self, t: u32, site: u64) {
+        // SAFETY: valid header.
+        unsafe {
+            (*self.hdr()).culprit_thread = t;
+            (*self.hdr()).culprit_site = site;
+        }
+    }
+
+    /// Sets only the culprit thread (kept current while running).
+    pub fn set_running(&self, t: u32) {
+        // SAFETY: valid header.
+        unsafe { (*self.hdr()).culprit_thread = t };
+    }
+
+    /// Records a divergence.
+    pub fn set_divergence(&self, step: u64, thread: u32) {
+        // SAFETY: valid header.
+        unsafe {
+            (*self.hdr()).diverged_step = step;
+            (*self.hdr()).diverged_thread = thread;
+        }
+    }
+
+    /// Writes the message text (truncated to the buffer).
+    pub fn set_message(&self, msg: &[u8]) {
+        let n = msg.len().min(MESSAGE_BYTES);
+        // SAFETY: valid header; `n` fits the message buffer.
+        unsafe {
+            let dst = core::ptr::addr_of_mut!((*self.hdr()).message) as *mut u8;
+            core::ptr::copy_nonoverlapping(msg.as_ptr(), dst, n);
+            (*self.hdr()).message_len = n as u32;
+        }
+    }
+
+    /// Sets the exit code reported with `Exited`.
+    pub fn set_exit_code(&self, code: i32) {
+        // SAFETY: valid header.
+        unsafe { (*self.hdr()).exit_code = code };
+    }
+
+    /// Publishes the final status.
+    pub fn set_status(&self, s: RunStatus) {
+        // SAFETY: valid header.
+        unsafe { (*self.hdr()).status.store(s as u32, Ordering::Release) };
+    }
+}

@@ -1,0 +1,177 @@
+//! Enabledness of pending operations, and descriptions of blocked threads
+//! for deadlock and livelock reports.
+
+use crate::state::{State, TState, NONE};
+use crate::table::{once_state, Obj, ObjKind};
+use core::fmt::Write;
+use reach_channel::{EventFlags, OpKind};
+
+/// The live object at `addr` of `kind`, if any.
+pub fn obj(st: &State, addr: u64, kind: ObjKind) -> Option<&Obj> {
+    st.objects.get(addr).filter(|o| o.kind == kind)
+}
+
+/// Owner of the lock-like object at `addr` (`NONE` if free or unknown).
+pub fn owner(st: &State, addr: u64, kind: ObjKind) -> u32 {
+    obj(st, addr, kind).map_or(NONE, |o| o.owner)
+}
+
+/// Value of the semaphore at `addr`: the model's, or the C library's
+/// representation for a semaphore the runtime has not seen yet.
+pub fn sem_value(st: &State, addr: u64) -> u64 {
+    match obj(st, addr, ObjKind::Sem) {
+        Some(o) => o.value,
+        // SAFETY: glibc's sem_t starts with a 64-bit word whose low 32 bits
+        // are the value; the program passed this address as a sem_t.
+        None => u64::from(unsafe { (addr as *const u32).read_volatile() }),
+    }
+}
+
+/// Is thread `t`'s pending operation enabled?
+pub fn is_enabled(st: &State, t: u32) -> bool {
+    let th = &st.threads[t as usize];
+    let op = &th.pending.op;
+    let flags = op.flags;
+    let free_or_mine = |kind| {
+        let o = owner(st, op.object, kind);
+        o == NONE || o == t
+    };
+    match op.kind {
+        OpKind::ThreadJoin => match st.threads.get(op.object as usize) {
+            Some(target) if (op.object as u32) < st.thread_count => {
+                target.state == TState::Finished || op.object as u32 == t
+            }
+            _ => true,
+        },
+        OpKind::MutexLock => free_or_mine(ObjKind::Mutex),
+        OpKind::SpinLock if !flags.has(EventFlags::TRY) => free_or_mine(ObjKind::Spin),
+        OpKind::CondRelock => {
+            (th.signalled || flags.has(EventFlags::TIMED))
+                && owner(st, op.aux, ObjKind::Mutex) == NONE
+        }
+        OpKind::RwReadLock if !flags.has(EventFlags::TRY) && !flags.has(EventFlags::TIMED) => {
+            let w = owner(st, op.object, ObjKind::RwLock);
+            w == NONE || w == t
+        }
+        OpKind::RwWriteLock if !flags.has(EventFlags::TRY) && !flags.has(EventFlags::TIMED) => {
+            match obj(st, op.object, ObjKind::RwLock) {
+                None => true,
+                Some(o) => {
+                    (o.owner == NONE || o.owner == t) && (o.count == 0 || o.readers.contains(t))
+                }
+            }
+        }
+        OpKind::SemWait if !flags.has(EventFlags::TRY) && !flags.has(EventFlags::TIMED) => {
+            sem_value(st, op.object) > 0
+        }
+        OpKind::BarrierLeave => {
+            obj(st, op.object, ObjKind::Barrier).is_none_or(|o| o.generation != th.barrier_gen)
+        }
+        OpKind::Once => {
+            obj(st, op.object, ObjKind::Once).is_none_or(|o| o.value != once_state::RUNNING)
+        }
+        OpKind::FutexWait if th.waiting => th.signalled || flags.has(EventFlags::TIMED),
+        _ => true,
+    }
+}
+
+fn holder(m: &mut crate::fmtbuf::FmtBuf, owner: u32) {
+    if owner == NONE {
+        let _ = write!(m, "free");
+    } else {
+        let _ = write!(m, "held by thread {owner}");
+    }
+}
+
+/// Appends one clause per blocked live thread: what it waits for.
+pub fn describe_blocked(st: &State, m: &mut crate::fmtbuf::FmtBuf) {
+    let mut first = true;
+    for t in 0..st.thread_count {
+        let th = &st.threads[t as usize];
+        if th.state != TState::Parked {
+            continue;
+        }
+        let en = is_enabled(st, t);
+        if en && !(st.spin_blocking && th.spin.blocked) {
+            continue;
+        }
+        if !first {
+            let _ = write!(m, "; ");
+        }
+        first = false;
+        let op = &th.pending.op;
+        let a = op.object;
+        if en {
+            let _ = write!(m, "thread {t} spins re-reading");
+            for r in &th.spin.reads[..th.spin.n] {
+                let _ = write!(m, " {:#x}", r.object);
+            }
+            if th.spin.n == 0 {
+                let _ = write!(m, " without visible reads (yield/sleep loop)");
+            }
+            let _ = write!(m, " (site {:#x})", th.pending.site);
+            continue;
+        }
+        let _ = write!(m, "thread {t} ");
+        match op.kind {
+            OpKind::MutexLock => {
+                let _ = write!(m, "waits for mutex {a:#x} ");
+                holder(m, owner(st, a, ObjKind::Mutex));
+            }
+            OpKind::SpinLock => {
+                let _ = write!(m, "waits for spinlock {a:#x} ");
+                holder(m, owner(st, a, ObjKind::Spin));
+            }
+            OpKind::ThreadJoin => {
+                let _ = write!(m, "waits to join thread {a}");
+            }
+            OpKind::CondRelock if !th.signalled => {
+                let _ = write!(
+                    m,
+                    "waits on condition variable {a:#x} (mutex {:#x})",
+                    op.aux
+                );
+            }
+            OpKind::CondRelock => {
+                let _ = write!(
+                    m,
+                    "was signalled on {a:#x} and waits for mutex {:#x} ",
+                    op.aux
+                );
+                holder(m, owner(st, op.aux, ObjKind::Mutex));
+            }
+            OpKind::RwReadLock | OpKind::RwWriteLock => {
+                let (w, r) = obj(st, a, ObjKind::RwLock).map_or((NONE, 0), |o| (o.owner, o.count));
+                let _ = write!(m, "waits for rwlock {a:#x} (");
+                if w != NONE {
+                    let _ = write!(m, "write-locked by thread {w})");
+                } else {
+                    let _ = write!(m, "{r} read locks held)");
+                }
+            }
+            OpKind::SemWait => {
+                let _ = write!(m, "waits on semaphore {a:#x} (value 0)");
+            }
+            OpKind::BarrierLeave => {
+                let (n, c) = obj(st, a, ObjKind::Barrier).map_or((0, 0), |o| (o.count, o.value));
+                let _ = write!(m, "waits at barrier {a:#x} ({n} of {c} arrived)");
+            }
+            OpKind::Once => {
+                let _ = write!(
+                    m,
+                    "waits for pthread_once {a:#x} running in thread {}",
+                    owner(st, a, ObjKind::Once)
+                );
+            }
+            OpKind::FutexWait => {
+                let _ = write!(m, "waits on futex {a:#x}");
+            }
+            k => {
+                let _ = write!(m, "is blocked at {} {a:#x}", k.name());
+            }
+        }
+        if th.pending.site != 0 {
+            let _ = write!(m, " (site {:#x})", th.pending.site);
+        }
+    }
+}

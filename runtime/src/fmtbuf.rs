@@ -1,0 +1,38 @@
+//! A fixed-size text buffer implementing `core::fmt::Write` (no allocation),
+//! for status messages.
+
+use reach_channel::layout::MESSAGE_BYTES;
+
+/// Text buffer; writes past the end are dropped.
+pub struct FmtBuf {
+    buf: [u8; MESSAGE_BYTES],
+    len: usize,
+}
+
+impl FmtBuf {
+    /// An empty buffer.
+    pub const fn new() -> FmtBuf {
+        FmtBuf {
+            buf: [0; MESSAGE_BYTES],
+            len: 0,
+        }
+    }
+
+    /// The text written so far.
+    pub fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+impl core::fmt::Write for FmtBuf {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        let room = self.buf.len() - self.len;
+        let mut n = s.len().min(room);
+        while n > 0 && !s.is_char_boundary(n) {
+            n -= 1;
+        }
+        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.len += n;
+        Ok(())
+    }
+}

@@ -1,0 +1,114 @@
+//! The hooks called by instrumented code (see `reach_channel::hooks`). Each
+//! one except `__reach_call_site` is a scheduling point before the memory
+//! access it announces.
+
+use crate::api::mk;
+use crate::sched::run_op;
+use crate::state::{me, set_call_site};
+use core::ffi::c_void;
+use reach_channel::{EventFlags, OpKind};
+
+#[inline]
+fn access(kind: OpKind, site: u64, addr: *const c_void, size: u64) {
+    if let Some(me) = me() {
+        run_op(me, mk(kind, 0, addr as u64, size), site, |_, _, _| ());
+    }
+}
+
+/// Before a plain load of `size` bytes at `addr`.
+#[no_mangle]
+pub extern "C" fn __reach_load(site: u64, addr: *const c_void, size: u64) {
+    access(OpKind::Load, site, addr, size);
+}
+
+/// Before a plain store of `size` bytes at `addr`.
+#[no_mangle]
+pub extern "C" fn __reach_store(site: u64, addr: *const c_void, size: u64) {
+    access(OpKind::Store, site, addr, size);
+}
+
+/// Before an atomic load.
+#[no_mangle]
+pub extern "C" fn __reach_atomic_load(site: u64, addr: *const c_void, size: u64, _ordering: u32) {
+    access(OpKind::AtomicLoad, site, addr, size);
+}
+
+/// Before an atomic store.
+#[no_mangle]
+pub extern "C" fn __reach_atomic_store(site: u64, addr: *const c_void, size: u64, _ordering: u32) {
+    access(OpKind::AtomicStore, site, addr, size);
+}
+
+/// Before an atomic read-modify-write.
+#[no_mangle]
+pub extern "C" fn __reach_atomic_rmw(site: u64, addr: *const c_void, size: u64, _ordering: u32) {
+    access(OpKind::AtomicRmw, site, addr, size);
+}
+
+/// Reads `size` bytes at `addr` as an integer (sizes 1, 2, 4, 8).
+fn read_int(addr: u64, size: u64) -> Option<u64> {
+    // SAFETY: the instrumented cmpxchg is about to access these bytes.
+    unsafe {
+        Some(match size {
+            1 => u64::from((addr as *const u8).read_volatile()),
+            2 => u64::from((addr as *const u16).read_volatile()),
+            4 => u64::from((addr as *const u32).read_volatile()),
+            8 => (addr as *const u64).read_volatile(),
+            _ => return None,
+        })
+    }
+}
+
+/// Before a compare-and-exchange: compared with `expected` when the thread
+/// runs; a mismatch is recorded as a failed exchange (a read).
+#[no_mangle]
+pub extern "C" fn __reach_cmpxchg(
+    site: u64,
+    addr: *const c_void,
+    size: u64,
+    expected: u64,
+    _ordering: u32,
+) {
+    let Some(me) = me() else { return };
+    let a = addr as u64;
+    run_op(me, mk(OpKind::CmpXchg, 0, a, size), site, |_, _, op| {
+        let mask = if size >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (size * 8)) - 1
+        };
+        if let Some(cur) = read_int(a, size) {
+            if cur != expected & mask {
+                op.flags.0 |= EventFlags::FAILED;
+            }
+        }
+    });
+}
+
+/// Before a fence.
+#[no_mangle]
+pub extern "C" fn __reach_fence(site: u64, _ordering: u32) {
+    if let Some(me) = me() {
+        run_op(me, mk(OpKind::Fence, 0, 0, 0), site, |_, _, _| ());
+    }
+}
+
+/// Before a ranged access (`memcpy` source/destination, `memset`...).
+#[no_mangle]
+pub extern "C" fn __reach_range(site: u64, addr: *const c_void, len: u64, is_write: u32) {
+    if len == 0 {
+        return;
+    }
+    let kind = if is_write != 0 {
+        OpKind::RangeWrite
+    } else {
+        OpKind::RangeRead
+    };
+    access(kind, site, addr, len);
+}
+
+/// Announces the site of the next interposed library call.
+#[no_mangle]
+pub extern "C" fn __reach_call_site(site: u64) {
+    set_call_site(site);
+}

@@ -1,0 +1,102 @@
+//! Initialisation in an ELF constructor: attach to the channel, read the
+//! request, and make the main thread thread 0.
+
+use crate::chan::{AttachError, Chan};
+use crate::state::{set_debug, set_me, state, TState, MODE, MODE_ACTIVE};
+use crate::sys;
+use core::sync::atomic::Ordering;
+use reach_channel::layout::{REQ_SLEEP_SETS, REQ_SPIN_BLOCKING};
+use reach_channel::{Policy, ThreadState};
+
+fn parse_fd(s: &[u8]) -> Option<i32> {
+    if s.is_empty() || s.len() > 9 {
+        return None;
+    }
+    let mut v: i32 = 0;
+    for c in s {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + i32::from(c - b'0');
+    }
+    Some(v)
+}
+
+fn env(name: &core::ffi::CStr) -> Option<&'static [u8]> {
+    // SAFETY: getenv with a NUL-terminated name; the result (if any) is a
+    // NUL-terminated string in the environment.
+    unsafe {
+        let p = libc::getenv(name.as_ptr());
+        if p.is_null() {
+            None
+        } else {
+            Some(core::ffi::CStr::from_ptr(p).to_bytes())
+        }
+    }
+}
+
+extern "C" fn reach_init() {
+    set_debug(env(c"REACH_DEBUG") == Some(b"1"));
+    let Some(fd) = env(c"REACH_CHANNEL_FD").and_then(parse_fd) else {
+        return;
+    };
+    let chan = match Chan::attach(fd) {
+        Ok(c) => c,
+        Err(AttachError::Invalid) => return,
+        Err(AttachError::Version(_)) => {
+            sys::write_stderr(
+                b"reach-runtime: the driver speaks another channel version; rebuild reach-native and its runtime together\n",
+            );
+            sys::exit_group(2);
+        }
+    };
+    // Programs this one executes must not attach to the channel.
+    // SAFETY: plain fcntl on the inherited fd; unsetenv with a valid name
+    // during single-threaded start-up.
+    unsafe {
+        libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+        libc::unsetenv(c"REACH_CHANNEL_FD".as_ptr());
+    }
+    // SAFETY: start-up is single-threaded; nothing else uses the state yet.
+    let st = unsafe { state() };
+    let h = chan.header();
+    st.prefix_len = u64::from(h.prefix_len.min(chan.prefix_capacity));
+    st.policy = Policy::from_u32(h.policy).unwrap_or(Policy::ContinueThenLowest);
+    st.rng = (h.seed ^ 0x9E37_79B9_7F4A_7C15) | 1;
+    st.max_steps = h.max_steps.min(u64::from(chan.event_capacity));
+    st.sleep_sets = h.request_flags & REQ_SLEEP_SETS != 0;
+    st.spin_blocking = h.request_flags & REQ_SPIN_BLOCKING != 0;
+    st.spin_threshold = u64::from(h.spin_threshold);
+    st.sleep = if st.sleep_sets {
+        h.sleep_set
+    } else {
+        reach_channel::ThreadSet::EMPTY
+    };
+    st.chan = chan;
+    st.thread_count = 1;
+    st.running = 0;
+    st.event_count = 0;
+    let main = &mut st.threads[0];
+    main.state = TState::Running;
+    // SAFETY: plain query.
+    main.handle = unsafe { libc::pthread_self() };
+    let slot = st.chan.slot(0);
+    slot.state = ThreadState::Running as u32;
+    slot.parent = u32::MAX;
+    st.chan.set_thread_count(1);
+    st.chan.set_event_count(0);
+    st.chan.set_running(0);
+    if !crate::api::thread::create_exit_key(st) {
+        sys::write_stderr(
+            b"reach-runtime: cannot create a thread-specific key; running uncontrolled\n",
+        );
+        return;
+    }
+    crate::api::thread::arm_exit_key(st);
+    set_me(0);
+    MODE.store(MODE_ACTIVE, Ordering::SeqCst);
+}
+
+#[used]
+#[link_section = ".init_array"]
+static INIT: extern "C" fn() = reach_init;

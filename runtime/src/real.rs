@@ -1,0 +1,64 @@
+//! The real (next) definitions of the functions the runtime interposes,
+//! looked up once with `dlsym(RTLD_NEXT, name)` and cached.
+
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+/// A lazily resolved pointer to the next definition of a symbol.
+pub struct RealFn {
+    name: &'static core::ffi::CStr,
+    addr: AtomicUsize,
+}
+
+impl RealFn {
+    /// A not yet resolved symbol `name`.
+    pub const fn new(name: &'static core::ffi::CStr) -> RealFn {
+        RealFn {
+            name,
+            addr: AtomicUsize::new(0),
+        }
+    }
+
+    /// The address of the next definition; ends the process with a clear
+    /// message if there is none (the C library always defines these).
+    pub fn addr(&self) -> usize {
+        let a = self.addr.load(Ordering::Relaxed);
+        if a != 0 {
+            return a;
+        }
+        // SAFETY: `name` is NUL-terminated; RTLD_NEXT lookup has no other
+        // preconditions.
+        let p = unsafe { libc::dlsym(libc::RTLD_NEXT, self.name.as_ptr()) } as usize;
+        if p == 0 {
+            crate::sys::write_stderr(b"reach-runtime: [reach internal bug] missing libc symbol ");
+            crate::sys::write_stderr(self.name.to_bytes());
+            crate::sys::write_stderr(b"\n");
+            crate::sys::exit_group(70);
+        }
+        self.addr.store(p, Ordering::Relaxed);
+        p
+    }
+}
+
+/// The next definition of C symbol `$sym` as a function pointer of type
+/// `$ty`: `real!(c"pthread_join", unsafe extern "C" fn(...) -> c_int)`.
+#[macro_export]
+macro_rules! real {
+    ($sym:literal, $ty:ty) => {{
+        static F: $crate::real::RealFn = $crate::real::RealFn::new($sym);
+        // SAFETY: every use site spells the C prototype of `$sym`.
+        #[allow(unused_unsafe)]
+        let f = unsafe { $crate::real::get::<$ty>(&F) };
+        f
+    }};
+}
+
+/// Resolves `f` as a function pointer of type `T`.
+///
+/// # Safety
+/// `T` must be the `extern "C" fn` type of the symbol.
+pub unsafe fn get<T: Copy>(f: &RealFn) -> T {
+    let a = f.addr();
+    // SAFETY: the caller guarantees `T` is a function pointer type of the
+    // symbol; function pointers are pointer-sized.
+    unsafe { core::mem::transmute_copy::<usize, T>(&a) }
+}

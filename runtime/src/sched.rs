@@ -1,0 +1,350 @@
+//! The scheduler: serialises the controlled threads, makes every scheduling
+//! decision from the driver's prefix and policy, records the trace, and ends
+//! the execution when it must.
+//!
+//! Exactly one controlled thread runs at any time. A thread that reaches a
+//! scheduling point stores its pending operation and, if it is the one
+//! running, decides who runs next; a different thread is woken through its
+//! handoff futex word, the same thread continues without any system call.
+//! The chosen thread records its event and performs the operation.
+//!
+//! Sleep sets follow Fig. 7 of "Dynamic Partial Order Reduction with
+//! Commutativity of Reads" (Saarikivi et al., Section IV-D): after the prefix a
+//! sleeping thread is never chosen, and after each executed operation every
+//! sleeping thread whose pending operation conflicts with it wakes up.
+
+use crate::fmtbuf::FmtBuf;
+use crate::state::{go_word, set_me, state, Pending, State, TState, MODE, MODE_ENDED, NONE};
+use crate::sys;
+use core::fmt::Write;
+use core::sync::atomic::Ordering;
+use reach_channel::{Event, Op, OpKind, Policy, RunStatus, ThreadSet, ThreadState};
+
+/// Ends the execution with `status` and `msg`, blaming the running thread and
+/// `site`. Never returns: the process exits at once.
+pub fn end_run(st: &mut State, status: RunStatus, site: u64, msg: &FmtBuf) -> ! {
+    let chan = &st.chan;
+    chan.set_message(msg.bytes());
+    chan.set_culprit(st.running, site);
+    chan.set_event_count(st.event_count);
+    chan.set_thread_count(st.thread_count);
+    chan.set_status(status);
+    MODE.store(MODE_ENDED, Ordering::SeqCst);
+    if crate::state::debug() {
+        sys::write_stderr(b"reach-runtime: ");
+        sys::write_stderr(msg.bytes());
+        sys::write_stderr(b"\n");
+    }
+    // SAFETY: flushing the program's stdio buffers; no controlled thread is
+    // parked inside stdio (scheduling points are never inside libc).
+    unsafe {
+        libc::fflush(core::ptr::null_mut());
+    }
+    sys::exit_group(0)
+}
+
+/// Ends the execution with `status` and a formatted message.
+#[macro_export]
+macro_rules! fail {
+    ($st:expr, $status:expr, $site:expr, $($arg:tt)*) => {{
+        let mut m = $crate::fmtbuf::FmtBuf::new();
+        let _ = core::fmt::Write::write_fmt(&mut m, format_args!($($arg)*));
+        $crate::sched::end_run($st, $status, $site, &m)
+    }};
+}
+
+/// Ends the execution with `InternalError`.
+pub fn internal_bug(st: &mut State, what: &str) -> ! {
+    fail!(
+        st,
+        RunStatus::InternalError,
+        0,
+        "[reach internal bug] {what}"
+    )
+}
+
+/// Wakes thread `t` (it may run now).
+fn release(t: u32) {
+    let w = go_word(t);
+    w.store(1, Ordering::Release);
+    sys::futex_wake(w);
+}
+
+/// Blocks the calling thread `me` until another thread hands it the right to run.
+fn wait_turn(me: u32) {
+    let w = go_word(me);
+    loop {
+        if w.swap(0, Ordering::Acquire) == 1 {
+            return;
+        }
+        sys::futex_wait(w, 0);
+    }
+}
+
+fn set_slot_state(st: &State, t: u32, s: ThreadState) {
+    st.chan.slot(t).state = s as u32;
+}
+
+/// Makes `next` the running thread and wakes it. The caller must not touch
+/// the state afterwards.
+fn switch_to(st: &mut State, next: u32) {
+    st.running = next;
+    st.threads[next as usize].state = TState::Running;
+    set_slot_state(st, next, ThreadState::Running);
+    st.chan.set_running(next);
+    release(next);
+}
+
+/// Computes the enabled set, updating every slot's `enabled` flag. Returns
+/// the set, whether some thread is alive, and whether a spinning thread was
+/// left out.
+fn compute_enabled(st: &mut State) -> (ThreadSet, bool, bool) {
+    let mut set = ThreadSet::EMPTY;
+    let (mut live, mut spinning) = (false, false);
+    for t in 0..st.thread_count {
+        let th = &st.threads[t as usize];
+        if th.state != TState::Parked {
+            st.chan.slot(t).enabled = 0;
+            continue;
+        }
+        live = true;
+        let mut en = crate::enabled::is_enabled(st, t);
+        if en && st.spin_blocking && st.threads[t as usize].spin.blocked {
+            spinning = true;
+            en = false;
+        }
+        st.chan.slot(t).enabled = u32::from(en);
+        if en {
+            set.insert(t);
+        }
+    }
+    (set, live, spinning)
+}
+
+fn next_random(st: &mut State) -> u64 {
+    // xorshift64*
+    let mut x = st.rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    st.rng = x;
+    x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+}
+
+/// Picks the thread to run next; `cur` is the thread that just parked
+/// ([`NONE`] if it finished). Returns [`NONE`] if no thread is alive.
+/// Ends the execution on deadlock, livelock, step bound, divergence and
+/// sleep-set blocking.
+pub fn decide(st: &mut State, cur: u32) -> u32 {
+    let (enabled, live, spinning) = compute_enabled(st);
+    if enabled.is_empty() {
+        if !live {
+            return NONE;
+        }
+        let mut m = FmtBuf::new();
+        let status = if spinning {
+            let _ = write!(m, "livelock: no thread can make progress; ");
+            RunStatus::Livelock
+        } else {
+            let _ = write!(m, "deadlock: every live thread is blocked; ");
+            RunStatus::Deadlock
+        };
+        crate::enabled::describe_blocked(st, &mut m);
+        end_run(st, status, 0, &m);
+    }
+    let step = st.event_count;
+    if step >= st.max_steps {
+        fail!(
+            st,
+            RunStatus::StepLimit,
+            0,
+            "the execution exceeded the step bound of {} steps",
+            st.max_steps
+        );
+    }
+    let pick = if step < st.prefix_len {
+        let t = st.chan.prefix(step);
+        if !enabled.contains(t) {
+            st.chan.set_divergence(step, t);
+            let why = if t >= st.thread_count {
+                "does not exist"
+            } else if st.threads[t as usize].state == TState::Finished {
+                "has finished"
+            } else {
+                "is blocked"
+            };
+            fail!(
+                st,
+                RunStatus::Diverged,
+                0,
+                "schedule prefix step {step} asks for thread {t}, which {why}"
+            );
+        }
+        t
+    } else {
+        let cand = if st.sleep_sets {
+            enabled.minus(&st.sleep)
+        } else {
+            enabled
+        };
+        let Some(lowest) = cand.first() else {
+            fail!(
+                st,
+                RunStatus::SleepBlocked,
+                0,
+                "every enabled thread is in the sleep set"
+            );
+        };
+        match st.policy {
+            Policy::ContinueThenLowest if cur != NONE && cand.contains(cur) => cur,
+            Policy::ContinueThenLowest => lowest,
+            Policy::Random => {
+                let n = cand.len() as u64;
+                let k = next_random(st) % n;
+                cand.iter().nth(k as usize).unwrap_or(lowest)
+            }
+        }
+    };
+    st.enabled = enabled;
+    pick
+}
+
+/// Parks the calling thread `me` at `op` and returns once it is chosen to run.
+pub fn schedule(me: u32, op: Op, site: u64) {
+    // SAFETY: `me` holds the right to run.
+    let st = unsafe { state() };
+    let i = me as usize;
+    st.threads[i].pending = Pending { op, site };
+    let slot = st.chan.slot(me);
+    slot.pending_kind = op.kind as u16;
+    slot.pending_flags = op.flags.0;
+    slot.pending_object = op.object;
+    slot.pending_aux = op.aux;
+    slot.pending_site = site;
+    if site != 0 {
+        slot.last_site = site;
+    }
+    let starting = st.threads[i].state == TState::Starting;
+    st.threads[i].state = TState::Parked;
+    set_slot_state(st, me, ThreadState::Parked);
+    if starting {
+        // First scheduling point of a new thread: hand back to the creator.
+        let parent = st.threads[i].parent;
+        st.running = parent;
+        st.chan.set_running(parent);
+        release(parent);
+        wait_turn(me);
+        return;
+    }
+    let next = decide(st, me);
+    if next == me {
+        st.threads[i].state = TState::Running;
+        set_slot_state(st, me, ThreadState::Running);
+        return;
+    }
+    if next == NONE {
+        internal_bug(st, "a parked thread is not alive");
+    }
+    switch_to(st, next);
+    wait_turn(me);
+}
+
+/// Records event `op` of thread `me` (the running thread) and returns its index.
+fn record(st: &mut State, me: u32, op: &Op, site: u64) -> u64 {
+    let i = st.event_count;
+    let ev = Event {
+        thread: me,
+        kind: op.kind as u16,
+        flags: op.flags.0,
+        site,
+        object: op.object,
+        aux: op.aux,
+        enabled: st.enabled,
+    };
+    st.chan.write_event(i, &ev);
+    st.event_count += 1;
+    st.chan.set_event_count(st.event_count);
+    st.chan.slot(me).steps += 1;
+    i
+}
+
+/// Sleep-set update after executing `op` (paper Fig. 7).
+fn update_sleep(st: &mut State, me: u32, op: &Op) {
+    if !st.sleep_sets || st.event_count < st.prefix_len || st.sleep.is_empty() {
+        return;
+    }
+    st.sleep.remove(me);
+    let sleeping = st.sleep;
+    for u in sleeping.iter() {
+        let th = &st.threads[u as usize];
+        if !th.live() || th.pending.op.conflicts(op) {
+            st.sleep.remove(u);
+        }
+    }
+}
+
+/// Runs one visible operation of the calling thread `me`: parks at `op`,
+/// waits to be chosen, records the event, then runs `effect` (which performs
+/// the operation on the runtime's model and may set outcome flags on the
+/// operation) and returns its result.
+pub fn run_op<R>(
+    me: u32,
+    mut op: Op,
+    site: u64,
+    effect: impl FnOnce(&mut State, u32, &mut Op) -> R,
+) -> R {
+    schedule(me, op, site);
+    // SAFETY: `me` was chosen and holds the right to run.
+    let st = unsafe { state() };
+    if op.kind == OpKind::ThreadCreate {
+        op.object = u64::from(st.thread_count);
+    }
+    let idx = record(st, me, &op, site);
+    let r = effect(st, me, &mut op);
+    // SAFETY: still (or again, after a thread creation) the running thread.
+    let st = unsafe { state() };
+    if let Some(ev) = st.chan.event_mut(idx) {
+        ev.flags = op.flags.0;
+        ev.object = op.object;
+        ev.aux = op.aux;
+    }
+    update_sleep(st, me, &op);
+    crate::spin::after_event(st, me, &op);
+    r
+}
+
+/// The calling thread `me` has finished: it leaves the schedule and hands the
+/// right to run on (no event is recorded for a thread's exit).
+pub fn thread_finished(me: u32) {
+    // SAFETY: `me` holds the right to run.
+    let st = unsafe { state() };
+    let i = me as usize;
+    let starting = st.threads[i].state == TState::Starting;
+    st.threads[i].state = TState::Finished;
+    set_slot_state(st, me, ThreadState::Finished);
+    st.chan.slot(me).enabled = 0;
+    set_me(NONE);
+    if starting {
+        let parent = st.threads[i].parent;
+        st.running = parent;
+        st.chan.set_running(parent);
+        release(parent);
+        return;
+    }
+    let next = decide(st, NONE);
+    if next == NONE {
+        // The last thread ended (the main thread called pthread_exit): the
+        // C library ends the process with status 0.
+        st.chan.set_exit_code(0);
+        st.chan.set_status(RunStatus::Exited);
+        MODE.store(MODE_ENDED, Ordering::SeqCst);
+        return;
+    }
+    switch_to(st, next);
+}
+
+/// Waits (as thread `me`, the creator) until a thread just started by it
+/// parks at its first scheduling point or finishes.
+pub fn wait_for_child(me: u32) {
+    wait_turn(me);
+}

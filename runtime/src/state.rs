@@ -1,0 +1,289 @@
+//! The runtime's global state: one instance in static memory (zeroed at load
+//! time, never allocated from the program heap), accessed only by the one
+//! thread that currently runs (threads hand the right to run to each other
+//! with release/acquire futex words, which orders all accesses).
+
+use crate::chan::Chan;
+use crate::table::Table;
+use core::cell::{Cell, UnsafeCell};
+use core::sync::atomic::{AtomicU32, Ordering};
+use reach_channel::{Op, OpKind, Policy, ThreadSet, MAX_THREADS};
+
+/// "No thread".
+pub const NONE: u32 = u32::MAX;
+
+/// Runtime mode: no channel, everything forwards to the real functions.
+pub const MODE_PASSIVE: u32 = 0;
+/// Runtime mode: controlling the execution.
+pub const MODE_ACTIVE: u32 = 1;
+/// Runtime mode: the execution has concluded (exit handlers run, or the
+/// process is a fork child); everything forwards to the real functions.
+pub const MODE_ENDED: u32 = 2;
+
+/// Current runtime mode.
+pub static MODE: AtomicU32 = AtomicU32::new(MODE_PASSIVE);
+
+thread_local! {
+    /// The calling thread's id, or [`NONE`] if it is not controlled.
+    static TID: Cell<u32> = const { Cell::new(NONE) };
+    /// Site announced by `__reach_call_site` for the next interposed call.
+    static CALL_SITE: Cell<u64> = const { Cell::new(0) };
+}
+
+/// The calling thread's id if the runtime controls it right now.
+#[inline]
+pub fn me() -> Option<u32> {
+    if MODE.load(Ordering::Relaxed) != MODE_ACTIVE {
+        return None;
+    }
+    let t = TID.with(|c| c.get());
+    (t != NONE).then_some(t)
+}
+
+/// Sets the calling thread's id ([`NONE`]: not controlled).
+pub fn set_me(t: u32) {
+    TID.with(|c| c.set(t));
+}
+
+/// Records the site of the next interposed call.
+pub fn set_call_site(site: u64) {
+    CALL_SITE.with(|c| c.set(site));
+}
+
+/// Takes the site announced for this interposed call (0 if none).
+pub fn take_call_site() -> u64 {
+    CALL_SITE.with(|c| c.replace(0))
+}
+
+/// Life-cycle state of a thread, as the scheduler sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TState {
+    /// Slot unused.
+    Unused,
+    /// Created, running towards its first scheduling point while its parent waits.
+    Starting,
+    /// Parked at its pending operation.
+    Parked,
+    /// The one running thread.
+    Running,
+    /// Finished.
+    Finished,
+}
+
+/// Most reads remembered per spinning thread.
+pub const SPIN_READS: usize = 8;
+
+/// Spin-loop detection state of one thread.
+#[derive(Clone, Copy, Debug)]
+pub struct Spin {
+    /// Read operations since the thread's last write or synchronisation.
+    pub reads: [Op; SPIN_READS],
+    /// Number of valid entries in `reads`.
+    pub n: usize,
+    /// Consecutive reads (and yields) without progress.
+    pub count: u64,
+    /// Past the threshold: disabled until another thread writes what it read.
+    pub blocked: bool,
+    /// More distinct reads than fit in `reads`: any write releases the thread.
+    pub overflow: bool,
+}
+
+impl Spin {
+    /// No reads.
+    pub const EMPTY: Spin = Spin {
+        reads: [NO_OP; SPIN_READS],
+        n: 0,
+        count: 0,
+        blocked: false,
+        overflow: false,
+    };
+}
+
+/// Placeholder operation.
+pub const NO_OP: Op = Op {
+    kind: OpKind::Yield,
+    flags: reach_channel::EventFlags(0),
+    object: 0,
+    aux: 0,
+};
+
+/// A pending operation with its site.
+#[derive(Clone, Copy, Debug)]
+pub struct Pending {
+    /// The operation.
+    pub op: Op,
+    /// Its site.
+    pub site: u64,
+}
+
+/// Everything the runtime knows about one thread.
+pub struct Thread {
+    /// Handoff word: set to 1 (and woken) when the thread may run.
+    pub go: AtomicU32,
+    /// Life-cycle state.
+    pub state: TState,
+    /// Pending operation while parked.
+    pub pending: Pending,
+    /// Creator (`NONE` for the main thread).
+    pub parent: u32,
+    /// `pthread_t` of the thread.
+    pub handle: libc::pthread_t,
+    /// Start routine and argument (for the trampoline).
+    pub start: usize,
+    /// Argument of the start routine.
+    pub arg: usize,
+    /// Detached (no join allowed).
+    pub detached: bool,
+    /// Already joined.
+    pub joined: bool,
+    /// Waiting on a condition variable or futex (second half pending).
+    pub waiting: bool,
+    /// Woken by a signal/broadcast/futex wake while waiting.
+    pub signalled: bool,
+    /// FIFO ticket of the current wait.
+    pub ticket: u64,
+    /// Recursion count of the mutex released by a condition wait.
+    pub saved_count: u32,
+    /// Barrier generation the thread arrived in.
+    pub barrier_gen: u64,
+    /// Spin-loop detection.
+    pub spin: Spin,
+    /// Read locks held (rwlock addresses, one entry per hold).
+    pub rd_held: [u64; RD_HELD],
+    /// Valid entries of `rd_held`.
+    pub rd_n: usize,
+}
+
+/// Most read-lock holds one thread may have at once.
+pub const RD_HELD: usize = 16;
+
+impl Thread {
+    /// An unused slot.
+    pub const EMPTY: Thread = Thread {
+        go: AtomicU32::new(0),
+        state: TState::Unused,
+        pending: Pending { op: NO_OP, site: 0 },
+        parent: NONE,
+        handle: 0,
+        start: 0,
+        arg: 0,
+        detached: false,
+        joined: false,
+        waiting: false,
+        signalled: false,
+        ticket: 0,
+        saved_count: 0,
+        barrier_gen: 0,
+        spin: Spin::EMPTY,
+        rd_held: [0; RD_HELD],
+        rd_n: 0,
+    };
+
+    /// Alive: created and not finished.
+    pub fn live(&self) -> bool {
+        matches!(
+            self.state,
+            TState::Starting | TState::Parked | TState::Running
+        )
+    }
+}
+
+/// Most program thread-specific keys whose destructors the runtime runs.
+pub const MAX_KEYS: usize = 1024;
+
+/// The whole runtime state.
+pub struct State {
+    /// The mapped channel.
+    pub chan: Chan,
+    /// Threads by id.
+    pub threads: [Thread; MAX_THREADS],
+    /// Threads created so far (ids `0..thread_count`).
+    pub thread_count: u32,
+    /// The running thread.
+    pub running: u32,
+    /// Enabled threads at the last decision.
+    pub enabled: ThreadSet,
+    /// Current sleep set (after the prefix).
+    pub sleep: ThreadSet,
+    /// Apply sleep sets.
+    pub sleep_sets: bool,
+    /// Treat spinning threads as blocked.
+    pub spin_blocking: bool,
+    /// Reads without progress before a thread counts as spinning.
+    pub spin_threshold: u64,
+    /// Schedule prefix length.
+    pub prefix_len: u64,
+    /// Policy after the prefix.
+    pub policy: Policy,
+    /// PRNG state for the random policy.
+    pub rng: u64,
+    /// Step bound.
+    pub max_steps: u64,
+    /// Events recorded.
+    pub event_count: u64,
+    /// FIFO ticket counter for waits.
+    pub next_ticket: u64,
+    /// Synchronisation objects.
+    pub objects: Table,
+    /// The runtime's own key whose destructor reports thread exit.
+    pub exit_key: libc::pthread_key_t,
+    /// Destructors of program keys (`0` = none), indexed by key.
+    pub key_dtors: [usize; MAX_KEYS],
+}
+
+struct Global(UnsafeCell<State>);
+
+// SAFETY: the state is only touched by the single thread that holds the right
+// to run; the right is handed over with release/acquire atomics.
+unsafe impl Sync for Global {}
+
+static GLOBAL: Global = Global(UnsafeCell::new(State {
+    chan: Chan::NULL,
+    threads: [Thread::EMPTY; MAX_THREADS],
+    thread_count: 0,
+    running: 0,
+    enabled: ThreadSet::EMPTY,
+    sleep: ThreadSet::EMPTY,
+    sleep_sets: false,
+    spin_blocking: false,
+    spin_threshold: 0,
+    prefix_len: 0,
+    policy: Policy::ContinueThenLowest,
+    rng: 0,
+    max_steps: 0,
+    event_count: 0,
+    next_ticket: 0,
+    objects: Table::EMPTY,
+    exit_key: 0,
+    key_dtors: [0; MAX_KEYS],
+}));
+
+/// The global state.
+///
+/// # Safety
+/// Only the thread that currently holds the right to run (or the
+/// initialising thread) may call this, and it must not keep two of the
+/// returned references alive across a handoff.
+#[allow(clippy::mut_from_ref)]
+pub unsafe fn state() -> &'static mut State {
+    // SAFETY: see the function's contract.
+    unsafe { &mut *GLOBAL.0.get() }
+}
+
+/// The handoff word of thread `t`, usable without holding the right to run.
+pub fn go_word(t: u32) -> &'static AtomicU32 {
+    // SAFETY: only the atomic field is borrowed, which is sound to share.
+    unsafe { &(*GLOBAL.0.get()).threads[t as usize % MAX_THREADS].go }
+}
+
+static DEBUG: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+/// True when `REACH_DEBUG=1`: the runtime prints why an execution ended.
+pub fn debug() -> bool {
+    DEBUG.load(Ordering::Relaxed)
+}
+
+/// Turns debugging output on or off.
+pub fn set_debug(on: bool) {
+    DEBUG.store(on, Ordering::Relaxed);
+}

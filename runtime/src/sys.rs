@@ -1,0 +1,98 @@
+//! Thin wrappers over the raw system calls the runtime needs. None of them
+//! allocates or goes through an interposed libc function.
+
+use core::sync::atomic::AtomicU32;
+
+/// A raw x86_64 system call with up to six arguments. The runtime interposes
+/// the C library's `syscall`, so it must not call it itself.
+///
+/// # Safety
+/// The arguments must be valid for system call `n`.
+#[inline]
+pub unsafe fn raw_syscall(n: i64, a: [i64; 6]) -> i64 {
+    let ret: i64;
+    // SAFETY: the x86_64 Linux system call convention; rcx and r11 are
+    // clobbered by the `syscall` instruction.
+    unsafe {
+        core::arch::asm!(
+            "syscall",
+            inlateout("rax") n => ret,
+            in("rdi") a[0],
+            in("rsi") a[1],
+            in("rdx") a[2],
+            in("r10") a[3],
+            in("r8") a[4],
+            in("r9") a[5],
+            lateout("rcx") _,
+            lateout("r11") _,
+            options(nostack),
+        );
+    }
+    ret
+}
+
+/// Blocks while `*word == expected` (spurious returns are possible).
+pub fn futex_wait(word: &AtomicU32, expected: u32) {
+    // SAFETY: FUTEX_WAIT on a valid, aligned u32 that lives as long as the
+    // runtime (it is in a static); no timeout.
+    unsafe {
+        raw_syscall(
+            libc::SYS_futex,
+            [
+                word.as_ptr() as i64,
+                i64::from(libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG),
+                i64::from(expected),
+                0,
+                0,
+                0,
+            ],
+        );
+    }
+}
+
+/// Wakes every waiter of `word`.
+pub fn futex_wake(word: &AtomicU32) {
+    // SAFETY: FUTEX_WAKE on a valid, aligned u32.
+    unsafe {
+        raw_syscall(
+            libc::SYS_futex,
+            [
+                word.as_ptr() as i64,
+                i64::from(libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG),
+                i64::from(i32::MAX),
+                0,
+                0,
+                0,
+            ],
+        );
+    }
+}
+
+/// Ends the whole process immediately (no atexit handlers, no flushing),
+/// bypassing the runtime's own `_exit`/`exit` interposers.
+pub fn exit_group(code: i32) -> ! {
+    // SAFETY: exit_group never returns.
+    unsafe {
+        raw_syscall(libc::SYS_exit_group, [i64::from(code), 0, 0, 0, 0, 0]);
+    }
+    // exit_group cannot fail; keep the compiler happy without panicking.
+    loop {
+        core::hint::spin_loop();
+    }
+}
+
+/// Writes `bytes` to standard error (best effort, unbuffered).
+pub fn write_stderr(bytes: &[u8]) {
+    // SAFETY: writing from a valid buffer of the given length.
+    unsafe {
+        libc::write(2, bytes.as_ptr().cast(), bytes.len());
+    }
+}
+
+/// Sets the calling thread's `errno`.
+pub fn set_errno(e: i32) {
+    // SAFETY: __errno_location returns the calling thread's errno slot.
+    unsafe {
+        *libc::__errno_location() = e;
+    }
+}
