@@ -35,6 +35,8 @@ pub struct HappensBefore {
     objects: HashMap<ObjectKey, ObjectState>,
     /// Thread of each event applied so far.
     event_thread: Vec<u32>,
+    /// Clock of each event applied so far (its happens-before predecessors).
+    event_clocks: Vec<VClock>,
 }
 
 impl HappensBefore {
@@ -55,6 +57,20 @@ impl HappensBefore {
         &mut self.threads[t]
     }
 
+    /// Thread that executed event `i`.
+    pub fn thread_of(&self, i: usize) -> Option<u32> {
+        self.event_thread.get(i).copied()
+    }
+
+    /// True if event `a` happened before event `b` (both applied).
+    pub fn event_precedes_event(&self, a: usize, b: usize) -> bool {
+        a < b
+            && match (self.event_thread.get(a), self.event_clocks.get(b)) {
+                (Some(&owner), Some(clock)) => clock.covers(owner, a),
+                _ => false,
+            }
+    }
+
     /// True if event `i` happened before thread `p`'s current state.
     pub fn event_precedes_thread(&self, i: usize, p: u32) -> bool {
         let Some(&owner) = self.event_thread.get(i) else {
@@ -64,30 +80,35 @@ impl HappensBefore {
     }
 
     /// The events the pending operation `v` of thread `p` races with
-    /// (Fig. 3, lines 5–9), one per touched object: for a write, the last
-    /// read since the last write that does not happen before `p`, else the
-    /// last write; for a read, the last write; for an acquire of a lock, the
-    /// last acquire. Only candidates that do not happen before `p` are returned.
+    /// (Fig. 3, lines 5–9) on each touched object: for a write, every read
+    /// since the last write that does not happen before `p` (the reads commute
+    /// with each other, so each of them races with the write), else the last
+    /// write; for a read, the last write; for an acquire of a lock, the last
+    /// acquire. Only candidates that do not happen before `p` are returned.
     pub fn racing_events(&self, p: u32, v: &Op) -> Vec<usize> {
         let mut found = Vec::new();
         for (key, class) in touched(v) {
             let Some(state) = self.objects.get(&key) else {
                 continue;
             };
-            let candidate = if lock_key(v) == Some(key) {
-                state.last_acquire
+            let mut candidates: Vec<usize> = Vec::new();
+            if lock_key(v) == Some(key) {
+                candidates.extend(state.last_acquire);
             } else if class == Class::Write {
-                state
-                    .reads_since_write
-                    .iter()
-                    .rev()
-                    .copied()
-                    .find(|&j| !self.event_precedes_thread(j, p))
-                    .or(state.last_write)
+                candidates.extend(
+                    state
+                        .reads_since_write
+                        .iter()
+                        .copied()
+                        .filter(|&j| !self.event_precedes_thread(j, p)),
+                );
+                if candidates.is_empty() {
+                    candidates.extend(state.last_write);
+                }
             } else {
-                state.last_write
-            };
-            if let Some(i) = candidate {
+                candidates.extend(state.last_write);
+            }
+            for i in candidates {
                 if !self.event_precedes_thread(i, p) && !found.contains(&i) {
                     found.push(i);
                 }
@@ -142,6 +163,7 @@ impl HappensBefore {
         if event.op.kind == OpKind::ThreadCreate {
             *self.clock_mut(event.op.object as u32) = cv.clone();
         }
+        self.event_clocks.push(cv.clone());
         *self.clock_mut(p) = cv;
     }
 }

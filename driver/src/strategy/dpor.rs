@@ -58,17 +58,102 @@ impl Dpor {
     }
 
     /// Adds the threads needed to reverse the race of event `i` with the
-    /// pending operation of thread `p` (Fig. 3, lines 10–14).
-    fn add_backtrack(&mut self, i: usize, p: u32, p_ran_since: bool) {
+    /// pending operation `v` of thread `p` at state `k` (Fig. 3, lines 10–14):
+    /// `p` itself if it was enabled at `pre(E, i)`, has not run since and is
+    /// not asleep there. When `p` cannot be scheduled there, a thread that can
+    /// start the reversed order is needed instead: the initials of the events
+    /// after `i` that do not depend on it, followed by `v` (as source sets do,
+    /// Abdulla et al. 2014); if one of them is already in the backtrack or
+    /// sleep set nothing is needed, else the lowest one is added; if none is
+    /// enabled there, every enabled thread is (line 13).
+    fn add_backtrack(&mut self, race: Race, hb: &HappensBefore, trace: &Trace) {
+        let Race {
+            i,
+            k,
+            p,
+            v,
+            p_ran_since,
+        } = race;
+        let node = &self.path.nodes[i];
+        if node.enabled.contains(p) && !p_ran_since && !node.sleep.contains(p) {
+            self.path.nodes[i].backtrack.insert(p);
+            return;
+        }
+        let initials = initials(i, k, p, &v, hb, trace);
         let node = &mut self.path.nodes[i];
-        if node.enabled.contains(p) && !p_ran_since {
-            node.backtrack.insert(p);
-        } else {
-            for t in node.enabled.iter().collect::<Vec<_>>() {
-                node.backtrack.insert(t);
+        if initials
+            .iter()
+            .any(|&q| node.backtrack.contains(q) || node.sleep.contains(q))
+        {
+            return;
+        }
+        match initials.iter().copied().find(|&q| node.enabled.contains(q)) {
+            Some(q) => node.backtrack.insert(q),
+            None => {
+                for t in node.enabled.iter().collect::<Vec<_>>() {
+                    node.backtrack.insert(t);
+                }
             }
         }
     }
+}
+
+/// A race between event `i` and the pending operation `v` of thread `p` at state `k`.
+#[derive(Clone, Copy)]
+struct Race {
+    i: usize,
+    k: usize,
+    p: u32,
+    v: reach_channel::Op,
+    p_ran_since: bool,
+}
+
+/// Threads whose next step can start the sequence "events in `(i, k)` that
+/// do not happen after event `i`, then `v`" (the initials of that sequence):
+/// those whose first event in it has no happens-before predecessor in it.
+fn initials(
+    i: usize,
+    k: usize,
+    p: u32,
+    v: &reach_channel::Op,
+    hb: &HappensBefore,
+    trace: &Trace,
+) -> Vec<u32> {
+    let threads = trace.thread_count();
+    let mut first_in_seq: Vec<Option<usize>> = vec![None; threads];
+    let mut seq: Vec<usize> = Vec::new();
+    for j in i + 1..k {
+        if !hb.event_precedes_event(i, j) {
+            seq.push(j);
+            let t = trace.events[j].thread as usize;
+            if first_in_seq[t].is_none() {
+                first_in_seq[t] = Some(j);
+            }
+        }
+    }
+    let mut result = Vec::new();
+    for (t, first) in first_in_seq.iter().enumerate() {
+        let Some(j) = *first else { continue };
+        let preceded = first_in_seq
+            .iter()
+            .enumerate()
+            .any(|(r, a)| r != t && a.is_some_and(|a| a < j && hb.event_precedes_event(a, j)));
+        if !preceded {
+            result.push(t as u32);
+        }
+    }
+    if first_in_seq.get(p as usize).is_none_or(|f| f.is_none()) {
+        let clock = hb.clock(p);
+        let preceded = seq.iter().any(|&a| {
+            let e = &trace.events[a];
+            clock.covers(e.thread, a) || e.op.conflicts(v)
+        });
+        if !preceded {
+            result.push(p);
+        }
+    }
+    result.sort_unstable();
+    result
 }
 
 impl Strategy for Dpor {
@@ -226,8 +311,14 @@ impl Dpor {
                 if i >= self.path.nodes.len() {
                     continue;
                 }
-                let ran_since = last_ran[p as usize].is_some_and(|j| j >= i);
-                self.add_backtrack(i, p, ran_since);
+                let race = Race {
+                    i,
+                    k: state,
+                    p,
+                    v,
+                    p_ran_since: last_ran[p as usize].is_some_and(|j| j >= i),
+                };
+                self.add_backtrack(race, hb, trace);
             }
         }
     }
