@@ -3,7 +3,7 @@
 //! "continue, else lowest" with sleep sets, Fig. 7), so the strategies are
 //! tested on thousands of random programs without starting processes.
 
-use reach_channel::{EventFlags, Op, OpKind, Policy, ThreadSet};
+use reach_channel::{EventFlags, Op, OpKind, ThreadSet};
 use reach_native::analysis::fingerprint::fingerprint;
 use reach_native::exec::Request;
 use reach_native::strategy::dpor::Dpor;
@@ -59,10 +59,7 @@ impl Model {
         loop {
             let pending = |t: usize, pc: &Vec<usize>| programs[t].get(pc[t]).copied();
             let mut enabled = ThreadSet::EMPTY;
-            for t in 0..n {
-                if !alive[t] {
-                    continue;
-                }
+            for (t, _) in alive.iter().enumerate().filter(|(_, a)| **a) {
                 if let Some(o) = pending(t, &pc) {
                     let ok = match o.kind {
                         OpKind::MutexLock => !owner.contains_key(&o.object),
