@@ -1,0 +1,46 @@
+# Set-up and entry points on a fresh Debian 12 machine (run as root).
+#   make demo   install what is missing, build, find the dining philosophers' deadlock
+#   make test   install what is missing, build, run the whole test suite
+
+SHELL := /bin/bash
+export PATH := $(HOME)/.cargo/bin:/usr/lib/llvm-22/bin:$(PATH)
+APT_PACKAGES := $(shell grep -v '^\#' .ci/apt-packages)
+BIN := target/release
+EXAMPLES_BUILD := target/examples
+
+.PHONY: deps build demo test bench clean-examples
+
+deps:
+	@missing=""; \
+	for p in $(APT_PACKAGES); do dpkg -s "$$p" >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+	@command -v cargo >/dev/null || { echo "cargo not found: install Rust (rustup) first"; exit 2; }
+
+build: deps
+	cargo build --release --workspace
+	ln -sf reach-cc $(BIN)/reach-c++
+
+demo: build
+	mkdir -p $(EXAMPLES_BUILD)
+	$(BIN)/reach-cc -O1 -g c-examples/dining_philosophers.c -o $(EXAMPLES_BUILD)/dining_philosophers
+	@echo "+ reach-native $(EXAMPLES_BUILD)/dining_philosophers"
+	@$(BIN)/reach-native --schedule-out $(EXAMPLES_BUILD)/dining.schedule $(EXAMPLES_BUILD)/dining_philosophers; \
+	status=$$?; \
+	if [ $$status -ne 1 ]; then echo "expected a deadlock (exit status 1), got $$status"; exit 1; fi; \
+	echo "+ reach-native --replay $(EXAMPLES_BUILD)/dining.schedule $(EXAMPLES_BUILD)/dining_philosophers"; \
+	$(BIN)/reach-native --quiet --replay $(EXAMPLES_BUILD)/dining.schedule $(EXAMPLES_BUILD)/dining_philosophers >/dev/null; \
+	status=$$?; \
+	if [ $$status -ne 1 ]; then echo "replay did not reproduce the deadlock"; exit 1; fi; \
+	echo "replay reproduced the deadlock"
+
+test: build
+	cargo test --workspace --release
+
+bench: build
+	scripts/bench.sh
+
+clean-examples:
+	rm -rf $(EXAMPLES_BUILD)
