@@ -41,7 +41,12 @@ pub fn runtime() -> PathBuf {
 
 /// A fresh scratch directory for one test.
 pub fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("reach-exec-tests-{}/{name}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "reach-exec-tests-{}/{name}-{n}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir
@@ -79,11 +84,23 @@ pub fn executor(program: &Path) -> Executor {
     executor_with(program, 10_000, Duration::from_secs(20))
 }
 
+/// An executor running `program` with arguments `args`.
+pub fn executor_args(program: &Path, args: &[&str]) -> Executor {
+    let mut ex = executor_full(program, args, 10_000, Duration::from_secs(20));
+    let _ = &mut ex;
+    ex
+}
+
 /// An executor with the given step bound and timeout.
 pub fn executor_with(program: &Path, max_steps: u64, timeout: Duration) -> Executor {
+    executor_full(program, &[], max_steps, timeout)
+}
+
+/// An executor with every test knob.
+pub fn executor_full(program: &Path, args: &[&str], max_steps: u64, timeout: Duration) -> Executor {
     Executor::new(ExecConfig {
         program: program.to_path_buf(),
-        args: vec![],
+        args: args.iter().map(Into::into).collect(),
         runtime: runtime(),
         timeout,
         max_steps,
