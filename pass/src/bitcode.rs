@@ -32,7 +32,10 @@ pub fn producer(bytes: &[u8]) -> Option<String> {
     if !body.starts_with(&MAGIC) {
         return None;
     }
-    let mut r = Bits { data: body, pos: 32 };
+    let mut r = Bits {
+        data: body,
+        pos: 32,
+    };
     if r.fixed(2)? != 1 || r.vbr(8)? != IDENTIFICATION_BLOCK {
         return None;
     }

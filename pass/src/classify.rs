@@ -65,10 +65,7 @@ pub(crate) enum Action {
     /// `__reach_fence(site, ordering)`.
     Fence { ordering: u32 },
     /// `__reach_range` once per shared side.
-    Range {
-        what: String,
-        parts: Vec<RangePart>,
-    },
+    Range { what: String, parts: Vec<RangePart> },
     /// `__reach_call_site(site)`.
     CallSite { callee: String },
 }
@@ -130,7 +127,13 @@ impl Classifier {
     /// The action for `inst`, counting what was seen or skipped.
     pub(crate) fn classify(&mut self, inst: Value, stats: &mut Stats) -> Option<Action> {
         match llvm::opcode(inst)? {
-            Op::LLVMLoad => self.load_store(inst, llvm::operand(inst, 0), llvm::type_of(inst), false, stats),
+            Op::LLVMLoad => self.load_store(
+                inst,
+                llvm::operand(inst, 0),
+                llvm::type_of(inst),
+                false,
+                stats,
+            ),
             Op::LLVMStore => {
                 let value_type = llvm::type_of(llvm::operand(inst, 0));
                 self.load_store(inst, llvm::operand(inst, 1), value_type, true, stats)
@@ -143,10 +146,21 @@ impl Classifier {
                 self.atomic(inst, hooks::ATOMIC_RMW, what, ty, None, stats)
             }
             Op::LLVMAtomicCmpXchg => {
-                let what = if llvm::is_weak(inst) { "cmpxchg weak" } else { "cmpxchg" };
+                let what = if llvm::is_weak(inst) {
+                    "cmpxchg weak"
+                } else {
+                    "cmpxchg"
+                };
                 let expected = llvm::operand(inst, 1);
                 let ty = llvm::type_of(expected);
-                self.atomic(inst, hooks::CMPXCHG, what.to_string(), ty, Some(expected), stats)
+                self.atomic(
+                    inst,
+                    hooks::CMPXCHG,
+                    what.to_string(),
+                    ty,
+                    Some(expected),
+                    stats,
+                )
             }
             Op::LLVMFence => {
                 if llvm::is_single_thread(inst) {
@@ -215,7 +229,14 @@ impl Classifier {
         expected: Option<Value>,
         stats: &mut Stats,
     ) -> Option<Action> {
-        let ptr = llvm::operand(inst, if llvm::opcode(inst) == Some(Op::LLVMStore) { 1 } else { 0 });
+        let ptr = llvm::operand(
+            inst,
+            if llvm::opcode(inst) == Some(Op::LLVMStore) {
+                1
+            } else {
+                0
+            },
+        );
         if llvm::is_single_thread(inst)
             || self.escape.classify(ptr) != Sharing::Shared
             || !sized(ty)
@@ -243,15 +264,35 @@ impl Classifier {
                 return llvm::is_declaration(callee).then_some(Action::CallSite { callee: name });
             }
             RangedShape::Copy { len } => vec![
-                RangePart { ptr: arg(1)?, len: arg(len)?, is_write: false },
-                RangePart { ptr: arg(0)?, len: arg(len)?, is_write: true },
+                RangePart {
+                    ptr: arg(1)?,
+                    len: arg(len)?,
+                    is_write: false,
+                },
+                RangePart {
+                    ptr: arg(0)?,
+                    len: arg(len)?,
+                    is_write: true,
+                },
             ],
             RangedShape::Set { len } => {
-                vec![RangePart { ptr: arg(0)?, len: arg(len)?, is_write: true }]
+                vec![RangePart {
+                    ptr: arg(0)?,
+                    len: arg(len)?,
+                    is_write: true,
+                }]
             }
             RangedShape::Compare => vec![
-                RangePart { ptr: arg(0)?, len: arg(2)?, is_write: false },
-                RangePart { ptr: arg(1)?, len: arg(2)?, is_write: false },
+                RangePart {
+                    ptr: arg(0)?,
+                    len: arg(2)?,
+                    is_write: false,
+                },
+                RangePart {
+                    ptr: arg(1)?,
+                    len: arg(2)?,
+                    is_write: false,
+                },
             ],
         };
         let mut shared = Vec::new();
@@ -270,7 +311,10 @@ impl Classifier {
             .map(|s| s.split('.').next().unwrap_or(s))
             .unwrap_or(&name)
             .to_string();
-        Some(Action::Range { what, parts: shared })
+        Some(Action::Range {
+            what,
+            parts: shared,
+        })
     }
 }
 

@@ -46,13 +46,19 @@ pub(crate) fn source_loc(
         };
     }
     let (file, line, column, scope) = location_parts(loc);
-    let mut function = subprogram_name(ctx, scope);
+    // SAFETY: `loc` is a DILocation; inlinedAt is a DILocation or null.
+    let mut at = unsafe { di::LLVMDILocationGetInlinedAt(loc) };
+    // Code that was not inlined belongs to the IR function itself, whose
+    // (mangled) name is always complete; inlined code to its subprogram.
+    let mut function = if at.is_null() {
+        demangle(fallback_function)
+    } else {
+        subprogram_name(ctx, scope)
+    };
     if function.is_empty() {
         function = demangle(fallback_function);
     }
     let mut inlined_at = Vec::new();
-    // SAFETY: `loc` is a DILocation; inlinedAt is a DILocation or null.
-    let mut at = unsafe { di::LLVMDILocationGetInlinedAt(loc) };
     while !at.is_null() && inlined_at.len() < 64 {
         let (f, l, col, s) = location_parts(at);
         inlined_at.push(format!("{}@{f}:{l}:{col}", subprogram_name(ctx, s)));

@@ -47,9 +47,15 @@ pub struct EscapeAnalysis {
 
 /// Intrinsics whose pointer arguments never capture a stack object's address.
 fn is_harmless_intrinsic(name: &str) -> bool {
-    ["llvm.lifetime.", "llvm.dbg.", "llvm.memcpy", "llvm.memmove", "llvm.memset"]
-        .iter()
-        .any(|p| name.starts_with(p))
+    [
+        "llvm.lifetime.",
+        "llvm.dbg.",
+        "llvm.memcpy",
+        "llvm.memmove",
+        "llvm.memset",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
 }
 
 /// Follows GEPs and pointer casts (instructions and constant expressions) and

@@ -119,14 +119,12 @@ fn skip_function(f: FunctionValue<'_>) -> bool {
     if name.starts_with("__reach_") || name.starts_with("reach_runtime") {
         return true;
     }
-    if f
-        .get_section()
+    if f.get_section()
         .is_some_and(|s| s.to_string_lossy().contains(NO_INSTRUMENT_SECTION))
     {
         return true;
     }
-    if f
-        .get_string_attribute(AttributeLoc::Function, NO_INSTRUMENT_ATTRIBUTE)
+    if f.get_string_attribute(AttributeLoc::Function, NO_INSTRUMENT_ATTRIBUTE)
         .is_some()
     {
         return true;
@@ -154,7 +152,9 @@ fn emit<'ctx>(
     let ptr = |v: Value| -> BasicMetadataValueEnum<'ctx> { unsafe { PointerValue::new(v) }.into() };
     let mut calls = Vec::new();
     match action {
-        Action::Plain { spec, ptr: p, size, .. } => {
+        Action::Plain {
+            spec, ptr: p, size, ..
+        } => {
             let args = [site_v, ptr(*p), i64t.const_int(*size, false).into()];
             calls.push(hooks.call(builder, spec, &args)?);
         }

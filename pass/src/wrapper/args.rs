@@ -147,25 +147,100 @@ pub struct Invocation {
 
 /// Flags whose argument is the next word.
 const SEPARATE: &[&str] = &[
-    "-o", "-x", "-MF", "-MT", "-MQ", "-MJ", "-I", "-D", "-U", "-L", "-l", "-include", "-imacros",
-    "-isystem", "-iquote", "-idirafter", "-iprefix", "-iwithprefix", "-iwithprefixbefore",
-    "-isysroot", "-Xclang", "-Xpreprocessor", "-Xlinker", "-Xassembler", "-target", "-T", "-u",
-    "-z", "-arch", "--param", "-gcc-toolchain", "--sysroot", "-aux-info",
+    "-o",
+    "-x",
+    "-MF",
+    "-MT",
+    "-MQ",
+    "-MJ",
+    "-I",
+    "-D",
+    "-U",
+    "-L",
+    "-l",
+    "-include",
+    "-imacros",
+    "-isystem",
+    "-iquote",
+    "-idirafter",
+    "-iprefix",
+    "-iwithprefix",
+    "-iwithprefixbefore",
+    "-isysroot",
+    "-Xclang",
+    "-Xpreprocessor",
+    "-Xlinker",
+    "-Xassembler",
+    "-target",
+    "-T",
+    "-u",
+    "-z",
+    "-arch",
+    "--param",
+    "-gcc-toolchain",
+    "--sysroot",
+    "-aux-info",
 ];
 
 /// Flags that make the whole command a pass-through to clang.
-const PASS_THROUGH: &[&str] = &["-E", "-S", "-M", "-MM", "-fsyntax-only", "-emit-llvm", "-###"];
+const PASS_THROUGH: &[&str] = &[
+    "-E",
+    "-S",
+    "-M",
+    "-MM",
+    "-fsyntax-only",
+    "-emit-llvm",
+    "-###",
+];
 
 fn role_of(flag: &str) -> Role {
     const COMPILE_PREFIXES: &[&str] = &[
-        "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-iquote", "-idirafter", "-iprefix",
-        "-iwithprefix", "-isysroot", "-std=", "-ansi", "-W", "-w", "-pedantic", "-Xclang",
-        "-Xpreprocessor", "-nostdinc", "-trigraphs", "-M", "-C", "-P", "-H",
+        "-I",
+        "-D",
+        "-U",
+        "-include",
+        "-imacros",
+        "-isystem",
+        "-iquote",
+        "-idirafter",
+        "-iprefix",
+        "-iwithprefix",
+        "-isysroot",
+        "-std=",
+        "-ansi",
+        "-W",
+        "-w",
+        "-pedantic",
+        "-Xclang",
+        "-Xpreprocessor",
+        "-nostdinc",
+        "-trigraphs",
+        "-M",
+        "-C",
+        "-P",
+        "-H",
     ];
     const LINK_PREFIXES: &[&str] = &[
-        "-l", "-L", "-Wl,", "-Xlinker", "-shared", "-static", "-pie", "-no-pie", "-nopie",
-        "-rdynamic", "-nostdlib", "-nostartfiles", "-nodefaultlibs", "-T", "-u", "-z", "-s", "-r",
-        "-fuse-ld=", "-Xassembler",
+        "-l",
+        "-L",
+        "-Wl,",
+        "-Xlinker",
+        "-shared",
+        "-static",
+        "-pie",
+        "-no-pie",
+        "-nopie",
+        "-rdynamic",
+        "-nostdlib",
+        "-nostartfiles",
+        "-nodefaultlibs",
+        "-T",
+        "-u",
+        "-z",
+        "-s",
+        "-r",
+        "-fuse-ld=",
+        "-Xassembler",
     ];
     let exact_or_prefix = |list: &[&str]| {
         list.iter().any(|p| {
@@ -301,7 +376,9 @@ mod tests {
 
     #[test]
     fn compile_command() {
-        let inv = parse(&s(&["-O2", "-I", "inc", "-DX=1", "-c", "a.c", "-o", "a.o", "-MMD", "-MP"]));
+        let inv = parse(&s(&[
+            "-O2", "-I", "inc", "-DX=1", "-c", "a.c", "-o", "a.o", "-MMD", "-MP",
+        ]));
         assert_eq!(inv.mode, Mode::Compile);
         assert_eq!(inv.output.as_deref(), Some("a.o"));
         assert!(inv.dep_file && !inv.dep_file_named && !inv.dep_target_named);
@@ -327,16 +404,44 @@ mod tests {
 
     #[test]
     fn link_command_with_objects_archives_and_libraries() {
-        let inv = parse(&s(&["main.o", "libq.a", "-L.", "-lm", "-Wl,--as-needed", "-o", "prog"]));
+        let inv = parse(&s(&[
+            "main.o",
+            "libq.a",
+            "-L.",
+            "-lm",
+            "-Wl,--as-needed",
+            "-o",
+            "prog",
+        ]));
         assert_eq!(inv.mode, Mode::Link);
-        assert!(matches!(&inv.items[0], Item::Input { lang: Lang::Linker, .. }));
-        assert!(matches!(&inv.items[3], Item::Flag { role: Role::Link, .. }));
-        assert!(matches!(&inv.items[4], Item::Flag { role: Role::Link, .. }));
+        assert!(matches!(
+            &inv.items[0],
+            Item::Input {
+                lang: Lang::Linker,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &inv.items[3],
+            Item::Flag {
+                role: Role::Link,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &inv.items[4],
+            Item::Flag {
+                role: Role::Link,
+                ..
+            }
+        ));
     }
 
     #[test]
     fn x_language_applies_until_none() {
-        let inv = parse(&s(&["-x", "c++", "a.h", "-x", "none", "b.c", "-xc", "c.txt"]));
+        let inv = parse(&s(&[
+            "-x", "c++", "a.h", "-x", "none", "b.c", "-xc", "c.txt",
+        ]));
         let langs: Vec<_> = inv
             .items
             .iter()
@@ -352,7 +457,10 @@ mod tests {
     fn preprocess_version_and_no_input_pass_through() {
         assert_eq!(parse(&s(&["-E", "a.c"])).mode, Mode::PassThrough);
         assert_eq!(parse(&s(&["--version"])).mode, Mode::PassThrough);
-        assert_eq!(parse(&s(&["-S", "a.c", "-o", "a.s"])).mode, Mode::PassThrough);
+        assert_eq!(
+            parse(&s(&["-S", "a.c", "-o", "a.s"])).mode,
+            Mode::PassThrough
+        );
         assert_eq!(parse(&s(&["-v", "a.c"])).mode, Mode::Link);
     }
 

@@ -58,9 +58,18 @@ pub fn plan(inv: &Invocation, tmp: &Path) -> Result<Vec<Step>, PlanError> {
         let object = match (inv.mode, &inv.output) {
             (Mode::Compile, Some(out)) => out.clone(),
             (Mode::Compile, None) => format!("{stem}.o"),
-            _ => tmp.join(format!("{n}-{stem}.o")).to_string_lossy().into_owned(),
+            _ => tmp
+                .join(format!("{n}-{stem}.o"))
+                .to_string_lossy()
+                .into_owned(),
         };
-        steps.extend(compile_one(inv, path, *lang, &object, &tmp.join(format!("{n}-{stem}"))));
+        steps.extend(compile_one(
+            inv,
+            path,
+            *lang,
+            &object,
+            &tmp.join(format!("{n}-{stem}")),
+        ));
         objects.push(object);
     }
     if inv.mode == Mode::Link {
@@ -96,7 +105,13 @@ fn pic_flag(inv: &Invocation) -> &'static str {
     }
 }
 
-fn compile_one(inv: &Invocation, src: &str, lang: Lang, object: &str, tmp_base: &Path) -> Vec<Step> {
+fn compile_one(
+    inv: &Invocation,
+    src: &str,
+    lang: Lang,
+    object: &str,
+    tmp_base: &Path,
+) -> Vec<Step> {
     let bc = tmp_base.with_extension("bc");
     let inst = tmp_base.with_extension("inst.bc");
     let codegen = |input: &Path| {
@@ -116,7 +131,12 @@ fn compile_one(inv: &Invocation, src: &str, lang: Lang, object: &str, tmp_base: 
         ],
         Lang::Asm => {
             let mut a = flags_with(inv, &[Role::Compile, Role::Both]);
-            a.extend(["-c".to_string(), src.to_string(), "-o".to_string(), object.to_string()]);
+            a.extend([
+                "-c".to_string(),
+                src.to_string(),
+                "-o".to_string(),
+                object.to_string(),
+            ]);
             vec![Step::Clang(a)]
         }
         _ => {
@@ -137,7 +157,11 @@ fn compile_one(inv: &Invocation, src: &str, lang: Lang, object: &str, tmp_base: 
             if let Some(x) = lang.x_name() {
                 a.extend(["-x".to_string(), x.to_string()]);
             }
-            a.extend([src.to_string(), "-o".to_string(), bc.to_string_lossy().into_owned()]);
+            a.extend([
+                src.to_string(),
+                "-o".to_string(),
+                bc.to_string_lossy().into_owned(),
+            ]);
             vec![
                 Step::Clang(a),
                 Step::Instrument {
@@ -195,7 +219,9 @@ mod tests {
 
     #[test]
     fn compile_plan_has_three_steps_and_dependency_fixes() {
-        let inv = parse(&s(&["-O2", "-Iinc", "-MMD", "-c", "src/a.c", "-o", "obj/a.o"]));
+        let inv = parse(&s(&[
+            "-O2", "-Iinc", "-MMD", "-c", "src/a.c", "-o", "obj/a.o",
+        ]));
         let steps = plan(&inv, Path::new("/t")).expect("plan");
         assert_eq!(steps.len(), 3);
         let Step::Clang(front) = &steps[0] else {

@@ -91,7 +91,10 @@ mod tests {
         let outer = dir.path().join("outer.rsp");
         std::fs::write(&inner, "-DB").expect("write");
         std::fs::write(&outer, format!("-DA @{}", inner.display())).expect("write");
-        let args = vec![format!("@{}", outer.display()), "@/nonexistent/x".to_string()];
+        let args = vec![
+            format!("@{}", outer.display()),
+            "@/nonexistent/x".to_string(),
+        ];
         assert_eq!(expand(&args), vec!["-DA", "-DB", "@/nonexistent/x"]);
     }
 }

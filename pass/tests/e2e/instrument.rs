@@ -1,0 +1,159 @@
+//! `reach-instrument` on C bitcode: which hooks appear, and where not.
+
+use super::common::*;
+use reach_channel::hooks::{Param, ALL};
+
+const SOURCE: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+int counter;
+_Atomic int flag;
+__thread int per_thread;
+const int table[4] = {1, 2, 3, 4};
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+char shared_buf[32];
+
+int only_locals(int n) {
+  int acc = 0;
+  int arr[8];
+  for (int i = 0; i < 8; i++) arr[i] = i * n;
+  for (int i = 0; i < 8; i++) acc += arr[i] + table[i & 3];
+  per_thread += acc;
+  return acc;
+}
+
+void sink(int *p);
+int escaping(void) {
+  int x = 1;
+  sink(&x);
+  return x; /* ESCAPED_LOAD */
+}
+
+void *worker(void *arg) {
+  pthread_mutex_lock(&m);
+  counter++;
+  pthread_mutex_unlock(&m);
+  atomic_fetch_add_explicit(&flag, 1, memory_order_relaxed);
+  int expected = 0;
+  atomic_compare_exchange_strong_explicit(&flag, &expected, 2, memory_order_acq_rel, memory_order_acquire);
+  atomic_store_explicit(&flag, 3, memory_order_release);
+  atomic_thread_fence(memory_order_seq_cst);
+  memcpy(shared_buf, arg, 8);
+  return 0;
+}
+"#;
+
+fn instrumented_ir(opt: &str) -> (String, String) {
+    let dir = tempdir();
+    let src = dir.path().join("unit.c");
+    std::fs::write(&src, SOURCE).expect("write source");
+    ok_in(
+        dir.path(),
+        "clang-22",
+        &["-emit-llvm", "-c", "-g", opt, "unit.c", "-o", "unit.bc"],
+    );
+    let stats = ok_in(
+        dir.path(),
+        bin("reach-instrument"),
+        &["--stats", "unit.bc", "-o", "unit.inst.bc"],
+    );
+    (disassemble(&dir.path().join("unit.inst.bc")), stats)
+}
+
+#[test]
+fn hooks_are_declared_extern_weak_from_the_abi_table() {
+    let (ir, _) = instrumented_ir("-O0");
+    for spec in ALL {
+        let params: Vec<&str> = spec
+            .params
+            .iter()
+            .map(|p| match p {
+                Param::Site | Param::U64 => "i64",
+                Param::Ptr => "ptr",
+                Param::U32 => "i32",
+            })
+            .collect();
+        let decl = format!(
+            "declare extern_weak void @{}({})",
+            spec.name,
+            params.join(", ")
+        );
+        assert!(ir.contains(&decl), "missing `{decl}`");
+        let guard = format!("icmp ne ptr @{}, null", spec.name);
+        assert!(ir.contains(&guard), "missing null guard `{guard}`");
+    }
+}
+
+#[test]
+fn shared_accesses_atomics_ranges_and_calls_are_hooked() {
+    let (ir, _) = instrumented_ir("-O0");
+    let worker = function_body(&ir, "worker");
+    let has = |needle: &str| worker.contains(needle);
+    assert!(has("@__reach_load.guard(i64 "), "{worker}");
+    assert!(has("ptr @counter, i64 4)"), "{worker}");
+    assert!(has("@__reach_store.guard(i64 "), "{worker}");
+    // relaxed = 2, acq_rel = 6, release = 5, seq_cst = 7 (LLVM AtomicOrdering).
+    assert!(has("@__reach_atomic_rmw.guard(i64 "), "{worker}");
+    assert!(has("ptr @flag, i64 4, i32 2)"), "{worker}");
+    assert!(has("@__reach_cmpxchg.guard(i64 "), "{worker}");
+    assert!(has("i32 6)"), "{worker}");
+    assert!(has("@__reach_atomic_store.guard(i64 "), "{worker}");
+    assert!(has("ptr @flag, i64 4, i32 5)"), "{worker}");
+    assert!(has("@__reach_fence.guard(i64 "), "{worker}");
+    assert!(has("ptr @shared_buf, i64 8, i32 1)"), "{worker}");
+    assert_eq!(
+        worker.matches("@__reach_range.guard(").count(),
+        2,
+        "{worker}"
+    );
+    assert_eq!(
+        worker.matches("@__reach_call_site.guard(").count(),
+        2,
+        "{worker}"
+    );
+    // The call-site hook comes right before the interposed call.
+    let lock_call = worker.find("@pthread_mutex_lock(").expect("lock call");
+    let site_call = worker[..lock_call]
+        .rfind("@__reach_call_site.guard(")
+        .expect("site hook");
+    assert_eq!(
+        worker[site_call..lock_call].matches('\n').count(),
+        1,
+        "{worker}"
+    );
+}
+
+#[test]
+fn non_escaping_locals_thread_locals_and_constants_are_not_hooked() {
+    let (ir, stats) = instrumented_ir("-O0");
+    let body = function_body(&ir, "only_locals");
+    assert!(
+        !body.contains("@__reach_"),
+        "only_locals was instrumented:\n{body}"
+    );
+    let escaping = function_body(&ir, "escaping");
+    assert!(escaping.contains("@__reach_load.guard("), "{escaping}");
+    assert!(stats.contains("skipped: non-escaping alloca"), "{stats}");
+    let count = |label: &str| -> u64 {
+        stats
+            .lines()
+            .find(|l| l.contains(label))
+            .and_then(|l| l.split_whitespace().last())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no `{label}` in {stats}"))
+    };
+    assert!(count("non-escaping alloca") > 10, "{stats}");
+    assert!(count("thread-local global") >= 2, "{stats}");
+    assert!(count("constant global") >= 1, "{stats}");
+    assert!(count("atomics instrumented") >= 4, "{stats}");
+    assert_eq!(count("call sites"), 2, "{stats}");
+}
+
+#[test]
+fn optimised_bitcode_is_instrumented_and_verifies() {
+    let (ir, _) = instrumented_ir("-O2");
+    let worker = function_body(&ir, "worker");
+    assert!(worker.contains("ptr @counter, i64 4)"), "{worker}");
+    assert!(ir.contains("section \"reach_sites\""));
+    assert!(ir.contains("@llvm.used"));
+}
