@@ -1,0 +1,184 @@
+//! Robustness: timeouts, crashes, many threads, a scribbled channel, fork,
+//! bad configurations, chatty programs.
+
+mod exec_support;
+
+use exec_support::*;
+use reach_channel::{OpKind, RunStatus};
+use reach_native::exec::{ExecConfig, ExecError, Executor, Termination, OUTPUT_LIMIT};
+use std::time::Duration;
+
+fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks for existence.
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
+#[test]
+fn timeout_kills_the_whole_group() {
+    let prog = compile_program("robust.c");
+    let mut ex = executor_full(&prog, &["hang"], 1000, Duration::from_millis(1500));
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.termination, Termination::TimedOut, "{}", dump(&out));
+    assert_eq!(out.status, RunStatus::Running);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let pids: Vec<i32> = text
+        .split_whitespace()
+        .map(|p| p.parse().expect("pid"))
+        .collect();
+    assert_eq!(pids.len(), 2, "{text}");
+    // The leader was reaped and the forked child killed (it may linger as a
+    // zombie of init for a moment: wait for it to disappear).
+    assert!(!alive(pids[0]));
+    let mut gone = false;
+    for _ in 0..200 {
+        // SAFETY: signal 0 to the (former) group only checks for existence.
+        if !alive(pids[1]) && unsafe { libc::kill(-pids[0], 0) } != 0 {
+            gone = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(gone, "a process of the group survived");
+}
+
+#[test]
+fn segfault_is_a_signal() {
+    let prog = compile_program("robust.c");
+    let mut ex = executor_args(&prog, &["segv"]);
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.termination, Termination::Signaled(11), "{}", dump(&out));
+    assert_eq!(out.status, RunStatus::Running);
+    assert_eq!(out.culprit.map(|c| c.0), Some(0));
+}
+
+#[test]
+fn two_hundred_threads() {
+    let prog = compile_program("robust.c");
+    let mut ex = executor_full(&prog, &["many"], 100_000, Duration::from_secs(60));
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.termination, Termination::Exited(0), "{}", out.message);
+    assert_eq!(out.status, RunStatus::Exited);
+    assert_eq!(out.threads.len(), 201);
+    let creates = out
+        .events
+        .iter()
+        .filter(|e| e.kind == OpKind::ThreadCreate as u16)
+        .count();
+    assert_eq!(creates, 200);
+}
+
+#[test]
+fn too_many_threads_is_unsupported() {
+    let prog = compile_program("robust.c");
+    let mut ex = executor_full(&prog, &["too-many"], 100_000, Duration::from_secs(60));
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.status, RunStatus::Unsupported, "{}", out.message);
+    assert!(
+        out.message.contains("more than 256 threads"),
+        "{}",
+        out.message
+    );
+}
+
+#[test]
+fn scribbled_channel_is_a_clean_error() {
+    let prog = compile_program("robust.c");
+    for mode in ["scribble", "scribble-events"] {
+        let mut ex = executor_args(&prog, &[mode]);
+        match ex.run(&request(&[])) {
+            Err(e @ (ExecError::Channel(_) | ExecError::CorruptChannel(_))) => {
+                assert!(
+                    e.to_string().contains("corrupted the control channel"),
+                    "{e}"
+                );
+            }
+            Ok(out) => panic!("{mode}: expected a channel error, got {}", dump(&out)),
+            Err(e) => panic!("{mode}: unexpected error {e}"),
+        }
+        // The executor is still usable afterwards.
+        let mut ex = executor_args(&prog, &["heap"]);
+        let out = ex.run(&request(&[])).expect("run after scribble");
+        assert_eq!(out.status, RunStatus::Exited);
+    }
+}
+
+#[test]
+fn fork_child_is_not_controlled() {
+    let prog = compile_program("robust.c");
+    let mut ex = executor_args(&prog, &["fork"]);
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.termination, Termination::Exited(0), "{}", dump(&out));
+    assert_eq!(out.status, RunStatus::Exited);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("child done") && text.contains("child exit 5"),
+        "{text}"
+    );
+    // Only the parent's two threads appear in the trace.
+    assert_eq!(out.threads.len(), 2);
+    assert!(out.events.iter().all(|e| e.thread < 2));
+}
+
+#[test]
+fn step_bound_ends_the_run() {
+    let prog = compile_program("robust.c");
+    let mut ex = executor_full(&prog, &["busy"], 500, Duration::from_secs(20));
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.status, RunStatus::StepLimit, "{}", out.message);
+    assert_eq!(out.events.len(), 500);
+}
+
+#[test]
+fn chatty_output_is_bounded() {
+    let prog = compile_program("robust.c");
+    let mut ex = executor_args(&prog, &["chatty"]);
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.termination, Termination::Exited(0));
+    assert_eq!(out.stdout.len(), OUTPUT_LIMIT);
+}
+
+#[test]
+fn bad_configurations_are_clear_errors() {
+    let base = ExecConfig {
+        program: "/nonexistent/program".into(),
+        args: vec![],
+        runtime: runtime(),
+        timeout: Duration::from_secs(1),
+        max_steps: 10,
+        spin_threshold: 0,
+        fork_server: false,
+    };
+    let err = Executor::new(base.clone()).err().expect("missing program");
+    assert!(matches!(err, ExecError::ProgramMissing(_)), "{err}");
+    let dir = scratch("notexec");
+    let file = dir.join("data.txt");
+    std::fs::write(&file, "not a program").expect("write");
+    let err = Executor::new(ExecConfig {
+        program: file,
+        ..base.clone()
+    })
+    .err()
+    .expect("not executable");
+    assert!(matches!(err, ExecError::NotExecutable(_)), "{err}");
+    let err = Executor::new(ExecConfig {
+        program: "/bin/true".into(),
+        runtime: "/nonexistent/libreach_runtime.so".into(),
+        ..base
+    })
+    .err()
+    .expect("runtime missing");
+    assert!(matches!(err, ExecError::RuntimeMissing(_)), "{err}");
+}
+
+#[test]
+fn uncontrolled_program_runs_passively_outside_the_executor() {
+    // Preloading the runtime without a channel changes nothing.
+    let prog = compile_program("mutex_two.c");
+    let out = std::process::Command::new(&prog)
+        .env("LD_PRELOAD", runtime())
+        .env_remove("REACH_CHANNEL_FD")
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert_eq!(out.stdout, b"counter=2\n");
+}

@@ -1,0 +1,191 @@
+//! Scheduling: prefixes, policies, determinism, divergence, sleep sets,
+//! hooks and spin loops.
+
+mod exec_support;
+
+use exec_support::*;
+use reach_channel::hooks::ALL;
+use reach_channel::{EventFlags, OpKind, Policy, RunStatus, ThreadSet};
+use reach_native::exec::{Request, Termination};
+
+#[test]
+fn same_request_same_trace() {
+    let prog = compile_program("robust.c");
+    let mut ex = executor_args(&prog, &["heap"]);
+    for req in [
+        request(&[0, 0, 2, 2, 1, 0]),
+        Request {
+            policy: Policy::Random,
+            seed: 42,
+            ..request(&[])
+        },
+    ] {
+        let a = ex.run(&req).expect("run");
+        let b = ex.run(&req).expect("run");
+        assert_eq!(a.status, RunStatus::Exited, "{}", dump(&a));
+        assert_eq!(a.events, b.events, "{}\n{}", dump(&a), dump(&b));
+    }
+}
+
+#[test]
+fn random_policy_varies_with_the_seed() {
+    let prog = compile_program("robust.c");
+    let mut ex = executor_args(&prog, &["heap"]);
+    let traces: std::collections::HashSet<Vec<(u32, OpKind)>> = (0..20)
+        .map(|seed| {
+            let out = ex
+                .run(&Request {
+                    policy: Policy::Random,
+                    seed,
+                    ..request(&[])
+                })
+                .expect("run");
+            assert_eq!(out.status, RunStatus::Exited);
+            shape(&out.events)
+        })
+        .collect();
+    assert!(traces.len() > 1);
+}
+
+#[test]
+fn impossible_prefix_diverges() {
+    let prog = compile_program("mutex_two.c");
+    let mut ex = executor(&prog);
+    let out = ex.run(&request(&[0, 7])).expect("run");
+    assert_eq!(out.status, RunStatus::Diverged, "{}", dump(&out));
+    assert_eq!(out.divergence, Some((1, 7)));
+    assert_eq!(out.events.len(), 1);
+    // Thread 1 exists but is blocked on the join... here: thread 0's join.
+    let out = ex.run(&request(&[0, 0, 0])).expect("run");
+    assert_eq!(out.status, RunStatus::Diverged, "{}", dump(&out));
+    assert_eq!(out.divergence, Some((2, 0)));
+}
+
+#[test]
+fn sleep_set_blocks_and_wakes() {
+    let prog = compile_program("mutex_two.c");
+    let mut ex = executor(&prog);
+    let mut sleep = ThreadSet::EMPTY;
+    sleep.insert(1);
+    // After spawning thread 1 (event 0), thread 1 sleeps; main spawns thread
+    // 2, whose lock conflicts with thread 1's: thread 1 wakes up.
+    let out = ex
+        .run(&Request {
+            sleep_set: sleep,
+            sleep_sets: true,
+            ..request(&[0])
+        })
+        .expect("run");
+    assert_eq!(out.status, RunStatus::Exited, "{}", dump(&out));
+    // Thread 0 must still run before 1 after the prefix.
+    assert_eq!(out.events[1].thread, 0);
+    // Both threads 1 and 2 asleep after both spawns: the only enabled
+    // threads sleep (main waits to join).
+    let mut sleep = ThreadSet::EMPTY;
+    sleep.insert(1);
+    sleep.insert(2);
+    let out = ex
+        .run(&Request {
+            sleep_set: sleep,
+            sleep_sets: true,
+            ..request(&[0, 0])
+        })
+        .expect("run");
+    assert_eq!(out.status, RunStatus::SleepBlocked, "{}", dump(&out));
+    assert_eq!(out.events.len(), 2);
+}
+
+#[test]
+fn every_hook_is_exported() {
+    let so = std::fs::read(runtime()).expect("read runtime");
+    let elf = goblin::elf::Elf::parse(&so).expect("parse runtime");
+    let exported: Vec<&str> = elf
+        .dynsyms
+        .iter()
+        .filter(|s| s.st_value != 0 && s.is_function())
+        .filter_map(|s| elf.dynstrtab.get_at(s.st_name))
+        .collect();
+    for hook in ALL {
+        assert!(exported.contains(&hook.name), "{} not exported", hook.name);
+    }
+    for f in [
+        "pthread_create",
+        "pthread_mutex_lock",
+        "__libc_start_main",
+        "syscall",
+        "exit",
+    ] {
+        assert!(exported.contains(&f), "{f} not exported");
+    }
+}
+
+#[test]
+fn hooks_record_accesses_and_cmpxchg_outcome() {
+    let prog = compile_program("hooks.c");
+    let mut ex = executor_args(&prog, &["cas"]);
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.termination, Termination::Exited(0), "{}", dump(&out));
+    let cas: Vec<_> = out
+        .events
+        .iter()
+        .filter(|e| e.kind == OpKind::CmpXchg as u16)
+        .collect();
+    assert_eq!(cas.len(), 2);
+    assert!(
+        EventFlags(cas[0].flags).has(EventFlags::FAILED),
+        "{}",
+        dump(&out)
+    );
+    assert!(
+        !EventFlags(cas[1].flags).has(EventFlags::FAILED),
+        "{}",
+        dump(&out)
+    );
+    assert_eq!((cas[0].site, cas[0].aux), (5, 4));
+
+    // Main loads x before or after thread 1 stores it.
+    let mut ex = executor_args(&prog, &["race"]);
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.termination, Termination::Exited(0), "{}", dump(&out));
+    let out = ex.run(&request(&[0, 1])).expect("run");
+    assert_eq!(out.termination, Termination::Exited(1), "{}", dump(&out));
+    assert_eq!(
+        shape(&out.events)[..3],
+        [
+            (0, OpKind::ThreadCreate),
+            (1, OpKind::Store),
+            (1, OpKind::Store)
+        ]
+    );
+    let load = out
+        .events
+        .iter()
+        .find(|e| e.kind == OpKind::Load as u16)
+        .expect("load");
+    assert_eq!((load.site, load.aux), (7, 4));
+    let join = out
+        .events
+        .iter()
+        .find(|e| e.kind == OpKind::ThreadJoin as u16)
+        .expect("join");
+    assert_eq!(join.site, 99, "call site attributed to the join");
+}
+
+#[test]
+fn spin_loops_terminate() {
+    let prog = compile_program("hooks.c");
+    // The spinner runs first (policy keeps it running) until it counts as
+    // spinning; then the setter runs and releases it.
+    let mut ex = executor_args(&prog, &["spin"]);
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.status, RunStatus::Exited, "{}", dump(&out));
+    assert_eq!(out.termination, Termination::Exited(0));
+    let mut ex = executor_args(&prog, &["yield-spin"]);
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.status, RunStatus::Exited, "{}", dump(&out));
+    // Nobody ever sets the flag: livelock, not a step-limit run.
+    let mut ex = executor_args(&prog, &["spin-forever"]);
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.status, RunStatus::Livelock, "{}", dump(&out));
+    assert!(out.message.contains("thread 0 spins"), "{}", out.message);
+}
