@@ -128,7 +128,8 @@ impl Chan {
         unsafe { self.prefix.add(i as usize).read_volatile() }
     }
 
-    /// Thread slot `t`.
+    /// Thread slot `t` (in the shared mapping, not borrowed from `self`).
+    #[allow(clippy::mut_from_ref)]
     pub fn slot(&self, t: u32) -> &mut ThreadSlot {
         // SAFETY: `t` is reduced below MAX_THREADS; slots are in the mapping.
         unsafe { &mut *self.slots.add(t as usize % MAX_THREADS) }
@@ -142,7 +143,9 @@ impl Chan {
         }
     }
 
-    /// Event `i`, for patching its outcome after the operation ran.
+    /// Event `i`, for patching its outcome after the operation ran (in the
+    /// shared mapping, not borrowed from `self`).
+    #[allow(clippy::mut_from_ref)]
     pub fn event_mut(&self, i: u64) -> Option<&mut Event> {
         if i < u64::from(self.event_capacity) {
             // SAFETY: in bounds.

@@ -24,6 +24,12 @@ impl FmtBuf {
     }
 }
 
+impl Default for FmtBuf {
+    fn default() -> Self {
+        FmtBuf::new()
+    }
+}
+
 impl core::fmt::Write for FmtBuf {
     fn write_str(&mut self, s: &str) -> core::fmt::Result {
         let room = self.buf.len() - self.len;

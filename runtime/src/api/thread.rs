@@ -28,7 +28,7 @@ type Dtor = unsafe extern "C" fn(*mut c_void);
 pub fn arm_exit_key(st: &State) {
     let set = real!(c"pthread_setspecific", SetSpecific);
     // SAFETY: the exit key was created at initialisation.
-    unsafe { set(st.exit_key, 1 as *const c_void) };
+    unsafe { set(st.exit_key, core::ptr::dangling::<c_void>()) };
 }
 
 /// Creates the runtime's exit key (at initialisation).
