@@ -24,7 +24,7 @@ static void *holder(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&m);
-    x = 1;
+    x += 1;
     pthread_mutex_unlock(&m);
     return NULL;
 }
