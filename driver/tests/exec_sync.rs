@@ -67,6 +67,61 @@ fn misuse_is_reported() {
 }
 
 #[test]
+fn destroying_a_waited_condvar_is_misuse() {
+    let prog = compile_program("misuse.c");
+    let mut ex = executor_args(&prog, &["cond-destroy"]);
+    let out = ex.run(&request(&[0, 1, 1, 0])).expect("run");
+    assert_eq!(out.status, RunStatus::Misuse, "{}", dump(&out));
+    assert!(
+        out.message.contains("while thread 1 waits on it"),
+        "{}",
+        out.message
+    );
+}
+
+#[test]
+fn futex_wait_and_wake() {
+    // Waiter blocks first, main stores and wakes.
+    let out = run_mode("futex", &[0, 1]);
+    assert_exit0(&out);
+    let t1 = kinds_of(&out, 1);
+    assert_eq!(
+        t1,
+        vec![OpKind::FutexWait, OpKind::FutexWait],
+        "{}",
+        dump(&out)
+    );
+    assert_eq!(out.events[1].flags, 0, "the first wait blocks");
+    assert!(!out.events[2].enabled.contains(1), "{}", dump(&out));
+    // Main first: the waiter's word changed, its wait fails at once (or it
+    // never waits).
+    let out = run_mode("futex", &[]);
+    assert_exit0(&out);
+    // Without the wake the waiter sleeps forever: deadlock.
+    let out = run_mode("futex-lost", &[0, 1]);
+    assert_eq!(out.status, RunStatus::Deadlock, "{}", dump(&out));
+    assert!(
+        out.message.contains("thread 1 waits on futex"),
+        "{}",
+        out.message
+    );
+}
+
+#[test]
+fn lost_signal_deadlocks_with_a_clear_message() {
+    for prefix in [&[0, 1, 1][..], &[0, 0, 0, 0]] {
+        let out = run_mode("lost-signal", prefix);
+        assert_eq!(out.status, RunStatus::Deadlock, "{}", dump(&out));
+        assert!(
+            out.message.contains("thread 1 waits on condition variable")
+                && out.message.contains("thread 0 waits to join thread 1"),
+            "{}",
+            out.message
+        );
+    }
+}
+
+#[test]
 fn semaphore_semantics() {
     let out = run_mode("sem", &[]);
     assert_exit0(&out);

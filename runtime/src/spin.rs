@@ -45,6 +45,7 @@ pub fn after_event(st: &mut State, me: u32, op: &Op) {
         let s = &mut st.threads[me as usize].spin;
         if progress {
             *s = Spin::EMPTY;
+            st.chan.slot(me).spin_count = 0;
         } else {
             if touches_object(op) && !s.reads[..s.n].contains(op) {
                 if s.n < SPIN_READS {
@@ -55,6 +56,7 @@ pub fn after_event(st: &mut State, me: u32, op: &Op) {
                 }
             }
             s.count += 1;
+            st.chan.slot(me).spin_count = s.count;
             if st.spin_blocking && threshold > 0 && s.count > threshold {
                 s.blocked = true;
             }
@@ -78,6 +80,7 @@ pub fn after_event(st: &mut State, me: u32, op: &Op) {
         };
         if released {
             *s = Spin::EMPTY;
+            st.chan.slot(t).spin_count = 0;
         }
     }
 }

@@ -3,6 +3,12 @@
 #include <string.h>
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static void *nothing(void *x) { return x; }
+static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+static void *cond_waiter(void *x) {
+    pthread_mutex_lock(&m);
+    pthread_cond_wait(&c, &m);
+    return x;
+}
 static void *unlocker(void *x) { pthread_mutex_unlock(&m); return x; }
 int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "";
@@ -15,7 +21,8 @@ int main(int argc, char **argv) {
     if (!strcmp(what, "join-detached")) { pthread_create(&t, 0, nothing, 0); pthread_detach(t); pthread_join(t, 0); }
     if (!strcmp(what, "join-self")) { pthread_join(pthread_self(), 0); }
     if (!strcmp(what, "cond-destroy")) {
-        /* handled in cond.c */
+        pthread_create(&t, 0, cond_waiter, 0);
+        pthread_cond_destroy(&c);
     }
     return 0;
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
@@ -45,6 +47,13 @@ static void *once_worker(void *x) { pthread_once(&once, init_once); return x; }
 static void dtor(void *v) { (void)v; pthread_mutex_lock(&m); dtor_runs++; pthread_mutex_unlock(&m); }
 static void *key_worker(void *x) { pthread_setspecific(key, &flag); return x; }
 static void *exiter(void *x) { pthread_mutex_lock(&m); pthread_mutex_unlock(&m); exit(7); return x; }
+extern void __reach_atomic_store(unsigned long, const void *, unsigned long, unsigned) __attribute__((weak));
+static unsigned fword;
+static void *futex_waiter(void *x) {
+    while (__atomic_load_n(&fword, __ATOMIC_SEQ_CST) == 0)
+        syscall(SYS_futex, &fword, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+    return x;
+}
 static void *spinner(void *x) { pthread_spin_lock(&sl); flag++; pthread_spin_unlock(&sl); return x; }
 
 int main(int argc, char **argv) {
@@ -157,6 +166,22 @@ int main(int argc, char **argv) {
         struct timespec ts = {1000, 0};
         nanosleep(&ts, 0);
         sched_yield();
+        return 0;
+    }
+    if (!strcmp(mode, "futex") || !strcmp(mode, "futex-lost")) {
+        pthread_create(&t[0], 0, futex_waiter, 0);
+        if (__reach_atomic_store) __reach_atomic_store(1, &fword, 4, 5);
+        __atomic_store_n(&fword, 1, __ATOMIC_SEQ_CST);
+        if (!strcmp(mode, "futex")) syscall(SYS_futex, &fword, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        pthread_join(t[0], 0);
+        return 0;
+    }
+    if (!strcmp(mode, "lost-signal")) {
+        pthread_create(&t[0], 0, cond_waiter, 0);
+        pthread_mutex_lock(&m);
+        pthread_cond_signal(&c);
+        pthread_mutex_unlock(&m);
+        pthread_join(t[0], 0);
         return 0;
     }
     if (!strcmp(mode, "underscore-exit")) {
