@@ -95,11 +95,33 @@ fn location_parts(loc: LLVMMetadataRef) -> (String, u32, u32, LLVMMetadataRef) {
     }
 }
 
-fn join(dir: &str, name: &str) -> String {
-    if name.starts_with('/') || dir.is_empty() {
+/// `dir/name` (or `name` if absolute), with `.` and `..` components removed
+/// lexically: `/usr/lib/gcc/x/12/../../../../include/a.h` -> `/usr/include/a.h`.
+pub fn join(dir: &str, name: &str) -> String {
+    let full = if name.starts_with('/') || dir.is_empty() {
         name.to_string()
     } else {
         format!("{}/{}", dir.trim_end_matches('/'), name)
+    };
+    let absolute = full.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in full.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            ".." if absolute => {}
+            p => parts.push(p),
+        }
+    }
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else if joined.is_empty() {
+        ".".to_string()
+    } else {
+        joined
     }
 }
 
@@ -156,4 +178,45 @@ fn subprogram_name(ctx: LLVMContextRef, mut scope: LLVMMetadataRef) -> String {
         }
     }
     String::new()
+}
+
+/// The module's source path for site ids: its `source_filename`, joined with
+/// the compilation directory of its debug-info compile unit when relative,
+/// so that `util.c` compiled in two directories gives two distinct modules.
+pub fn module_source_path(module: &inkwell::module::Module<'_>) -> String {
+    let source = module.get_source_file_name().to_string_lossy().into_owned();
+    if source.starts_with('/') {
+        return join("", &source);
+    }
+    let Some(cu) = module.get_global_metadata("llvm.dbg.cu").into_iter().next() else {
+        return source;
+    };
+    // SAFETY: `llvm.dbg.cu` holds DICompileUnits, which are DIScopes with a file.
+    let dir = unsafe {
+        let cu = c::LLVMValueAsMetadata(inkwell::values::AsValueRef::as_value_ref(&cu));
+        let file = di::LLVMDIScopeGetFile(cu);
+        if file.is_null() {
+            return source;
+        }
+        let mut n = 0u32;
+        llvm::lstr(di::LLVMDIFileGetDirectory(file, &mut n), n as usize)
+    };
+    join(&dir, &source)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::join;
+
+    #[test]
+    fn joins_and_normalises_lexically() {
+        assert_eq!(join("/src", "a.c"), "/src/a.c");
+        assert_eq!(join("/src", "/abs/b.c"), "/abs/b.c");
+        assert_eq!(
+            join("/b", "/usr/lib/gcc/x/12/../../../../include/c++/12/atomic"),
+            "/usr/include/c++/12/atomic"
+        );
+        assert_eq!(join("/w/./d/", "../x/./y.c"), "/w/x/y.c");
+        assert_eq!(join("", "../a/b.c"), "../a/b.c");
+    }
 }

@@ -56,7 +56,7 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
         path: path.to_path_buf(),
         message: e.to_string(),
     };
-    let source = module.get_source_file_name().to_string_lossy().into_owned();
+    let source = crate::debuginfo::module_source_path(module);
     let mut stats = Stats::default();
     let mut classifier = Classifier {
         module: module.as_mut_ptr(),
@@ -117,6 +117,13 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
 fn skip_function(f: FunctionValue<'_>) -> bool {
     let name = f.get_name().to_string_lossy();
     if name.starts_with("__reach_") || name.starts_with("reach_runtime") {
+        return true;
+    }
+    // A naked function's body is only inline assembly: nothing may be added.
+    let naked = Attribute::get_named_enum_kind_id("naked");
+    if f.get_enum_attribute(AttributeLoc::Function, naked)
+        .is_some()
+    {
         return true;
     }
     if f.get_section()
