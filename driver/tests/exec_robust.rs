@@ -42,6 +42,15 @@ fn timeout_kills_the_whole_group() {
 }
 
 #[test]
+fn timeout_blames_the_thread_that_never_yields() {
+    let prog = compile_program("robust.c");
+    let mut ex = executor_full(&prog, &["child-hang"], 1000, Duration::from_millis(800));
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.termination, Termination::TimedOut, "{}", dump(&out));
+    assert_eq!(out.culprit.map(|c| c.0), Some(1), "{}", dump(&out));
+}
+
+#[test]
 fn segfault_is_a_signal() {
     let prog = compile_program("robust.c");
     let mut ex = executor_args(&prog, &["segv"]);

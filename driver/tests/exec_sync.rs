@@ -56,6 +56,7 @@ fn misuse_is_reported() {
         ("destroy-locked", "locked by thread 0"),
         ("join-twice", "already joined"),
         ("join-detached", "detached thread 1"),
+        ("join-detached-blocked", "detached thread 1"),
         ("join-self", "joins itself"),
     ] {
         let mut ex = executor_args(&prog, &[mode]);

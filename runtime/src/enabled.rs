@@ -39,7 +39,12 @@ pub fn is_enabled(st: &State, t: u32) -> bool {
     match op.kind {
         OpKind::ThreadJoin => match st.threads.get(op.object as usize) {
             Some(target) if (op.object as u32) < st.thread_count => {
-                target.state == TState::Finished || op.object as u32 == t
+                // Joining oneself, a detached or an already joined thread is
+                // enabled so that the misuse is reported at once.
+                target.state == TState::Finished
+                    || op.object as u32 == t
+                    || target.detached
+                    || target.joined
             }
             _ => true,
         },

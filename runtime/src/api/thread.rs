@@ -94,6 +94,9 @@ extern "C" fn trampoline(arg: *mut c_void) -> *mut c_void {
     // SAFETY: plain query.
     th.handle = unsafe { libc::pthread_self() };
     let (start, arg) = (th.start, th.arg);
+    // Blame the new thread if it never reaches a scheduling point.
+    st.running = id;
+    st.chan.set_running(id);
     set_me(id);
     arm_exit_key(st);
     // SAFETY: `start` is the start routine the program passed to pthread_create.

@@ -19,6 +19,12 @@ int main(int argc, char **argv) {
     if (!strcmp(what, "destroy-locked")) { pthread_mutex_lock(&m); pthread_mutex_destroy(&m); }
     if (!strcmp(what, "join-twice")) { pthread_create(&t, 0, nothing, 0); pthread_join(t, 0); pthread_join(t, 0); }
     if (!strcmp(what, "join-detached")) { pthread_create(&t, 0, nothing, 0); pthread_detach(t); pthread_join(t, 0); }
+    if (!strcmp(what, "join-detached-blocked")) {
+        pthread_mutex_lock(&m);
+        pthread_create(&t, 0, unlocker, 0);
+        pthread_detach(t);
+        pthread_join(t, 0);
+    }
     if (!strcmp(what, "join-self")) { pthread_join(pthread_self(), 0); }
     if (!strcmp(what, "cond-destroy")) {
         pthread_create(&t, 0, cond_waiter, 0);

@@ -14,6 +14,8 @@ static int count;
 
 static void *inc(void *x) { pthread_mutex_lock(&m); count++; pthread_mutex_unlock(&m); return x; }
 
+static void *spin_forever(void *x) { for (;;) { } return x; }
+
 /* Finds the channel among our fds by its memfd name. */
 static int channel_fd(void) {
     DIR *d = opendir("/proc/self/fd");
@@ -38,6 +40,11 @@ int main(int argc, char **argv) {
         printf("%d %d\n", getpid(), child);
         fflush(stdout);
         for (;;) { }
+    }
+    if (!strcmp(mode, "child-hang")) {
+        pthread_t t;
+        pthread_create(&t, 0, spin_forever, 0);
+        return 0;
     }
     if (!strcmp(mode, "segv")) {
         pthread_mutex_lock(&m);
