@@ -42,3 +42,19 @@ impl core::fmt::Write for FmtBuf {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::fmt::Write;
+
+    #[test]
+    fn truncates_at_a_char_boundary() {
+        let mut b = FmtBuf::new();
+        for _ in 0..MESSAGE_BYTES {
+            let _ = write!(b, "é");
+        }
+        assert!(b.bytes().len() <= MESSAGE_BYTES);
+        assert!(core::str::from_utf8(b.bytes()).is_ok());
+    }
+}

@@ -161,3 +161,33 @@ impl Table {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_find_remove_and_reuse() {
+        let mut t = Box::new(Table::EMPTY);
+        let a = t.insert(0x1000, ObjKind::Mutex).expect("room");
+        t.at(a).owner = 3;
+        assert_eq!(t.get(0x1000).map(|o| o.owner), Some(3));
+        assert!(t.get(0x2000).is_none());
+        // Re-inserting at the same address resets the object.
+        let b = t.insert(0x1000, ObjKind::Cond).expect("room");
+        assert_eq!(a, b);
+        assert_eq!(t.get(0x1000).map(|o| o.kind), Some(ObjKind::Cond));
+        t.remove(0x1000);
+        assert!(t.get(0x1000).is_none());
+    }
+
+    #[test]
+    fn full_table_refuses() {
+        let mut t = Box::new(Table::EMPTY);
+        for i in 0..CAPACITY as u64 {
+            assert!(t.insert(0x10_0000 + i * 8, ObjKind::Sem).is_some());
+        }
+        assert!(t.insert(0x1, ObjKind::Sem).is_none());
+        assert!(t.get(0x10_0000 + 8 * 17).is_some());
+    }
+}
