@@ -27,6 +27,8 @@ pub struct JsonBug {
     pub kind: crate::bug::BugKind,
     /// Explanation.
     pub message: String,
+    /// Description of the bug independent of the interleaving that exposed it.
+    pub signature: String,
     /// Execution (1-based) that found it.
     pub execution: u64,
     /// The schedule reproducing it.
@@ -60,6 +62,9 @@ pub struct JsonReport {
     pub sleep_blocked: u64,
     /// Distinct partial orders (when counted).
     pub partial_orders: Option<u64>,
+    /// Sorted fingerprints of the distinct partial orders (when counted), so
+    /// two strategies' sets can be compared.
+    pub partial_order_fingerprints: Vec<String>,
     /// Wall time in seconds.
     pub seconds: f64,
     /// Whether the binary was instrumented.
@@ -70,6 +75,7 @@ fn json_bug(finding: &Finding, binary: &Binary) -> JsonBug {
     JsonBug {
         kind: finding.bug.kind,
         message: finding.bug.message.clone(),
+        signature: finding.signature.clone(),
         execution: finding.execution,
         schedule: finding.schedule.clone(),
         trace: finding
@@ -114,6 +120,11 @@ pub fn build(program: &str, summary: &Summary, binary: &Binary) -> JsonReport {
         bugs,
         sleep_blocked: summary.sleep_blocked,
         partial_orders: summary.partial_orders,
+        partial_order_fingerprints: {
+            let mut all: Vec<u64> = summary.fingerprints.iter().copied().collect();
+            all.sort_unstable();
+            all.iter().map(|f| format!("{f:016x}")).collect()
+        },
         seconds: summary.elapsed.as_secs_f64(),
         instrumented: binary.instrumented,
     }
