@@ -3,8 +3,9 @@
 //! A thread that keeps re-reading memory nobody writes (`while (!flag);`,
 //! `while (!flag) sched_yield();`) would make exhaustive exploration
 //! infinite. Each thread remembers the read operations it executed since its
-//! last write or synchronisation (at most [`SPIN_READS`]) and counts them
-//! (yields and sleeps count too). Past the request's spin threshold the thread
+//! last write or synchronisation (at most [`SPIN_READS`] distinct ones; a read
+//! of one more location means the thread scans memory rather than spins, and
+//! starts the count over) and counts them (yields and sleeps count too). Past the request's spin threshold the thread
 //! is *blocked* (not enabled) until another thread executes an operation that
 //! conflicts with one of those reads; a spinner without visible reads (an
 //! uninstrumented `while (!flag) sched_yield();`) is released by any write or
@@ -48,12 +49,13 @@ pub fn after_event(st: &mut State, me: u32, op: &Op) {
             st.chan.slot(me).spin_count = 0;
         } else {
             if touches_object(op) && !s.reads[..s.n].contains(op) {
-                if s.n < SPIN_READS {
-                    s.reads[s.n] = *op;
-                    s.n += 1;
-                } else {
-                    s.overflow = true;
+                if s.n == SPIN_READS {
+                    // A read of yet another location: the thread is scanning
+                    // memory, not re-reading a few locations. Start over.
+                    *s = Spin::EMPTY;
                 }
+                s.reads[s.n] = *op;
+                s.n += 1;
             }
             s.count += 1;
             st.chan.slot(me).spin_count = s.count;
@@ -73,7 +75,7 @@ pub fn after_event(st: &mut State, me: u32, op: &Op) {
         if s.count == 0 {
             continue;
         }
-        let released = if s.n == 0 || s.overflow {
+        let released = if s.n == 0 {
             true
         } else {
             s.reads[..s.n].iter().any(|r| r.conflicts(op))

@@ -84,8 +84,6 @@ pub struct Spin {
     pub count: u64,
     /// Past the threshold: disabled until another thread writes what it read.
     pub blocked: bool,
-    /// More distinct reads than fit in `reads`: any write releases the thread.
-    pub overflow: bool,
 }
 
 impl Spin {
@@ -95,7 +93,6 @@ impl Spin {
         n: 0,
         count: 0,
         blocked: false,
-        overflow: false,
     };
 }
 

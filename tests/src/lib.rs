@@ -1,1 +1,173 @@
-//! placeholder
+//! Helpers for the end-to-end tests: build a program from `c-examples/` with
+//! the compiler wrappers, run `reach-native` on it, and read its JSON report.
+//!
+//! The binaries must have been built first (`cargo build --release
+//! --workspace`, which `make test` does).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+/// Workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Directory of the release binaries.
+pub fn bin_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir).join("release"),
+        None => root().join("target/release"),
+    }
+}
+
+/// Path of a release binary.
+pub fn bin(name: &str) -> PathBuf {
+    bin_dir().join(name)
+}
+
+/// Scratch directory for this test process.
+pub fn scratch() -> PathBuf {
+    let dir = bin_dir()
+        .parent()
+        .map(|t| t.join("e2e"))
+        .unwrap_or_else(|| std::env::temp_dir().join("reach-e2e"));
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+static BUILD: Mutex<()> = Mutex::new(());
+
+/// Builds `c-examples/<file>` with `reach-cc` (or `reach-cxx` for `.cpp`)
+/// at `-O1 -g` and returns the executable, reusing a build newer than both
+/// the source and the wrapper.
+pub fn build_example(file: &str) -> PathBuf {
+    let _guard = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    let source = root().join("c-examples").join(file);
+    assert!(source.exists(), "no example {file}");
+    let stem = Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or(file);
+    let out = scratch().join(stem);
+    let cxx = file.ends_with(".cpp");
+    let wrapper = bin(if cxx { "reach-cxx" } else { "reach-cc" });
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let fresh = match (modified(&out), modified(&source), modified(&wrapper)) {
+        (Some(o), Some(s), Some(w)) => o > s && o > w,
+        _ => false,
+    };
+    if !fresh {
+        let tmp = out.with_extension("tmp");
+        let status = Command::new(&wrapper)
+            .args(["-O1", "-g"])
+            .arg(&source)
+            .arg("-o")
+            .arg(&tmp)
+            .status()
+            .expect("run the compiler wrapper");
+        assert!(status.success(), "building {file} failed");
+        std::fs::rename(&tmp, &out).expect("move the built example into place");
+    }
+    out
+}
+
+/// One run of `reach-native`.
+#[derive(Debug)]
+pub struct Run {
+    /// Exit status.
+    pub code: i32,
+    /// Its standard output.
+    pub stdout: String,
+    /// Its standard error.
+    pub stderr: String,
+    /// The JSON report.
+    pub json: Value,
+}
+
+impl Run {
+    /// Kind of the first bug, if any.
+    pub fn bug_kind(&self) -> Option<String> {
+        self.json["bug"]["kind"].as_str().map(str::to_string)
+    }
+
+    /// Number of executions.
+    pub fn executions(&self) -> u64 {
+        self.json["executions"].as_u64().unwrap_or(0)
+    }
+
+    /// Number of distinct partial orders (needs `--stats`).
+    pub fn partial_orders(&self) -> u64 {
+        self.json["partial_orders"].as_u64().unwrap_or(0)
+    }
+
+    /// Fingerprints of the distinct partial orders, sorted.
+    pub fn fingerprints(&self) -> Vec<String> {
+        self.json["partial_order_fingerprints"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+            .unwrap_or_default()
+    }
+
+    /// Signatures of every distinct bug, sorted.
+    pub fn bug_signatures(&self) -> Vec<String> {
+        let mut all: Vec<String> = self.json["bugs"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|b| b["signature"].as_str().map(str::to_string)).collect())
+            .unwrap_or_default();
+        all.sort();
+        all
+    }
+
+    /// True if the whole search space was explored.
+    pub fn complete(&self) -> bool {
+        self.json["complete"].as_bool().unwrap_or(false)
+    }
+}
+
+/// Runs `reach-native OPTIONS PROGRAM ARGS` with `--json` and the schedule
+/// written into the scratch directory.
+pub fn reach(program: &Path, options: &[&str], args: &[&str]) -> Run {
+    let name = program.file_name().and_then(|n| n.to_str()).unwrap_or("prog");
+    let unique = format!(
+        "{name}-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    )
+    .replace(['(', ')'], "");
+    let json_path = scratch().join(format!("{unique}.json"));
+    let schedule_path = scratch().join(format!("{unique}.schedule"));
+    let output = Command::new(bin("reach-native"))
+        .arg("--json")
+        .arg(&json_path)
+        .arg("--schedule-out")
+        .arg(&schedule_path)
+        .args(options)
+        .arg(program)
+        .args(args)
+        .output()
+        .expect("run reach-native");
+    let json = std::fs::read_to_string(&json_path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        json,
+    }
+}
+
+/// Path of the schedule file the last [`reach`] call on `program` in this thread wrote.
+pub fn schedule_of(program: &Path) -> PathBuf {
+    let name = program.file_name().and_then(|n| n.to_str()).unwrap_or("prog");
+    let unique = format!(
+        "{name}-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    )
+    .replace(['(', ')'], "");
+    scratch().join(format!("{unique}.schedule"))
+}
