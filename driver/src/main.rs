@@ -29,6 +29,12 @@ const EXIT_ERROR: u8 = 2;
 const EXIT_LIMIT: u8 = 3;
 
 fn main() -> ExitCode {
+    // Die quietly on a closed pipe (`reach-native ... | head`) like other
+    // command-line tools, instead of failing on every print.
+    // SAFETY: setting a signal disposition to its default before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match run(&cli) {
         Ok(code) => ExitCode::from(code),

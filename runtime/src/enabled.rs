@@ -72,9 +72,8 @@ pub fn is_enabled(st: &State, t: u32) -> bool {
         OpKind::BarrierLeave => {
             obj(st, op.object, ObjKind::Barrier).is_none_or(|o| o.generation != th.barrier_gen)
         }
-        OpKind::Once => {
-            obj(st, op.object, ObjKind::Once).is_none_or(|o| o.value != once_state::RUNNING)
-        }
+        OpKind::Once => obj(st, op.object, ObjKind::Once)
+            .is_none_or(|o| o.value != once_state::RUNNING || o.owner == t),
         OpKind::FutexWait if th.waiting => th.signalled || flags.has(EventFlags::TIMED),
         _ => true,
     }

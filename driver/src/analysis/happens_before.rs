@@ -139,9 +139,11 @@ impl HappensBefore {
             }
         }
         cv.set(p, index as u32 + 1);
+        // A timed-out condition wait still re-acquires its mutex.
         let acquired = event.op.kind.is_acquire()
             && !event.op.flags.has(EventFlags::FAILED)
-            && !event.op.flags.has(EventFlags::TIMED_OUT);
+            && (event.op.kind == OpKind::CondRelock
+                || !event.op.flags.has(EventFlags::TIMED_OUT));
         for (key, class) in accesses {
             let state = self.objects.entry(key).or_default();
             match class {

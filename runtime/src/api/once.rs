@@ -1,5 +1,6 @@
 //! `pthread_once`: a `Once` event; the first caller runs the init routine
-//! (with its own scheduling points), concurrent callers are not enabled until
+//! (with its own scheduling points) and then records a second `Once` event
+//! (`aux` = 1) marking completion; concurrent callers are not enabled until
 //! it completed, later callers return at once.
 
 use super::mk;
@@ -7,7 +8,7 @@ use super::objects::get_or_insert;
 use crate::fail;
 use crate::real;
 use crate::sched::run_op;
-use crate::state::{me, state, take_call_site, NONE};
+use crate::state::{me, take_call_site, NONE};
 use crate::table::{once_state, ObjKind};
 use core::ffi::c_int;
 use libc::pthread_once_t;
@@ -59,14 +60,16 @@ pub unsafe extern "C" fn pthread_once(ctl: *mut pthread_once_t, init: extern "C"
     });
     if run {
         init();
-        if crate::state::me().is_some() {
-            // SAFETY: still the running thread.
-            let st = unsafe { state() };
-            if let Some(i) = st.objects.find(a) {
-                let o = st.objects.at(i);
-                o.value = once_state::DONE;
-                o.owner = NONE;
-            }
+        // Completion is an event of its own (`aux` = 1), so that callers that
+        // waited for it happen after everything the init routine did.
+        if let Some(me) = crate::state::me() {
+            run_op(me, mk(OpKind::Once, 0, a, 1), site, |st, _, _| {
+                if let Some(i) = st.objects.find(a) {
+                    let o = st.objects.at(i);
+                    o.value = once_state::DONE;
+                    o.owner = NONE;
+                }
+            });
         }
     }
     0
