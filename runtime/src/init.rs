@@ -2,7 +2,7 @@
 //! request, and make the main thread thread 0.
 
 use crate::chan::{AttachError, Chan};
-use crate::state::{set_debug, set_me, state, TState, MODE, MODE_ACTIVE};
+use crate::state::{set_debug, set_me, state, State, TState, MODE, MODE_ACTIVE};
 use crate::sys;
 use core::sync::atomic::Ordering;
 use reach_channel::layout::{REQ_SLEEP_SETS, REQ_SPIN_BLOCKING};
@@ -35,6 +35,24 @@ fn env(name: &core::ffi::CStr) -> Option<&'static [u8]> {
     }
 }
 
+/// Reads the driver's request (prefix length, policy, seed, bounds, sleep
+/// set) from the channel header into the state.
+pub fn load_request(st: &mut State) {
+    let h = st.chan.header();
+    st.prefix_len = u64::from(h.prefix_len.min(st.chan.prefix_capacity));
+    st.policy = Policy::from_u32(h.policy).unwrap_or(Policy::ContinueThenLowest);
+    st.rng = (h.seed ^ 0x9E37_79B9_7F4A_7C15) | 1;
+    st.max_steps = h.max_steps.min(u64::from(st.chan.event_capacity));
+    st.sleep_sets = h.request_flags & REQ_SLEEP_SETS != 0;
+    st.spin_blocking = h.request_flags & REQ_SPIN_BLOCKING != 0;
+    st.spin_threshold = u64::from(h.spin_threshold);
+    st.sleep = if st.sleep_sets {
+        h.sleep_set
+    } else {
+        reach_channel::ThreadSet::EMPTY
+    };
+}
+
 extern "C" fn reach_init() {
     set_debug(env(c"REACH_DEBUG") == Some(b"1"));
     let Some(fd) = env(c"REACH_CHANNEL_FD").and_then(parse_fd) else {
@@ -50,29 +68,20 @@ extern "C" fn reach_init() {
             sys::exit_group(2);
         }
     };
+    crate::forkserver::configure(env(c"REACH_FORK_SERVER"));
     // Programs this one executes must not attach to the channel.
-    // SAFETY: plain fcntl on the inherited fd; unsetenv with a valid name
-    // during single-threaded start-up.
+    // SAFETY: plain fcntl on the inherited fd; unsetenv with valid names
+    // during single-threaded start-up (the driver always sets both variables,
+    // so the environment has the same layout with and without fork server).
     unsafe {
         libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
         libc::unsetenv(c"REACH_CHANNEL_FD".as_ptr());
+        libc::unsetenv(c"REACH_FORK_SERVER".as_ptr());
     }
     // SAFETY: start-up is single-threaded; nothing else uses the state yet.
     let st = unsafe { state() };
-    let h = chan.header();
-    st.prefix_len = u64::from(h.prefix_len.min(chan.prefix_capacity));
-    st.policy = Policy::from_u32(h.policy).unwrap_or(Policy::ContinueThenLowest);
-    st.rng = (h.seed ^ 0x9E37_79B9_7F4A_7C15) | 1;
-    st.max_steps = h.max_steps.min(u64::from(chan.event_capacity));
-    st.sleep_sets = h.request_flags & REQ_SLEEP_SETS != 0;
-    st.spin_blocking = h.request_flags & REQ_SPIN_BLOCKING != 0;
-    st.spin_threshold = u64::from(h.spin_threshold);
-    st.sleep = if st.sleep_sets {
-        h.sleep_set
-    } else {
-        reach_channel::ThreadSet::EMPTY
-    };
     st.chan = chan;
+    load_request(st);
     st.thread_count = 1;
     st.running = 0;
     st.event_count = 0;

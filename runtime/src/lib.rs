@@ -19,6 +19,7 @@ pub mod api;
 pub mod chan;
 pub mod enabled;
 pub mod fmtbuf;
+pub mod forkserver;
 pub mod hooks;
 pub mod real;
 pub mod sched;

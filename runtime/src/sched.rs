@@ -121,7 +121,8 @@ fn compute_enabled(st: &mut State) -> (ThreadSet, bool, bool) {
     (set, live, spinning)
 }
 
-fn next_random(st: &mut State) -> u64 {
+/// Advances the random policy's generator and returns the next number.
+pub fn next_random(st: &mut State) -> u64 {
     // xorshift64*
     let mut x = st.rng;
     x ^= x >> 12;

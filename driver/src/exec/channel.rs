@@ -4,7 +4,7 @@
 
 use super::{ExecError, Request};
 use reach_channel::layout::{REQ_SLEEP_SETS, REQ_SPIN_BLOCKING};
-use reach_channel::{ChannelView, Event, Header, Layout, RunStatus, MAGIC, VERSION};
+use reach_channel::{ChannelView, Event, Header, Layout, RunStatus, ThreadSlot, MAGIC, VERSION};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
@@ -126,6 +126,51 @@ impl Channel {
         Ok(())
     }
 
+    /// Copies what a fork server recorded before `main` (`pre_main` events,
+    /// the main thread's slot) so every execution can start from it.
+    pub fn capture_start(&self, pre_main: u64) -> Result<StartState, ExecError> {
+        if pre_main >= u64::from(self.layout.event_capacity) {
+            return Err(ExecError::CorruptChannel(format!(
+                "the fork server reports {pre_main} events before main"
+            )));
+        }
+        let layout = self.layout;
+        // SAFETY: slot 0 and the first `pre_main` events are inside the
+        // mapping (checked above); every bit pattern is a valid value of
+        // these plain-integer records. The server waits at main meanwhile.
+        unsafe {
+            let b = self.base.as_ptr();
+            let slot = (b.add(layout.threads_offset()) as *const ThreadSlot).read_unaligned();
+            let ev = b.add(layout.events_offset()) as *const Event;
+            let events = (0..pre_main as usize)
+                .map(|i| ev.add(i).read_unaligned())
+                .collect();
+            Ok(StartState { slot, events })
+        }
+    }
+
+    /// Makes the channel look as it did when the fork server reached `main`
+    /// (after [`Channel::prepare`], before asking for an execution).
+    pub fn restore_start(&mut self, start: &StartState) {
+        let layout = self.layout;
+        // SAFETY: as in `capture_start`; no child of the server runs now.
+        unsafe {
+            let b = self.base.as_ptr();
+            (b.add(layout.threads_offset()) as *mut ThreadSlot).write_unaligned(start.slot);
+            let ev = b.add(layout.events_offset()) as *mut Event;
+            for (i, e) in start.events.iter().enumerate() {
+                ev.add(i).write_unaligned(*e);
+            }
+            let h = b as *mut Header;
+            (*h).event_count.store(
+                start.events.len() as u64,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+            (*h).thread_count
+                .store(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
     /// A validating view of the region. Only call while no program under test
     /// is alive (the region must not change while the view is used).
     pub fn view(&self) -> Result<ChannelView<'_>, ExecError> {
@@ -134,6 +179,13 @@ impl Channel {
         let bytes = unsafe { std::slice::from_raw_parts(self.base.as_ptr(), self.len) };
         Ok(ChannelView::new(bytes)?)
     }
+}
+
+/// The channel state a fork server had at entry to `main`.
+#[derive(Clone, Debug)]
+pub struct StartState {
+    slot: ThreadSlot,
+    events: Vec<Event>,
 }
 
 // SAFETY: the mapping is owned by the channel and only accessed through

@@ -40,6 +40,9 @@ pub enum ExecError {
     /// The program (or a bug) left the channel in an invalid state.
     #[error("the program under test corrupted the control channel ({0}); the execution cannot be analysed")]
     CorruptChannel(String),
+    /// The fork server died or misbehaved and could not be restarted.
+    #[error("the fork server of the program under test failed ({0}); try --no-fork-server")]
+    ForkServer(String),
     /// The channel header is not readable at all.
     #[error("the program under test corrupted the control channel: {0}")]
     Channel(#[from] ChannelError),

@@ -1,20 +1,41 @@
 //! The [`Executor`]: one channel, one program, many executions.
 
-use super::channel::Channel;
+use super::channel::{Channel, StartState};
+use super::server::{ForkServer, Unavailable};
 use super::{outcome, process, ExecConfig, ExecError, Outcome, Request};
+use reach_channel::{Policy, ThreadSet};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// Runs executions of one program, each under a given [`Request`].
 ///
-/// Every execution is a fresh `exec` of the program with the runtime
-/// preloaded, ASLR disabled, in its own process group; the group is killed
-/// and reaped before [`Executor::run`] returns. `ExecConfig::fork_server` is
-/// accepted but executions are currently always started with `exec`.
+/// With `ExecConfig::fork_server` (the default) the program is started once
+/// and stops at entry to `main` as the runtime's fork server; every execution
+/// is then a forked child of it. Otherwise every execution is a fresh `exec`.
+/// Either way the program runs with the runtime preloaded, ASLR disabled, in
+/// its own process group, and the execution's processes are killed and
+/// reaped before [`Executor::run`] returns.
+///
+/// Under the fork server, static constructors run once (in the server) and
+/// every execution inherits their effects; files the program writes are not
+/// reset between executions. If the server cannot be used (the program does
+/// not reach `main`, or starts threads before it), the executor falls back to
+/// `exec` for good and says why in [`Executor::fork_server_note`].
 pub struct Executor {
     config: ExecConfig,
     channel: Channel,
+    server: ServerState,
+}
+
+/// Where the fork server stands.
+enum ServerState {
+    /// Not started yet (or lost; it is restarted on the next execution).
+    Idle,
+    /// Running and ready at `main`.
+    Running(Box<ForkServer>, StartState),
+    /// Not used: configuration, or it cannot work for this program.
+    Off(Option<String>),
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -44,6 +65,18 @@ fn resolve_program(program: &Path) -> Result<PathBuf, ExecError> {
     Ok(path)
 }
 
+/// The request static constructors run under in a fork server: no prefix,
+/// no sleep set (each child re-reads its own request at `main`).
+fn bootstrap_request() -> Request {
+    Request {
+        prefix: Vec::new(),
+        policy: Policy::ContinueThenLowest,
+        seed: 0,
+        sleep_set: ThreadSet::EMPTY,
+        sleep_sets: false,
+    }
+}
+
 impl Executor {
     /// Checks the configuration and creates the channel.
     pub fn new(mut config: ExecConfig) -> Result<Executor, ExecError> {
@@ -56,7 +89,16 @@ impl Executor {
             .canonicalize()
             .map_err(|_| ExecError::RuntimeMissing(config.runtime.clone()))?;
         let channel = Channel::create(config.max_steps)?;
-        Ok(Executor { config, channel })
+        let server = if config.fork_server {
+            ServerState::Idle
+        } else {
+            ServerState::Off(None)
+        };
+        Ok(Executor {
+            config,
+            channel,
+            server,
+        })
     }
 
     /// The configuration in use (program path resolved).
@@ -64,12 +106,84 @@ impl Executor {
         &self.config
     }
 
+    /// Why the fork server was requested but is not used (it fell back to
+    /// `exec`), if so.
+    pub fn fork_server_note(&self) -> Option<&str> {
+        match &self.server {
+            ServerState::Off(Some(note)) => Some(note),
+            _ => None,
+        }
+    }
+
+    /// True while executions are served by a running fork server.
+    pub fn fork_server_running(&self) -> bool {
+        matches!(self.server, ServerState::Running(..))
+    }
+
+    /// Starts the fork server if it should run and does not yet.
+    fn ensure_server(&mut self) -> Result<(), ExecError> {
+        if !matches!(self.server, ServerState::Idle) {
+            return Ok(());
+        }
+        self.channel.prepare(
+            &bootstrap_request(),
+            self.config.max_steps,
+            self.config.spin_threshold,
+        )?;
+        let started = ForkServer::start(&self.config, self.channel.raw_fd(), self.config.timeout)?;
+        self.server = match started {
+            Ok(mut server) => {
+                let start = self.channel.capture_start(server.pre_main)?;
+                // What constructors printed before main belongs to no
+                // execution (each child inherits unflushed stdio buffers).
+                let _ = server.take_start_output();
+                ServerState::Running(Box::new(server), start)
+            }
+            Err(why) => ServerState::Off(Some(why_note(&why))),
+        };
+        Ok(())
+    }
+
     /// Runs the program once under `request` and returns the validated result.
     pub fn run(&mut self, request: &Request) -> Result<Outcome, ExecError> {
+        self.ensure_server()?;
+        let mut lost = None;
+        if let ServerState::Running(server, start) = &mut self.server {
+            self.channel
+                .prepare(request, self.config.max_steps, self.config.spin_threshold)?;
+            self.channel.restore_start(start);
+            match server.run(self.config.timeout) {
+                Ok(finished) => {
+                    let view = self.channel.view()?;
+                    return outcome::read(&view, finished);
+                }
+                Err(why) => lost = Some(why),
+            }
+        }
+        if let Some(why) = lost {
+            // The server died or misbehaved (killed from outside): start a
+            // new one and run the request again, once.
+            self.server = ServerState::Idle;
+            self.ensure_server()?;
+            if let ServerState::Running(server, start) = &mut self.server {
+                self.channel
+                    .prepare(request, self.config.max_steps, self.config.spin_threshold)?;
+                self.channel.restore_start(start);
+                let finished = server.run(self.config.timeout).map_err(|again| {
+                    ExecError::ForkServer(format!("{}; after a restart: {}", why.0, again.0))
+                })?;
+                let view = self.channel.view()?;
+                return outcome::read(&view, finished);
+            }
+        }
         self.channel
             .prepare(request, self.config.max_steps, self.config.spin_threshold)?;
         let finished = process::run(&self.config, self.channel.raw_fd())?;
         let view = self.channel.view()?;
         outcome::read(&view, finished)
     }
+}
+
+fn why_note(why: &Unavailable) -> String {
+    format!("{why}; every execution starts the program with exec instead")
 }

@@ -10,6 +10,7 @@ mod error;
 mod executor;
 mod outcome;
 mod process;
+mod server;
 
 pub use channel::{MAX_EVENTS, MAX_PREFIX};
 pub use error::ExecError;

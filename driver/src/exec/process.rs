@@ -26,18 +26,18 @@ pub struct Finished {
 
 /// A running child that is the leader of its own process group. Dropping it
 /// kills the whole group with `SIGKILL` and reaps the leader.
-struct Group {
-    child: Option<Child>,
+pub(super) struct Group {
+    pub(super) child: Option<Child>,
 }
 
 impl Group {
-    fn pid(&self) -> libc::pid_t {
+    pub(super) fn pid(&self) -> libc::pid_t {
         self.child.as_ref().map_or(0, |c| c.id() as libc::pid_t)
     }
 
     /// Kills every process of the group (the leader may already be a zombie,
     /// which keeps the group id from being reused).
-    fn kill_group(&self) {
+    pub(super) fn kill_group(&self) {
         let pid = self.pid();
         if pid > 0 {
             // SAFETY: plain syscall; the group id is our unreaped child's pid.
@@ -48,7 +48,7 @@ impl Group {
     }
 
     /// Kills the group and reaps the leader.
-    fn finish(&mut self) -> io::Result<std::process::ExitStatus> {
+    pub(super) fn finish(&mut self) -> io::Result<std::process::ExitStatus> {
         self.kill_group();
         match self.child.take() {
             Some(mut c) => c.wait(),
@@ -65,7 +65,7 @@ impl Drop for Group {
     }
 }
 
-fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+pub(super) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0; 2];
     // SAFETY: `fds` has room for two fds.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -75,7 +75,7 @@ fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+pub(super) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
     // SAFETY: fcntl on an fd we own.
     unsafe {
         let fl = libc::fcntl(fd, libc::F_GETFL);
@@ -87,14 +87,14 @@ fn set_nonblocking(fd: RawFd) -> io::Result<()> {
 }
 
 /// A captured output stream: the read end of a pipe and the bytes kept.
-struct Capture {
-    fd: Option<OwnedFd>,
-    kept: Vec<u8>,
+pub(super) struct Capture {
+    pub(super) fd: Option<OwnedFd>,
+    pub(super) kept: Vec<u8>,
 }
 
 impl Capture {
     /// Reads what is available; closes the pipe at end of file.
-    fn drain(&mut self) {
+    pub(super) fn drain(&mut self) {
         let Some(fd) = &self.fd else { return };
         let mut buf = [0u8; 16 * 1024];
         loop {
@@ -120,7 +120,7 @@ impl Capture {
     }
 }
 
-fn pidfd_open(pid: libc::pid_t) -> io::Result<OwnedFd> {
+pub(super) fn pidfd_open(pid: libc::pid_t) -> io::Result<OwnedFd> {
     // SAFETY: plain syscall.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
     if fd < 0 {
@@ -167,26 +167,69 @@ fn wait_until(pidfd: &OwnedFd, caps: &mut [Capture; 2], deadline: Instant) -> io
     }
 }
 
-/// Runs the program of `config` once with the channel fd `channel_fd`.
-pub fn run(config: &ExecConfig, channel_fd: RawFd) -> Result<Finished, ExecError> {
-    let spawn_err = |source| ExecError::Spawn {
-        program: config.program.clone(),
-        source,
-    };
-    let (out_r, out_w) = pipe().map_err(spawn_err)?;
-    let (err_r, err_w) = pipe().map_err(spawn_err)?;
+/// Moves `fds[i].0` to fd number `fds[i].1` in a child about to exec, with
+/// close-on-exec off. Only async-signal-safe system calls.
+fn place_fds(fds: &[(RawFd, RawFd)]) -> io::Result<()> {
+    const SPARE: RawFd = 256;
+    let mut tmp = [-1; 4];
+    // First out of the way of every target, then onto the targets.
+    for (i, (src, _)) in fds.iter().enumerate() {
+        // SAFETY: duplicating an fd we own into a fresh number.
+        let t = unsafe { libc::fcntl(*src, libc::F_DUPFD_CLOEXEC, SPARE) };
+        if t < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        tmp[i] = t;
+    }
+    for (i, (_, dst)) in fds.iter().enumerate() {
+        // SAFETY: dup2 onto a fixed number; the result has close-on-exec off.
+        if unsafe { libc::dup2(tmp[i], *dst) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: closing our temporary duplicate.
+        unsafe { libc::close(tmp[i]) };
+    }
+    Ok(())
+}
+
+/// The fork server's control fds (request read end, response write end) as
+/// the driver holds them.
+#[derive(Clone, Copy)]
+pub(super) struct ControlFds {
+    pub(super) request: RawFd,
+    pub(super) response: RawFd,
+}
+
+/// The command that starts the program under the runtime: environment,
+/// fixed fd numbers, ASLR off, own process group, killed with its parent.
+pub(super) fn program_command(
+    config: &ExecConfig,
+    channel_fd: RawFd,
+    control: Option<ControlFds>,
+    stdout: OwnedFd,
+    stderr: OwnedFd,
+) -> Command {
+    use reach_channel::fork::{CHANNEL_FD_NUMBER, ENV_OFF, REQUEST_FD_NUMBER, RESPONSE_FD_NUMBER};
     let mut preload = config.runtime.clone().into_os_string();
     if let Some(old) = std::env::var_os("LD_PRELOAD").filter(|v| !v.is_empty()) {
         preload.push(":");
         preload.push(old);
     }
+    let server = match control {
+        Some(_) => format!("{REQUEST_FD_NUMBER}:{RESPONSE_FD_NUMBER}"),
+        None => ENV_OFF.to_string(),
+    };
     let mut cmd = Command::new(&config.program);
     cmd.args(&config.args)
-        .env(reach_channel::env::CHANNEL_FD, channel_fd.to_string())
+        .env(
+            reach_channel::env::CHANNEL_FD,
+            CHANNEL_FD_NUMBER.to_string(),
+        )
+        .env(reach_channel::env::FORK_SERVER, server)
         .env("LD_PRELOAD", preload)
         .stdin(Stdio::null())
-        .stdout(Stdio::from(out_w))
-        .stderr(Stdio::from(err_w));
+        .stdout(Stdio::from(stdout))
+        .stderr(Stdio::from(stderr));
     // SAFETY: the closure only makes async-signal-safe syscalls.
     unsafe {
         cmd.pre_exec(move || {
@@ -202,12 +245,28 @@ pub fn run(config: &ExecConfig, channel_fd: RawFd) -> Result<Finished, ExecError
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                 return Err(io::Error::last_os_error());
             }
-            if libc::fcntl(channel_fd, libc::F_SETFD, 0) != 0 {
-                return Err(io::Error::last_os_error());
+            match control {
+                Some(c) => place_fds(&[
+                    (channel_fd, CHANNEL_FD_NUMBER),
+                    (c.request, REQUEST_FD_NUMBER),
+                    (c.response, RESPONSE_FD_NUMBER),
+                ]),
+                None => place_fds(&[(channel_fd, CHANNEL_FD_NUMBER)]),
             }
-            Ok(())
         });
     }
+    cmd
+}
+
+/// Runs the program of `config` once with the channel fd `channel_fd`.
+pub fn run(config: &ExecConfig, channel_fd: RawFd) -> Result<Finished, ExecError> {
+    let spawn_err = |source| ExecError::Spawn {
+        program: config.program.clone(),
+        source,
+    };
+    let (out_r, out_w) = pipe().map_err(spawn_err)?;
+    let (err_r, err_w) = pipe().map_err(spawn_err)?;
+    let mut cmd = program_command(config, channel_fd, None, out_w, err_w);
     let start = Instant::now();
     let child = cmd.spawn().map_err(spawn_err)?;
     // The parent's copies of the write ends are closed (moved into `cmd`).

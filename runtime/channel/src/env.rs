@@ -13,7 +13,8 @@ pub const CLANG: &str = "REACH_CLANG";
 pub const INSTRUMENT: &str = "REACH_INSTRUMENT";
 /// Read by the compiler wrappers: `1` to print every command they run.
 pub const WRAPPER_VERBOSE: &str = "REACH_CC_VERBOSE";
-/// Set by the driver: `1` when the runtime should serve executions by forking.
+/// Set by the driver: the fork server's control fds as `"<request>:<response>"`
+/// (see [`crate::fork`]), or [`crate::fork::ENV_OFF`] to run one execution.
 pub const FORK_SERVER: &str = "REACH_FORK_SERVER";
 /// Read by the runtime: `1` to print scheduler decisions to stderr (debugging).
 pub const RUNTIME_DEBUG: &str = "REACH_DEBUG";

@@ -222,10 +222,12 @@ pub struct Header {
     /// Site of the operation involved in a misuse/unsupported report.
     pub culprit_site: u64,
 
-    // ---- fork server (driver ↔ runtime), futex words ----
-    /// Incremented by the driver to request one more execution.
+    // ---- fork server (runtime → driver), for diagnostics only ----
+    // The fork server's control messages travel over pipes (see
+    // `crate::fork`): every child maps this region and may scribble over it.
+    /// Number of executions the fork server has started.
     pub fork_request: AtomicU32,
-    /// Incremented by the fork server when the requested execution ended.
+    /// Number of executions the fork server has reaped.
     pub fork_response: AtomicU32,
     /// Pid of the current execution's child process.
     pub fork_child_pid: i32,

@@ -7,6 +7,7 @@
 //! program under test.
 
 pub mod env;
+pub mod fork;
 pub mod hooks;
 pub mod layout;
 pub mod ops;

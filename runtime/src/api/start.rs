@@ -52,6 +52,8 @@ unsafe extern "C" fn main_wrapper(
     let addr = REAL_MAIN.load(Ordering::Relaxed);
     // SAFETY: stored from the `main` pointer the C start code passed us.
     let main: MainFn = unsafe { core::mem::transmute::<usize, MainFn>(addr) };
+    // With a fork server this returns only in a child, once per execution.
+    crate::forkserver::serve_if_requested();
     // SAFETY: calling the program's main with the arguments it expects.
     let code = unsafe { main(argc, argv, envp) };
     process_exit(code);

@@ -1,0 +1,374 @@
+//! The fork server gives exactly the results of exec per execution: the same
+//! requests, traces (with object addresses), outcomes and output, on several
+//! examples; and it stays correct with static constructors, arguments,
+//! stdin, files, crashes, timeouts, and a killed server or driver.
+
+mod exec_support;
+
+use exec_support::*;
+use reach_channel::RunStatus;
+use reach_native::bug::BugPolicy;
+use reach_native::exec::{ExecConfig, Executor, Outcome, Request, Termination};
+use reach_native::explore::{explore, ExploreOptions};
+use reach_native::strategy::dpor::Dpor;
+use reach_native::strategy::exhaustive::Exhaustive;
+use reach_native::strategy::Strategy;
+use reach_native::trace::Trace;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Builds `c-examples/<file>` (or a source file) with the release compiler wrapper.
+fn build(source: &Path, name: &str) -> PathBuf {
+    let bin = workspace().join("target/release");
+    let cxx = source.extension().is_some_and(|e| e == "cpp");
+    let wrapper = bin.join(if cxx { "reach-cxx" } else { "reach-cc" });
+    assert!(
+        wrapper.exists(),
+        "{} missing: run `cargo build --release --workspace` first",
+        wrapper.display()
+    );
+    let out = scratch(name).join(name);
+    let st = Command::new(&wrapper)
+        .args(["-O1", "-g"])
+        .arg(source)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("run the compiler wrapper");
+    assert!(st.success(), "building {name} failed");
+    out
+}
+
+fn example(file: &str) -> PathBuf {
+    let stem = file.split('.').next().unwrap_or(file);
+    build(&workspace().join("c-examples").join(file), stem)
+}
+
+fn config(program: &Path, args: &[&str], fork_server: bool) -> ExecConfig {
+    ExecConfig {
+        program: program.to_path_buf(),
+        args: args.iter().map(Into::into).collect(),
+        runtime: runtime(),
+        timeout: Duration::from_secs(20),
+        max_steps: 20_000,
+        spin_threshold: 64,
+        fork_server,
+    }
+}
+
+/// Everything observable about one execution.
+#[derive(Debug, PartialEq)]
+struct Seen {
+    request: Request,
+    status: RunStatus,
+    termination: Termination,
+    events: Vec<(u32, u16, u16, u64, u64, u64)>,
+    message: String,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+fn seen(request: &Request, out: &Outcome) -> Seen {
+    Seen {
+        request: request.clone(),
+        status: out.status,
+        termination: out.termination,
+        events: out
+            .events
+            .iter()
+            .map(|e| (e.thread, e.kind, e.flags, e.site, e.object, e.aux))
+            .collect(),
+        message: out.message.clone(),
+        stdout: out.stdout.clone(),
+        stderr: out.stderr.clone(),
+    }
+}
+
+/// Runs a whole exploration, recording every execution.
+fn record(
+    program: &Path,
+    args: &[&str],
+    fork_server: bool,
+    strategy: &mut dyn Strategy,
+    limit: usize,
+) -> (Vec<Seen>, bool) {
+    let mut ex = Executor::new(config(program, args, fork_server)).expect("executor");
+    let mut all = Vec::new();
+    while all.len() < limit {
+        let Some(req) = strategy.next_request() else {
+            break;
+        };
+        let out = ex.run(&req).expect("run");
+        let trace = Trace::from_outcome(&out);
+        strategy.observe(&req, &trace).expect("no divergence");
+        all.push(seen(&req, &out));
+    }
+    (all, ex.fork_server_running())
+}
+
+fn same_runs(program: &Path, args: &[&str], limit: usize) {
+    for exhaustive in [false, true] {
+        let mk = || -> Box<dyn Strategy> {
+            if exhaustive {
+                Box::new(Exhaustive::default())
+            } else {
+                Box::new(Dpor::new(true))
+            }
+        };
+        let (by_exec, _) = record(program, args, false, mk().as_mut(), limit);
+        let (by_fork, served) = record(program, args, true, mk().as_mut(), limit);
+        assert!(served, "{}: the fork server did not run", program.display());
+        assert!(!by_exec.is_empty());
+        assert_eq!(by_exec.len(), by_fork.len(), "{}", program.display());
+        for (i, (a, b)) in by_exec.iter().zip(&by_fork).enumerate() {
+            assert_eq!(a, b, "{}: execution {i} differs", program.display());
+        }
+    }
+}
+
+#[test]
+fn same_executions_on_examples() {
+    for file in [
+        "dining_philosophers.c",
+        "bounded_buffer.c",
+        "indexer.c",
+        "racy_counter.c",
+        "oracle_condvar_signal.c",
+        "prim_barrier.c",
+        "crash_segfault.c",
+        "cpp_thread_mutex.cpp",
+        "misuse_double_join.c",
+    ] {
+        same_runs(&example(file), &[], 300);
+    }
+}
+
+#[test]
+fn same_summary_and_bugs_with_explore() {
+    for file in ["dining_philosophers.c", "bounded_buffer.c", "lastzero.c"] {
+        let prog = example(file);
+        let mut results = Vec::new();
+        for fork_server in [false, true] {
+            let mut ex = Executor::new(config(&prog, &[], fork_server)).expect("executor");
+            let options = ExploreOptions {
+                max_executions: Some(2000),
+                max_time: None,
+                keep_going: true,
+                bug_policy: BugPolicy {
+                    data_races: true,
+                    exit_code_is_bug: true,
+                },
+                count_partial_orders: true,
+                interrupt: Arc::new(AtomicBool::new(false)),
+            };
+            let s = explore(&mut ex, &mut Dpor::new(true), &options, &mut |_| {});
+            let mut bugs: Vec<String> = s.findings.iter().map(|f| f.signature.clone()).collect();
+            bugs.sort();
+            results.push((s.executions, s.sleep_blocked, s.fingerprints, bugs, s.stop));
+        }
+        assert_eq!(results[0], results[1], "{file}");
+    }
+}
+
+const START_UP: &str = r#"
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int shared;
+int ctor_value;
+static int runs_of_ctor;
+
+__attribute__((constructor)) static void setup(void) {
+    runs_of_ctor++;
+    ctor_value = 41;
+    shared = ctor_value + 1;
+    printf("ctor ");
+}
+
+static void *worker(void *arg) {
+    shared += (int)(long)arg;
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    char buf[16];
+    ssize_t n = read(0, buf, sizeof buf);
+    pthread_t t;
+    pthread_create(&t, NULL, worker, (void *)2L);
+    shared *= 2;
+    pthread_join(t, NULL);
+    if (argc > 2) {
+        FILE *f = fopen(argv[2], "a");
+        if (f) { fputs("x", f); fclose(f); }
+    }
+    printf("arg=%s stdin=%zd ctor=%d shared=%d\n", argc > 1 ? argv[1] : "-", n, runs_of_ctor, shared);
+    return 0;
+}
+"#;
+
+#[test]
+fn constructors_arguments_stdin_and_files() {
+    let dir = scratch("startup-src");
+    let src = dir.join("startup.c");
+    std::fs::write(&src, START_UP).expect("write source");
+    let prog = build(&src, "startup");
+    let file = dir.join("written.txt");
+    let file_arg = file.to_string_lossy().to_string();
+    same_runs(&prog, &["hello", &file_arg], 100);
+    // Every execution sees the constructor's effects once, stdin at end of
+    // file, and the argument.
+    let mut ex = Executor::new(config(&prog, &["hello"], true)).expect("executor");
+    let mut outputs = std::collections::BTreeSet::new();
+    for prefix in [vec![], vec![0, 0, 0, 0, 0, 1]] {
+        let out = ex.run(&request(&prefix)).expect("run");
+        assert_eq!(out.status, RunStatus::Exited, "{}", dump(&out));
+        outputs.insert(String::from_utf8_lossy(&out.stdout).to_string());
+    }
+    assert!(ex.fork_server_running());
+    for o in &outputs {
+        assert!(
+            o.starts_with("ctor arg=hello stdin=0 ctor=1 shared="),
+            "{o}"
+        );
+    }
+    // Files written by the program are not reset: one "x" per execution of
+    // both explorations above.
+    let written = std::fs::read_to_string(&file).expect("file written");
+    assert!(
+        written.len() >= 4 && written.chars().all(|c| c == 'x'),
+        "{written}"
+    );
+}
+
+#[test]
+fn timeout_kills_the_child_and_the_server_serves_on() {
+    let prog = compile_program("robust.c");
+    let mut cfg = config(&prog, &["hang"], true);
+    cfg.timeout = Duration::from_millis(800);
+    cfg.max_steps = 1000;
+    let mut ex = Executor::new(cfg).expect("executor");
+    for _ in 0..2 {
+        let out = ex.run(&request(&[])).expect("run");
+        assert_eq!(out.termination, Termination::TimedOut, "{}", dump(&out));
+        assert!(ex.fork_server_running());
+    }
+}
+
+#[test]
+fn crash_is_the_outcome_and_the_server_survives() {
+    let prog = compile_program("robust.c");
+    let mut ex = Executor::new(config(&prog, &["segv"], true)).expect("executor");
+    for _ in 0..3 {
+        let out = ex.run(&request(&[])).expect("run");
+        assert_eq!(out.termination, Termination::Signaled(11), "{}", dump(&out));
+        assert!(ex.fork_server_running());
+    }
+}
+
+#[test]
+fn killed_server_is_restarted() {
+    let prog = example("dining_philosophers.c");
+    let mut ex = Executor::new(config(&prog, &[], true)).expect("executor");
+    let first = ex.run(&request(&[])).expect("run");
+    let server = server_pids(&prog);
+    assert_eq!(server.len(), 1, "one server process: {server:?}");
+    // SAFETY: killing the server process this test started.
+    unsafe { libc::kill(server[0], libc::SIGKILL) };
+    let again = ex
+        .run(&request(&[]))
+        .expect("run after the server was killed");
+    assert_eq!(seen(&request(&[]), &first), seen(&request(&[]), &again));
+    assert!(ex.fork_server_running());
+    drop(ex);
+    wait_gone(&prog);
+}
+
+#[test]
+fn start_up_crash_falls_back_to_exec() {
+    let src = r#"
+#include <stdlib.h>
+__attribute__((constructor)) static void boom(void) { abort(); }
+int main(void) { return 0; }
+"#;
+    let prog = compile("ctor_abort", src);
+    let mut ex = Executor::new(config(&prog, &[], true)).expect("executor");
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.termination, Termination::Signaled(6), "{}", dump(&out));
+    assert!(ex.fork_server_note().is_some());
+}
+
+/// Pids of live processes running `prog` (by /proc/<pid>/exe).
+fn server_pids(prog: &Path) -> Vec<i32> {
+    let want = prog.canonicalize().expect("canonical path");
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("read /proc").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(exe) = std::fs::read_link(entry.path().join("exe")) else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let zombie = stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z'));
+        if exe == want && !zombie {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+fn wait_gone(prog: &Path) {
+    for _ in 0..300 {
+        if server_pids(prog).is_empty() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!(
+        "processes of {} survived: {:?}",
+        prog.display(),
+        server_pids(prog)
+    );
+}
+
+#[test]
+fn killing_the_driver_leaves_no_process() {
+    let prog = example("lastzero.c");
+    let driver = workspace().join("target/release/reach-native");
+    for extra in [&[][..], &["--no-fork-server"][..]] {
+        let mut child = Command::new(&driver)
+            .args(["--quiet", "--strategy", "exhaustive", "--max-time", "60"])
+            .args(["--ignore-races", "--keep-going"])
+            .args(extra)
+            .arg(&prog)
+            .arg("10")
+            .env(reach_channel::env::RUNTIME, runtime())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start reach-native");
+        // Let it explore for a while.
+        let mut seen_program = false;
+        for _ in 0..200 {
+            std::thread::sleep(Duration::from_millis(10));
+            if !server_pids(&prog).is_empty() {
+                seen_program = true;
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        child.kill().expect("SIGKILL the driver");
+        let _ = child.wait();
+        assert!(seen_program, "the program never ran");
+        wait_gone(&prog);
+    }
+}

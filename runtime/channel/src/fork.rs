@@ -1,0 +1,101 @@
+//! The fork server's control protocol between driver and runtime.
+//!
+//! With the fork server, the program is started once; at entry to `main` the
+//! runtime waits for requests and forks one child per execution. Requests and
+//! answers travel over two pipes, not the shared channel, because every child
+//! maps the channel and may scribble over it: the driver must never act (for
+//! example kill a process group) on a value the program could have written.
+//!
+//! * request pipe (driver → server): one byte per execution;
+//! * response pipe (server → driver): [`MESSAGE_BYTES`]-byte messages, each
+//!   written with one `write` (atomic on a pipe).
+//!
+//! The environment variable [`crate::env::FORK_SERVER`] carries the two fd
+//! numbers as `"<request>:<response>"`. The driver always sets the channel fd
+//! and this variable to values of the same length ([`ENV_OFF`] when the fork
+//! server is off), so the program's initial stack, and with it the address of
+//! every stack object, is the same with and without the fork server.
+
+/// Fd number of the channel in the program under test (fixed, so that the
+/// environment and fd numbers are the same for every executor).
+pub const CHANNEL_FD_NUMBER: i32 = 200;
+/// Fd number of the request pipe's read end in the fork server.
+pub const REQUEST_FD_NUMBER: i32 = 201;
+/// Fd number of the response pipe's write end in the fork server.
+pub const RESPONSE_FD_NUMBER: i32 = 202;
+/// Value of [`crate::env::FORK_SERVER`] when the fork server is off (same
+/// length as an "on" value with the fixed fd numbers).
+pub const ENV_OFF: &str = "off:off";
+
+/// Server → driver: the server reached `main`; value: events recorded before
+/// `main` (by static constructors), which every child inherits.
+pub const MSG_READY: u32 = 1;
+/// Server → driver: a child was forked for the request; value: its pid (also
+/// its process group id).
+pub const MSG_STARTED: u32 = 2;
+/// Server → driver: the child ended and was reaped; value: its wait status.
+pub const MSG_DONE: u32 = 3;
+/// Server → driver: the server cannot serve (threads exist before `main`);
+/// value: the number of threads. The server exits after sending it.
+pub const MSG_REFUSED: u32 = 4;
+/// Server → driver: `fork` failed; value: `errno`.
+pub const MSG_FORK_FAILED: u32 = 5;
+
+/// Size of one response message.
+pub const MESSAGE_BYTES: usize = 16;
+
+/// Encodes a response message.
+pub fn encode(tag: u32, value: i64) -> [u8; MESSAGE_BYTES] {
+    let mut m = [0u8; MESSAGE_BYTES];
+    m[..4].copy_from_slice(&tag.to_le_bytes());
+    m[8..].copy_from_slice(&value.to_le_bytes());
+    m
+}
+
+/// Decodes a response message into `(tag, value)`.
+pub fn decode(m: &[u8; MESSAGE_BYTES]) -> (u32, i64) {
+    let mut tag = [0u8; 4];
+    tag.copy_from_slice(&m[..4]);
+    let mut value = [0u8; 8];
+    value.copy_from_slice(&m[8..]);
+    (u32::from_le_bytes(tag), i64::from_le_bytes(value))
+}
+
+/// Parses the value of [`crate::env::FORK_SERVER`] into the request and
+/// response fd numbers (`None` when off or malformed).
+pub fn parse_env(value: &[u8]) -> Option<(i32, i32)> {
+    let colon = value.iter().position(|b| *b == b':')?;
+    let num = |s: &[u8]| -> Option<i32> {
+        if s.is_empty() || s.len() > 9 || !s.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        Some(s.iter().fold(0i32, |v, c| v * 10 + i32::from(c - b'0')))
+    };
+    Some((num(&value[..colon])?, num(&value[colon + 1..])?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_round_trip() {
+        assert_eq!(decode(&encode(MSG_DONE, -9)), (MSG_DONE, -9));
+        assert_eq!(
+            decode(&encode(MSG_STARTED, 123_456)),
+            (MSG_STARTED, 123_456)
+        );
+    }
+
+    #[test]
+    fn env_values_parse() {
+        let on = format!("{REQUEST_FD_NUMBER}:{RESPONSE_FD_NUMBER}");
+        assert_eq!(on.len(), ENV_OFF.len());
+        assert_eq!(
+            parse_env(on.as_bytes()),
+            Some((REQUEST_FD_NUMBER, RESPONSE_FD_NUMBER))
+        );
+        assert_eq!(parse_env(ENV_OFF.as_bytes()), None);
+        assert_eq!(parse_env(b"12"), None);
+    }
+}

@@ -1,0 +1,236 @@
+//! The fork server: at entry to `main`, before any program thread exists,
+//! the process stops being an execution and becomes a server that forks one
+//! child per request of the driver; each child re-reads the request from the
+//! channel and runs `main` as one execution.
+//!
+//! Requests and answers travel over two pipes (see `reach_channel::fork`).
+//! The server is single-threaded and allocates nothing; it calls only system
+//! calls and the C library's `_Fork` (which, unlike `fork`, runs no
+//! `pthread_atfork` handlers of the program).
+//!
+//! What each child inherits from the server, hence shares with every other
+//! execution: everything static constructors did (memory, open files and
+//! their offsets, signal dispositions, unflushed stdio buffers, the events
+//! they recorded); files the program writes are not reset.
+
+use crate::fail;
+use crate::state::state;
+use crate::sys;
+use core::sync::atomic::{AtomicI32, Ordering};
+use reach_channel::fork::{
+    encode, parse_env, MSG_DONE, MSG_FORK_FAILED, MSG_READY, MSG_REFUSED, MSG_STARTED,
+};
+use reach_channel::RunStatus;
+
+static REQUEST_FD: AtomicI32 = AtomicI32::new(-1);
+static RESPONSE_FD: AtomicI32 = AtomicI32::new(-1);
+
+/// Records the control fds from the `REACH_FORK_SERVER` value (at
+/// initialisation); without a valid value the process runs one execution.
+pub fn configure(value: Option<&[u8]>) {
+    if let Some((req, resp)) = value.and_then(parse_env) {
+        // SAFETY: plain fcntl on fds the driver passed; the server's children
+        // and anything they exec must not keep them.
+        unsafe {
+            libc::fcntl(req, libc::F_SETFD, libc::FD_CLOEXEC);
+            libc::fcntl(resp, libc::F_SETFD, libc::FD_CLOEXEC);
+        }
+        REQUEST_FD.store(req, Ordering::Relaxed);
+        RESPONSE_FD.store(resp, Ordering::Relaxed);
+    }
+}
+
+fn errno() -> i32 {
+    // SAFETY: the calling thread's errno slot.
+    unsafe { *libc::__errno_location() }
+}
+
+/// Sends one message to the driver; the server exits if the driver is gone.
+fn send(fd: i32, tag: u32, value: i64) {
+    let m = encode(tag, value);
+    loop {
+        // SAFETY: writing a local buffer; messages fit PIPE_BUF (atomic).
+        let n = unsafe { libc::write(fd, m.as_ptr().cast(), m.len()) };
+        if n == m.len() as isize {
+            return;
+        }
+        if n < 0 && errno() == libc::EINTR {
+            continue;
+        }
+        sys::exit_group(0);
+    }
+}
+
+/// Blocks until the driver asks for one more execution; exits the server at
+/// end of file (the driver closed the pipe or died).
+fn next_request(fd: i32) {
+    let mut b = 0u8;
+    loop {
+        // SAFETY: reading one byte into a local.
+        let n = unsafe { libc::read(fd, (&mut b as *mut u8).cast(), 1) };
+        if n == 1 {
+            return;
+        }
+        if n < 0 && errno() == libc::EINTR {
+            continue;
+        }
+        sys::exit_group(0);
+    }
+}
+
+type ForkFn = unsafe extern "C" fn() -> libc::pid_t;
+
+/// `_Fork` of the C library (no atfork handlers), or `fork` if it has none.
+fn raw_fork() -> libc::pid_t {
+    // SAFETY: dlsym with a NUL-terminated name; the symbol, if present, has
+    // the prototype `pid_t _Fork(void)`.
+    unsafe {
+        let p = libc::dlsym(libc::RTLD_NEXT, c"_Fork".as_ptr());
+        if p.is_null() {
+            return crate::real!(c"fork", ForkFn)();
+        }
+        core::mem::transmute::<*mut libc::c_void, ForkFn>(p)()
+    }
+}
+
+/// Waits for `pid` to end, kills whatever is left of its process group,
+/// reaps it and returns its wait status.
+fn reap(pid: libc::pid_t) -> i32 {
+    // SAFETY: waiting for our own child without reaping it, so that its pid
+    // (the group id) cannot be reused before the group is killed.
+    unsafe {
+        let mut info: libc::siginfo_t = core::mem::zeroed();
+        while libc::waitid(
+            libc::P_PID,
+            pid as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOWAIT,
+        ) != 0
+            && errno() == libc::EINTR
+        {}
+        libc::kill(-pid, libc::SIGKILL);
+        let mut status = 0;
+        loop {
+            let r = libc::waitpid(pid, &mut status, 0);
+            if r == pid {
+                return status;
+            }
+            if r < 0 && errno() != libc::EINTR {
+                // Lost the child (SIGCHLD ignored by the program?): report a kill.
+                return libc::SIGKILL;
+            }
+        }
+    }
+}
+
+/// Called at entry to `main`. Without a fork server configured it returns at
+/// once. Otherwise the process becomes the server: this function returns
+/// only in a forked child, ready to run `main` as one execution.
+pub fn serve_if_requested() {
+    let req = REQUEST_FD.load(Ordering::Relaxed);
+    let resp = RESPONSE_FD.load(Ordering::Relaxed);
+    if req < 0 || resp < 0 {
+        return;
+    }
+    // SAFETY: at entry to main only the main thread runs (checked below).
+    let st = unsafe { state() };
+    if st.thread_count != 1 {
+        // Threads of static constructors do not survive a fork.
+        send(resp, MSG_REFUSED, i64::from(st.thread_count));
+        sys::exit_group(0);
+    }
+    let pre_main = st.event_count;
+    // The server must see its children end whatever the program did to
+    // SIGCHLD; each child gets the program's disposition back.
+    // SAFETY: sigaction with valid local structs.
+    let mut saved: libc::sigaction = unsafe { core::mem::zeroed() };
+    unsafe {
+        let mut dfl: libc::sigaction = core::mem::zeroed();
+        dfl.sa_sigaction = libc::SIG_DFL;
+        libc::sigaction(libc::SIGCHLD, &dfl, &mut saved);
+    }
+    send(resp, MSG_READY, pre_main as i64);
+    // SAFETY: plain query.
+    let server = unsafe { libc::getpid() };
+    let mut served: u32 = 0;
+    loop {
+        next_request(req);
+        let pid = raw_fork();
+        if pid == 0 {
+            // SAFETY: plain syscalls in the fresh child; `saved` is the
+            // program's own SIGCHLD disposition.
+            unsafe {
+                libc::close(req);
+                libc::close(resp);
+                libc::setpgid(0, 0);
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                if libc::getppid() != server {
+                    sys::exit_group(0);
+                }
+                libc::sigaction(libc::SIGCHLD, &saved, core::ptr::null_mut());
+            }
+            start_execution(pre_main);
+            return;
+        }
+        if pid < 0 {
+            send(resp, MSG_FORK_FAILED, i64::from(errno()));
+            continue;
+        }
+        // SAFETY: our own child; done here too so the group exists before
+        // the driver may signal it.
+        unsafe { libc::setpgid(pid, pid) };
+        served = served.wrapping_add(1);
+        let h = st.chan.header();
+        h.fork_request.store(served, Ordering::Relaxed);
+        send(resp, MSG_STARTED, i64::from(pid));
+        let status = reap(pid);
+        h.fork_response.store(served, Ordering::Relaxed);
+        send(resp, MSG_DONE, i64::from(status));
+    }
+}
+
+/// In a fresh child: takes the driver's current request and makes the
+/// state exactly what an execution started by `exec` would have at entry to
+/// `main` under that request. The `pre_main` events of static constructors
+/// were all taken by thread 0 (the only thread), under the server's first
+/// request.
+fn start_execution(pre_main: u64) {
+    // SAFETY: the child is single-threaded.
+    let st = unsafe { state() };
+    crate::init::load_request(st);
+    st.running = 0;
+    st.chan.set_running(0);
+    // Steps of the prefix that fall before main must name thread 0.
+    for step in 0..st.prefix_len.min(pre_main) {
+        let t = st.chan.prefix(step);
+        if t != 0 {
+            st.chan.set_divergence(step, t);
+            st.event_count = step;
+            fail!(
+                st,
+                RunStatus::Diverged,
+                0,
+                "schedule prefix step {step} asks for thread {t}, which does not exist"
+            );
+        }
+    }
+    if st.prefix_len < pre_main {
+        // The policy chose thread 0 at steps prefix_len..pre_main.
+        if st.sleep_sets && st.sleep.contains(0) {
+            st.event_count = st.prefix_len;
+            fail!(
+                st,
+                RunStatus::SleepBlocked,
+                0,
+                "every enabled thread is in the sleep set"
+            );
+        }
+        // Thread 0 ran, and every other thread is not alive: all awake.
+        st.sleep = reach_channel::ThreadSet::EMPTY;
+        if st.policy == reach_channel::Policy::Random {
+            for _ in st.prefix_len..pre_main {
+                crate::sched::next_random(st);
+            }
+        }
+    }
+}
