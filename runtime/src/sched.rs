@@ -63,21 +63,46 @@ pub fn internal_bug(st: &mut State, what: &str) -> ! {
     )
 }
 
-/// Wakes thread `t` (it may run now).
+/// Handoff word value: the thread must wait.
+const GO_WAIT: u32 = 0;
+/// Handoff word value: the thread may run.
+const GO_RUN: u32 = 1;
+/// Handoff word value: the thread sleeps in the kernel and must be woken.
+const GO_SLEEPING: u32 = 2;
+/// Polls of its handoff word before a waiting thread sleeps in the kernel:
+/// a thread handed the right to run soon after it parked (the common case
+/// when threads alternate quickly) then starts without any system call on
+/// either side; a longer wait costs one futex wait and one wake.
+const SPIN_POLLS: u32 = 2000;
+
+/// Wakes thread `t` (it may run now); a system call only if it sleeps.
 fn release(t: u32) {
     let w = go_word(t);
-    w.store(1, Ordering::Release);
-    sys::futex_wake(w);
+    if w.swap(GO_RUN, Ordering::Release) == GO_SLEEPING {
+        sys::futex_wake(w);
+    }
 }
 
 /// Blocks the calling thread `me` until another thread hands it the right to run.
 fn wait_turn(me: u32) {
     let w = go_word(me);
-    loop {
-        if w.swap(0, Ordering::Acquire) == 1 {
+    for _ in 0..SPIN_POLLS {
+        if w.load(Ordering::Acquire) == GO_RUN {
+            // Only this thread resets its word, and nobody hands it the
+            // right to run again before it has run.
+            w.store(GO_WAIT, Ordering::Relaxed);
             return;
         }
-        sys::futex_wait(w, 0);
+        core::hint::spin_loop();
+    }
+    loop {
+        match w.compare_exchange(GO_WAIT, GO_SLEEPING, Ordering::Acquire, Ordering::Acquire) {
+            Err(GO_RUN) => {
+                w.store(GO_WAIT, Ordering::Relaxed);
+                return;
+            }
+            _ => sys::futex_wait(w, GO_SLEEPING),
+        }
     }
 }
 

@@ -1,0 +1,123 @@
+//! Micro-benchmark of the executor, used by `scripts/bench.sh`.
+//!
+//! `exec_cost per-exec PROGRAM RUNS`: median wall time of one execution of
+//! PROGRAM (default schedule), with the fork server and with exec, in µs.
+//!
+//! `exec_cost switch PROGRAM [ARGS...]`: cost of one thread switch: the same
+//! execution under the "continue the current thread" policy (few switches)
+//! and under the random policy (a switch about every other step); the
+//! difference in time over the difference in switches, in µs.
+//!
+//! Needs `REACH_RUNTIME` or the runtime library next to this executable's
+//! parent directory (`target/release/libreach_runtime.so`).
+
+use reach_channel::{Policy, ThreadSet};
+use reach_native::exec::{ExecConfig, Executor, Request};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+fn runtime() -> PathBuf {
+    if let Some(p) = std::env::var_os("REACH_RUNTIME") {
+        return PathBuf::from(p);
+    }
+    let exe = std::env::current_exe().unwrap_or_default();
+    let release = exe
+        .parent()
+        .and_then(|examples| examples.parent())
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    release.join("libreach_runtime.so")
+}
+
+fn executor(program: &str, args: &[String], fork_server: bool) -> Executor {
+    let config = ExecConfig {
+        program: program.into(),
+        args: args.iter().map(Into::into).collect(),
+        runtime: runtime(),
+        timeout: Duration::from_secs(60),
+        max_steps: 1_000_000,
+        spin_threshold: 64,
+        fork_server,
+    };
+    match Executor::new(config) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("exec_cost: {e}");
+            std::process::exit(2);
+        }
+    }
+}
+
+fn request(policy: Policy) -> Request {
+    Request {
+        prefix: Vec::new(),
+        policy,
+        seed: 12345,
+        sleep_set: ThreadSet::EMPTY,
+        sleep_sets: false,
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Median µs per execution over `runs` executions (after a warm-up).
+fn per_exec(ex: &mut Executor, runs: usize, policy: Policy) -> (f64, usize, usize) {
+    let req = request(policy);
+    let mut last = (0, 0);
+    let mut times = Vec::with_capacity(runs);
+    for i in 0..runs + 3 {
+        let t = Instant::now();
+        let out = match ex.run(&req) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("exec_cost: {e}");
+                std::process::exit(2);
+            }
+        };
+        let dt = t.elapsed().as_secs_f64() * 1e6;
+        if i >= 3 {
+            times.push(dt);
+        }
+        let switches = out
+            .events
+            .windows(2)
+            .filter(|w| w[0].thread != w[1].thread)
+            .count();
+        last = (out.events.len(), switches);
+    }
+    (median(times), last.0, last.1)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("per-exec") if args.len() >= 3 => {
+            let runs: usize = args[2].parse().unwrap_or(200);
+            for fork in [true, false] {
+                let mut ex = executor(&args[1], &[], fork);
+                let (us, steps, _) = per_exec(&mut ex, runs, Policy::ContinueThenLowest);
+                let mode = if fork { "fork_server" } else { "exec" };
+                println!("per_exec_us {mode} {us:.1} steps {steps}");
+            }
+        }
+        Some("switch") if args.len() >= 2 => {
+            let mut ex = executor(&args[1], &args[2..], true);
+            let (t_few, steps_few, sw_few) = per_exec(&mut ex, 5, Policy::ContinueThenLowest);
+            let (t_many, steps_many, sw_many) = per_exec(&mut ex, 5, Policy::Random);
+            let per_switch = (t_many - t_few) / (sw_many.saturating_sub(sw_few).max(1) as f64);
+            let per_step = t_few / steps_few.max(1) as f64;
+            println!(
+                "switch_us {per_switch:.2} step_us {per_step:.3} steps {steps_few}/{steps_many} switches {sw_few}/{sw_many} exec_us {t_few:.0}/{t_many:.0}"
+            );
+        }
+        _ => {
+            eprintln!(
+                "usage: exec_cost per-exec PROGRAM RUNS | exec_cost switch PROGRAM [ARGS...]"
+            );
+            std::process::exit(2);
+        }
+    }
+}
