@@ -131,6 +131,8 @@ fn run(cli: &Cli) -> Result<u8> {
         progress.update(s)
     });
     progress.finish();
+    // Ends the fork server, so its children count in the peak RSS statistics.
+    drop(executor);
     finish(cli, &binary, &summary)
 }
 
@@ -212,6 +214,8 @@ fn finish(cli: &Cli, binary: &Binary, summary: &Summary) -> Result<u8> {
             "  time:                  {:.3} s",
             summary.elapsed.as_secs_f64()
         );
+        let (driver, program) = peak_rss_kib();
+        println!("  peak RSS:              driver {driver} KiB, program {program} KiB");
     }
     if let Some(path) = &cli.json {
         let report = report::json::build(&program, summary, binary);
@@ -228,4 +232,18 @@ fn finish(cli: &Cli, binary: &Binary, summary: &Summary) -> Result<u8> {
         }
         _ => EXIT_LIMIT,
     })
+}
+
+/// Peak resident set sizes in KiB: of this process, and of the largest
+/// program process it (or its fork server) has reaped.
+fn peak_rss_kib() -> (i64, i64) {
+    let get = |who| {
+        // SAFETY: getrusage into a zeroed local struct.
+        unsafe {
+            let mut u: libc::rusage = std::mem::zeroed();
+            libc::getrusage(who, &mut u);
+            u.ru_maxrss
+        }
+    };
+    (get(libc::RUSAGE_SELF), get(libc::RUSAGE_CHILDREN))
 }
