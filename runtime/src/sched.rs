@@ -73,7 +73,7 @@ const GO_SLEEPING: u32 = 2;
 /// a thread handed the right to run soon after it parked (the common case
 /// when threads alternate quickly) then starts without any system call on
 /// either side; a longer wait costs one futex wait and one wake.
-const SPIN_POLLS: u32 = 2000;
+const SPIN_POLLS: u32 = 200;
 
 /// Wakes thread `t` (it may run now); a system call only if it sleeps.
 fn release(t: u32) {
