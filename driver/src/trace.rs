@@ -31,6 +31,10 @@ pub struct Trace {
     pub events: Vec<TraceEvent>,
     /// Pending operation of each thread at the end (None: finished, never created).
     pub final_pending: Vec<Option<(Op, u64)>>,
+    /// Thread whose last transition ended the process abnormally (a fatal
+    /// signal): like an exit, that ending conflicts with whatever the other
+    /// threads would still have done.
+    pub ended_by: Option<u32>,
     /// Index of the next event of the same thread after event `i`, if any.
     next_same_thread: Vec<Option<usize>>,
     /// Index of each thread's first event, if it ran at all.
@@ -81,7 +85,14 @@ impl Trace {
                 ))
             })
             .collect();
-        Trace::new(events, final_pending)
+        let mut trace = Trace::new(events, final_pending);
+        if let crate::exec::Termination::Signaled(_) = outcome.termination {
+            trace.ended_by = outcome
+                .culprit
+                .map(|(t, _)| t)
+                .or_else(|| trace.events.last().map(|e| e.thread));
+        }
+        trace
     }
 
     /// Builds a trace from events and final pending operations.
@@ -119,6 +130,7 @@ impl Trace {
         Trace {
             events,
             final_pending,
+            ended_by: None,
             next_same_thread,
             first_event,
             born_at,
@@ -148,6 +160,11 @@ impl Trace {
     /// State (index) from which thread `t` exists, if it was created.
     pub fn born_at(&self, t: u32) -> Option<usize> {
         self.born_at.get(t as usize).copied().flatten()
+    }
+
+    /// Index of the last event of thread `t`, if it ran.
+    pub fn last_event_of(&self, t: u32) -> Option<usize> {
+        self.events.iter().rposition(|e| e.thread == t)
     }
 
     /// A cursor for a forward scan over the states of this trace.
@@ -187,6 +204,11 @@ impl PendingCursor<'_> {
             }
             None => self.trace.final_pending.get(t as usize).copied().flatten(),
         }
+    }
+
+    /// Index of thread `t`'s next event at or after the current state.
+    pub fn next_index(&self, t: u32) -> Option<usize> {
+        self.next.get(t as usize).copied().flatten()
     }
 
     /// Moves past event `state` (the thread that executed it gets its next op).

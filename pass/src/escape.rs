@@ -58,6 +58,23 @@ fn is_harmless_intrinsic(name: &str) -> bool {
     .any(|p| name.starts_with(p))
 }
 
+/// C library functions known not to keep or publish a pointer passed as
+/// argument `idx`: the pthread and semaphore API (except the argument
+/// `pthread_create` hands to the new thread and the value of
+/// `pthread_setspecific`), time functions, and formatted output. A stack
+/// object passed to them stays private to its thread (`pthread_t t;
+/// pthread_create(&t, ...)` does not make `t` shared).
+fn library_does_not_capture(name: &str, idx: u32) -> bool {
+    match name {
+        "pthread_create" => idx != 3,
+        "pthread_setspecific" => idx != 1,
+        "clock_gettime" | "gettimeofday" | "time" | "nanosleep" | "clock_nanosleep" | "printf"
+        | "fprintf" | "snprintf" | "sprintf" | "puts" | "strlen" | "strcmp" | "strncmp"
+        | "memcmp" | "atoi" | "strtol" => true,
+        _ => name.starts_with("pthread_") || name.starts_with("sem_"),
+    }
+}
+
 /// Follows GEPs and pointer casts (instructions and constant expressions) and
 /// `llvm.threadlocal.address` back to the object a pointer is derived from.
 pub(crate) fn underlying_object(mut v: Value) -> Value {
@@ -146,7 +163,10 @@ fn derived_pointer_escapes(root: Value) -> bool {
                 ) => true,
                 Some(Op::LLVMCall) => {
                     let harmless = llvm::called_function(user)
-                        .map(|f| is_harmless_intrinsic(&llvm::name(f)))
+                        .map(|f| {
+                            let name = llvm::name(f);
+                            is_harmless_intrinsic(&name) || library_does_not_capture(&name, idx)
+                        })
                         .unwrap_or(false);
                     if !harmless || idx >= llvm::num_args(user) {
                         return true;

@@ -92,7 +92,7 @@ impl HappensBefore {
                 continue;
             };
             let mut candidates: Vec<usize> = Vec::new();
-            if lock_key(v) == Some(key) {
+            if blocking_lock(v) == Some(key) {
                 candidates.extend(state.last_acquire);
             } else if class == Class::Write {
                 candidates.extend(
@@ -142,8 +142,7 @@ impl HappensBefore {
         // A timed-out condition wait still re-acquires its mutex.
         let acquired = event.op.kind.is_acquire()
             && !event.op.flags.has(EventFlags::FAILED)
-            && (event.op.kind == OpKind::CondRelock
-                || !event.op.flags.has(EventFlags::TIMED_OUT));
+            && (event.op.kind == OpKind::CondRelock || !event.op.flags.has(EventFlags::TIMED_OUT));
         for (key, class) in accesses {
             let state = self.objects.entry(key).or_default();
             match class {
@@ -158,7 +157,7 @@ impl HappensBefore {
                     state.reads_since_write.push(index);
                 }
             }
-            if acquired && lock_key(&event.op) == Some(key) {
+            if acquired && lock_object(&event.op) == Some(key) {
                 state.last_acquire = Some(index);
             }
         }
@@ -172,7 +171,7 @@ impl HappensBefore {
 
 /// The lock an acquiring operation takes (a condition re-acquire takes the
 /// mutex in `aux`), as an object key.
-fn lock_key(op: &Op) -> Option<ObjectKey> {
+fn lock_object(op: &Op) -> Option<ObjectKey> {
     if !op.kind.is_acquire() {
         return None;
     }
@@ -182,4 +181,22 @@ fn lock_key(op: &Op) -> Option<ObjectKey> {
         op.object
     };
     Some((Space::Sync, lock / GRANULE))
+}
+
+/// The lock of a *blocking, exclusive* acquire: only those are never
+/// co-enabled with a release of the same lock. A trylock or timed lock is
+/// always enabled, and a read lock is enabled while other readers hold (and
+/// release) the lock, so those race with releases like any other write.
+fn blocking_lock(op: &Op) -> Option<ObjectKey> {
+    let non_blocking = op.flags.has(EventFlags::TRY)
+        || (op.flags.has(EventFlags::TIMED) && op.kind != OpKind::CondRelock)
+        || matches!(
+            op.kind,
+            OpKind::MutexTryLock | OpKind::MutexTimedLock | OpKind::RwReadLock
+        );
+    if non_blocking {
+        None
+    } else {
+        lock_object(op)
+    }
 }

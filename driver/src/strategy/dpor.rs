@@ -176,7 +176,9 @@ impl Strategy for Dpor {
                 let mut candidate_sleep = ThreadSet::EMPTY;
                 if self.sleep_sets {
                     for t in node.sleep.iter().chain(node.done.iter()) {
-                        candidate_sleep.insert(t);
+                        if !node.crashed.contains(t) {
+                            candidate_sleep.insert(t);
+                        }
                     }
                 }
                 node.done.insert(next);
@@ -205,6 +207,13 @@ impl Strategy for Dpor {
         let mut sleep = ThreadSet::EMPTY;
         let mut process_exit: Option<usize> = None;
         for state in 0..=trace.len() {
+            if state == trace.len() {
+                // A crash ends the process inside the transition of the
+                // thread that crashed: treat it like an exit by that thread.
+                if let Some(last) = trace.ended_by.and_then(|t| trace.last_event_of(t)) {
+                    process_exit = Some(process_exit.map_or(last, |e| e.max(last)));
+                }
+            }
             if state >= first_new_state {
                 if state > 0 {
                     self.new_node_sleep(state, request, trace, &cursor, &mut sleep);
@@ -224,6 +233,7 @@ impl Strategy for Dpor {
                     backtrack: chosen,
                     done: chosen,
                     sleep,
+                    crashed: ThreadSet::EMPTY,
                 });
             }
             if event.op.kind == OpKind::ProcessExit {
@@ -232,6 +242,11 @@ impl Strategy for Dpor {
             hb.apply(state, event);
             last_ran[event.thread as usize] = Some(state);
             cursor.advance();
+        }
+        if let Some(last) = trace.ended_by.and_then(|t| trace.last_event_of(t)) {
+            if let Some(node) = self.path.nodes.get_mut(last) {
+                node.crashed.insert(trace.events[last].thread);
+            }
         }
         Ok(())
     }
@@ -292,16 +307,33 @@ impl Dpor {
             let Some((v, _)) = cursor.pending(p) else {
                 continue;
             };
-            let fresh = previous.is_none_or(|e| {
-                e.thread == p
-                    || trace.born_at(p) == Some(state)
-                    || e.op.conflicts(&v)
-                    || state == trace.len()
-            });
+            // Ending the process (an exit, or the transition in which the
+            // thread crashed) conflicts with every operation: it races with
+            // the latest event that does not happen before it, so it is
+            // checked at every state.
+            let crashes_here = trace.ended_by == Some(p)
+                && cursor
+                    .next_index(p)
+                    .is_some_and(|i| trace.last_event_of(p) == Some(i));
+            let ends_process = v.kind == OpKind::ProcessExit || crashes_here;
+            let fresh = ends_process
+                || previous.is_none_or(|e| {
+                    e.thread == p
+                        || trace.born_at(p) == Some(state)
+                        || e.op.conflicts(&v)
+                        || state == trace.len()
+                });
             if !fresh {
                 continue;
             }
             let mut racing = hb.racing_events(p, &v);
+            if ends_process {
+                if let Some(j) = (0..state).rev().find(|&j| !hb.event_precedes_thread(j, p)) {
+                    if !racing.contains(&j) {
+                        racing.push(j);
+                    }
+                }
+            }
             if let Some(exit) = process_exit {
                 if !hb.event_precedes_thread(exit, p) && !racing.contains(&exit) {
                     racing.push(exit);

@@ -67,6 +67,7 @@ impl Strategy for Exhaustive {
                 backtrack: event.enabled,
                 done,
                 sleep: ThreadSet::EMPTY,
+                crashed: ThreadSet::EMPTY,
             });
         }
         Ok(())

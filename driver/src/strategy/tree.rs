@@ -21,6 +21,9 @@ pub struct Node {
     pub done: ThreadSet,
     /// Sleep set at this state (paper Sec. IV-D).
     pub sleep: ThreadSet,
+    /// Threads whose transition from here crashed the process: such a
+    /// transition conflicts with everything, so it never sleeps.
+    pub crashed: ThreadSet,
 }
 
 /// The path from the initial state to the current execution's end.

@@ -36,6 +36,7 @@ pub extern "C" fn sched_yield() -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn sleep(secs: c_uint) -> c_uint {
     if point(OpKind::Sleep, u64::from(secs)) {
+        super::time::advance(u64::from(secs) * 1_000_000_000);
         return 0;
     }
     // SAFETY: forwarding.
@@ -49,6 +50,7 @@ pub unsafe extern "C" fn sleep(secs: c_uint) -> c_uint {
 #[no_mangle]
 pub unsafe extern "C" fn usleep(us: libc::useconds_t) -> c_int {
     if point(OpKind::Sleep, u64::from(us)) {
+        super::time::advance(u64::from(us) * 1_000);
         return 0;
     }
     // SAFETY: forwarding.
@@ -62,6 +64,11 @@ pub unsafe extern "C" fn usleep(us: libc::useconds_t) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn nanosleep(req: *const timespec, rem: *mut timespec) -> c_int {
     if point(OpKind::Sleep, 0) {
+        if !req.is_null() {
+            // SAFETY: the caller passes a readable timespec.
+            let (s, ns) = unsafe { ((*req).tv_sec, (*req).tv_nsec) };
+            super::time::advance((s.max(0) as u64) * 1_000_000_000 + ns.max(0) as u64);
+        }
         return 0;
     }
     // SAFETY: forwarding.

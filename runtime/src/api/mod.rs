@@ -12,6 +12,7 @@ pub mod rwlock;
 pub mod sem;
 pub mod start;
 pub mod thread;
+pub mod time;
 
 use reach_channel::{EventFlags, Op, OpKind};
 
