@@ -9,8 +9,10 @@ use std::path::PathBuf;
 pub enum StrategyName {
     /// DPOR with commutative reads and sleep sets (default).
     Dpor,
-    /// DPOR with commutative reads, without sleep sets.
-    DporNoSleep,
+    /// DPOR with commutative reads, without sleep sets (paper's DPOR-CR column).
+    DporCr,
+    /// Classic DPOR: reads conflict, no sleep sets (paper's DPOR column).
+    DporClassic,
     /// Every interleaving (brute-force oracle).
     Exhaustive,
 }

@@ -123,7 +123,8 @@ fn run(cli: &Cli) -> Result<u8> {
     };
     let mut strategy: Box<dyn Strategy> = match cli.strategy {
         StrategyName::Dpor => Box::new(Dpor::new(true)),
-        StrategyName::DporNoSleep => Box::new(Dpor::new(false)),
+        StrategyName::DporCr => Box::new(Dpor::new(false)),
+        StrategyName::DporClassic => Box::new(Dpor::classic()),
         StrategyName::Exhaustive => Box::new(Exhaustive::default()),
     };
     let progress = reach_native::progress::Progress::new(cli.quiet);

@@ -31,6 +31,9 @@ struct ObjectState {
 /// Incremental happens-before state over a trace prefix.
 #[derive(Default)]
 pub struct HappensBefore {
+    /// Treat reads as conflicting with reads (classic DPOR, Fig. 2) instead
+    /// of commuting (DPOR-CR, Fig. 3).
+    reads_conflict: bool,
     threads: Vec<VClock>,
     objects: HashMap<ObjectKey, ObjectState>,
     /// Thread of each event applied so far.
@@ -40,6 +43,21 @@ pub struct HappensBefore {
 }
 
 impl HappensBefore {
+    /// A tracker; `reads_commute` selects DPOR-CR (Fig. 3) over classic DPOR (Fig. 2).
+    pub fn new(reads_commute: bool) -> HappensBefore {
+        HappensBefore {
+            reads_conflict: !reads_commute,
+            ..HappensBefore::default()
+        }
+    }
+
+    fn class(&self, class: Class) -> Class {
+        if self.reads_conflict {
+            Class::Write
+        } else {
+            class
+        }
+    }
     /// Clock `CP(t)` of thread `t`.
     pub fn clock(&self, t: u32) -> VClock {
         self.threads.get(t as usize).cloned().unwrap_or_default()
@@ -88,6 +106,7 @@ impl HappensBefore {
     pub fn racing_events(&self, p: u32, v: &Op) -> Vec<usize> {
         let mut found = Vec::new();
         for (key, class) in touched(v) {
+            let class = self.class(class);
             let Some(state) = self.objects.get(&key) else {
                 continue;
             };
@@ -122,7 +141,9 @@ impl HappensBefore {
         let p = event.thread;
         debug_assert_eq!(index, self.event_thread.len());
         self.event_thread.push(p);
-        let accesses: Vec<(ObjectKey, Class)> = touched(&event.op).collect();
+        let accesses: Vec<(ObjectKey, Class)> = touched(&event.op)
+            .map(|(key, class)| (key, self.class(class)))
+            .collect();
         let mut cv = self.clock(p);
         for (key, class) in &accesses {
             if let Some(state) = self.objects.get(key) {

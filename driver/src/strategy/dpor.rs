@@ -30,11 +30,13 @@ use crate::exec::Request;
 use crate::trace::Trace;
 use reach_channel::{OpKind, Policy, ThreadSet};
 
-/// DPOR-CR with sleep sets.
+/// DPOR-CR with sleep sets (and, for comparison, its variants without sleep
+/// sets and without commutative reads).
 pub struct Dpor {
     path: Path,
     started: bool,
     sleep_sets: bool,
+    reads_commute: bool,
 }
 
 impl Dpor {
@@ -44,6 +46,16 @@ impl Dpor {
             path: Path::default(),
             started: false,
             sleep_sets,
+            reads_commute: true,
+        }
+    }
+
+    /// Classic DPOR (Fig. 2: reads conflict with reads), without sleep sets:
+    /// the paper's baseline column.
+    pub fn classic() -> Dpor {
+        Dpor {
+            reads_commute: false,
+            ..Dpor::new(false)
         }
     }
 
@@ -158,10 +170,10 @@ fn initials(
 
 impl Strategy for Dpor {
     fn name(&self) -> &'static str {
-        if self.sleep_sets {
-            "dpor"
-        } else {
-            "dpor-no-sleep"
+        match (self.reads_commute, self.sleep_sets) {
+            (true, true) => "dpor",
+            (true, false) => "dpor-cr",
+            (false, _) => "dpor-classic",
         }
     }
 
@@ -201,7 +213,7 @@ impl Strategy for Dpor {
         }
         let first_new_state = branch.map_or(0, |i| i + 1);
 
-        let mut hb = HappensBefore::default();
+        let mut hb = HappensBefore::new(self.reads_commute);
         let mut cursor = trace.cursor();
         let mut last_ran: Vec<Option<usize>> = vec![None; trace.thread_count()];
         let mut sleep = ThreadSet::EMPTY;
