@@ -6,6 +6,7 @@
 
 pub mod dpor;
 pub mod exhaustive;
+pub mod rt;
 pub mod tree;
 
 use crate::exec::Request;

@@ -1,0 +1,115 @@
+//! The reachability-testing loop (slides "Algorithm Reachability-Test",
+//! paper Sec. 2 and 5.4) as a [`Strategy`]: the first execution runs
+//! unforced; each later one is a prefix-based test run with one pending
+//! variant; the trace it produces yields new variants through
+//! GenerateVariants. No history of exercised sequences is kept.
+
+use super::model::SynSequence;
+use super::variants::{generate_variants, Variant};
+use crate::exec::Request;
+use crate::strategy::tree::describe;
+use crate::strategy::{Divergence, Strategy};
+use crate::trace::Trace;
+use reach_channel::{EventFlags, Op, Policy, ThreadSet};
+
+/// Reachability testing with GenerateVariants (Lei & Carver, Fig. 4).
+#[derive(Default)]
+pub struct ReachabilityTesting {
+    /// Variants waiting for their test run (depth first).
+    pending: Vec<Variant>,
+    /// The variant of the execution in flight (empty for the first run).
+    current: Option<Variant>,
+    started: bool,
+    /// Most variants pending at once.
+    peak_pending: usize,
+    /// Largest summed footprint of the pending variants, in bytes.
+    peak_bytes: usize,
+    /// Summed footprint of the pending variants, in bytes.
+    bytes: usize,
+}
+
+impl ReachabilityTesting {
+    /// A new search.
+    pub fn new() -> ReachabilityTesting {
+        ReachabilityTesting::default()
+    }
+
+    /// Most variants that were pending at once, and their largest total
+    /// size in bytes: the whole memory of the search.
+    pub fn peak_pending(&self) -> (usize, usize) {
+        (self.peak_pending, self.peak_bytes)
+    }
+
+    fn request(prefix: Vec<u32>) -> Request {
+        Request {
+            prefix,
+            policy: Policy::ContinueThenLowest,
+            seed: 0,
+            sleep_set: ThreadSet::EMPTY,
+            sleep_sets: false,
+        }
+    }
+}
+
+/// Checks that `trace` begins with the variant's linearisation: every
+/// synchronisation pair of the variant, changed ones included, happened
+/// with the same operations and in the variant's order.
+pub fn check_variant(variant: &Variant, trace: &Trace) -> Result<(), Divergence> {
+    for (step, (&thread, &(kind, object))) in variant.prefix.iter().zip(&variant.steps).enumerate()
+    {
+        let expected = Op {
+            kind,
+            flags: EventFlags::default(),
+            object,
+            aux: 0,
+        };
+        let Some(event) = trace.events.get(step) else {
+            return Err(Divergence {
+                step,
+                expected: describe(thread, &expected),
+                got: "the end of the execution".into(),
+            });
+        };
+        if event.thread != thread || event.op.kind != kind || event.op.object != object {
+            return Err(Divergence {
+                step,
+                expected: describe(thread, &expected),
+                got: describe(event.thread, &event.op),
+            });
+        }
+    }
+    Ok(())
+}
+
+impl Strategy for ReachabilityTesting {
+    fn name(&self) -> &'static str {
+        "rt"
+    }
+
+    fn next_request(&mut self) -> Option<Request> {
+        if !self.started {
+            self.started = true;
+            self.current = Some(Variant::default());
+            return Some(Self::request(Vec::new()));
+        }
+        let variant = self.pending.pop()?;
+        self.bytes = self.bytes.saturating_sub(variant.footprint());
+        let request = Self::request(variant.prefix.clone());
+        self.current = Some(variant);
+        Some(request)
+    }
+
+    fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence> {
+        let variant = self.current.take().unwrap_or_default();
+        debug_assert_eq!(variant.prefix, request.prefix);
+        check_variant(&variant, trace)?;
+        let seq = SynSequence::from_trace(trace);
+        for new in generate_variants(&seq, &variant) {
+            self.bytes += new.footprint();
+            self.pending.push(new);
+        }
+        self.peak_pending = self.peak_pending.max(self.pending.len());
+        self.peak_bytes = self.peak_bytes.max(self.bytes);
+        Ok(())
+    }
+}
