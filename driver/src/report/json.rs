@@ -74,7 +74,7 @@ pub struct JsonReport {
 fn json_bug(finding: &Finding, binary: &Binary) -> JsonBug {
     JsonBug {
         kind: finding.bug.kind,
-        message: finding.bug.message.clone(),
+        message: super::resolve_sites(&finding.bug.message, binary),
         signature: finding.signature.clone(),
         execution: finding.execution,
         schedule: finding.schedule.clone(),

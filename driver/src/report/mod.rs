@@ -36,3 +36,36 @@ pub fn location_text(binary: &Binary, site: u64) -> String {
         }
     })
 }
+
+/// Replaces every `(site 0x…)` the runtime wrote into a message with the
+/// site's source location.
+pub fn resolve_sites(message: &str, binary: &Binary) -> String {
+    const MARK: &str = "(site 0x";
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(start) = rest.find(MARK) {
+        let after = &rest[start + MARK.len()..];
+        let hex_len = after
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(after.len());
+        let closed = after[hex_len..].starts_with(')');
+        let location = u64::from_str_radix(&after[..hex_len], 16)
+            .ok()
+            .filter(|_| closed)
+            .and_then(|site| binary.location(site));
+        out.push_str(&rest[..start]);
+        match location {
+            Some(text) => {
+                out.push_str("at ");
+                out.push_str(&text);
+                rest = &after[hex_len + 1..];
+            }
+            None => {
+                out.push_str(MARK);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}

@@ -17,7 +17,15 @@ pub fn render(finding: &Finding, binary: &Binary) -> String {
     let mut out = String::new();
     let bug = &finding.bug;
     let _ = writeln!(out, "BUG: {} (execution {})", bug.kind, finding.execution);
-    let _ = writeln!(out, "  {}", bug.message.trim_end().replace('\n', "\n  "));
+    let message = super::resolve_sites(&bug.message, binary);
+    let _ = writeln!(
+        out,
+        "  {}",
+        message
+            .trim_end()
+            .replace("; ", ";\n    ")
+            .replace('\n', "\n  ")
+    );
     let events = &finding.trace.events;
     let highlighted: Vec<usize> = bug
         .race

@@ -1,0 +1,172 @@
+//! The command line as a user meets it: exit statuses, bad input, the JSON
+//! report, uninstrumented binaries, and replay of a tampered schedule.
+
+use reach_tests::{bin, build_example, reach, schedule_of, scratch};
+use std::process::Command;
+
+fn run_raw(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(bin("reach-native"))
+        .args(args)
+        .output()
+        .expect("run reach-native");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn one_error_line(stderr: &str) {
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "expected one line, got: {stderr}");
+    assert!(lines[0].starts_with("reach-native: error:"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn missing_program_is_one_clear_error() {
+    let (code, _, stderr) = run_raw(&["/nonexistent/program"]);
+    assert_eq!(code, 2);
+    one_error_line(&stderr);
+    assert!(stderr.contains("does not exist"), "{stderr}");
+}
+
+#[test]
+fn non_elf_file_is_one_clear_error() {
+    let text = scratch().join("not-a-program.txt");
+    std::fs::write(&text, "hello\n").expect("write");
+    let (code, _, stderr) = run_raw(&[text.to_str().expect("utf-8 path")]);
+    assert_eq!(code, 2);
+    one_error_line(&stderr);
+    assert!(stderr.contains("not an ELF"), "{stderr}");
+}
+
+#[test]
+fn static_binary_is_one_clear_error() {
+    let source = scratch().join("static_main.c");
+    std::fs::write(&source, "int main(void) { return 0; }\n").expect("write");
+    let exe = scratch().join("static_main");
+    let built = Command::new("clang-22")
+        .arg("-static")
+        .arg(&source)
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .expect("run clang-22");
+    assert!(built.success(), "clang-22 -static failed");
+    let (code, _, stderr) = run_raw(&[exe.to_str().expect("utf-8 path")]);
+    assert_eq!(code, 2);
+    one_error_line(&stderr);
+    assert!(stderr.contains("statically linked"), "{stderr}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let (code, _, _) = run_raw(&["--strategy", "nonsense", "/bin/true"]);
+    assert_eq!(code, 2);
+    let (code, _, stderr) = run_raw(&["--timeout", "-1", "/bin/true"]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
+fn uninstrumented_binary_runs_at_synchronisation_granularity() {
+    let exe = scratch().join("dining_plain");
+    let source = reach_tests::root().join("c-examples/dining_philosophers.c");
+    let built = Command::new("clang-22")
+        .args(["-g", "-pthread"])
+        .arg(&source)
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .expect("run clang-22");
+    assert!(built.success());
+    let run = reach(&exe, &[], &[]);
+    assert!(run.stderr.contains("is not instrumented"), "{}", run.stderr);
+    assert_eq!(
+        run.bug_kind().as_deref(),
+        Some("deadlock"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.json["instrumented"], false);
+}
+
+#[test]
+fn execution_limit_exits_3() {
+    let program = build_example("many_threads.c");
+    let run = reach(&program, &["--max-executions", "2"], &[]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert_eq!(run.executions(), 2);
+    assert_eq!(run.json["complete"], false);
+    assert_eq!(run.json["stop_reason"], "execution limit");
+}
+
+#[test]
+fn json_report_has_the_documented_fields() {
+    let program = build_example("abba_deadlock.c");
+    let run = reach(&program, &["--stats"], &[]);
+    let json = &run.json;
+    assert!(json["executions"].as_u64().is_some_and(|n| n >= 1));
+    assert_eq!(json["complete"], false);
+    let bug = &json["bug"];
+    assert_eq!(bug["kind"], "deadlock");
+    assert!(bug["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("waits for mutex")));
+    let schedule = bug["schedule"].as_array().expect("schedule");
+    let trace = bug["trace"].as_array().expect("trace");
+    assert_eq!(schedule.len(), trace.len());
+    assert!(trace.iter().any(|s| s["location"]
+        .as_str()
+        .is_some_and(|l| l.contains("abba_deadlock.c:"))));
+    assert!(json["partial_orders"].as_u64().is_some());
+}
+
+#[test]
+fn clean_complete_search_exits_0() {
+    let program = build_example("mutex_counter.c");
+    let run = reach(&program, &[], &[]);
+    assert_eq!(run.code, 0);
+    assert_eq!(run.json["complete"], true);
+    assert!(run.json["bug"].is_null());
+}
+
+#[test]
+fn tampered_schedule_is_reported_as_nondeterminism() {
+    let program = build_example("abba_deadlock.c");
+    let run = reach(&program, &[], &[]);
+    assert_eq!(run.code, 1);
+    let path = schedule_of(&program);
+    let mut schedule: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("schedule file"))
+            .expect("json");
+    schedule["steps"][1]["object"] = serde_json::json!(12345);
+    let tampered = scratch().join("tampered.schedule");
+    std::fs::write(&tampered, schedule.to_string()).expect("write");
+    let replay = reach(
+        &program,
+        &["--replay", tampered.to_str().expect("utf-8 path")],
+        &[],
+    );
+    assert_eq!(
+        replay.bug_kind().as_deref(),
+        Some("nondeterminism"),
+        "{}",
+        replay.stdout
+    );
+    assert!(replay.stdout.contains("at step 1"), "{}", replay.stdout);
+}
+
+#[test]
+fn garbage_schedule_file_is_one_clear_error() {
+    let program = build_example("abba_deadlock.c");
+    let bad = scratch().join("garbage.schedule");
+    std::fs::write(&bad, "{ not json").expect("write");
+    let (code, _, stderr) = run_raw(&[
+        "--replay",
+        bad.to_str().expect("utf-8 path"),
+        program.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(code, 2);
+    one_error_line(&stderr);
+}
