@@ -152,7 +152,18 @@ pub fn classify(
         Termination::TimedOut => {
             let who = outcome
                 .culprit
-                .map(|(t, _)| format!(": thread {t} did not reach a scheduling point"))
+                .map(|(t, _)| {
+                    let last = outcome
+                        .threads
+                        .get(t as usize)
+                        .map(|slot| slot.last_site)
+                        .filter(|site| *site != 0)
+                        .map(|site| format!(" since its last scheduling point (site {site:#x})"))
+                        .unwrap_or_default();
+                    format!(
+                        ": thread {t} did not reach a scheduling point{last} (blocked in an uncontrolled call, or computing without visible operations)"
+                    )
+                })
                 .unwrap_or_default();
             return bug(
                 BugKind::Hang,
