@@ -238,14 +238,54 @@ if [ "${SKIP_PROFILE:-0}" != 1 ] && command -v perf >/dev/null \
     echo "process and library, then the top symbols:"
     echo
     echo '```'
-    perf report -i "$work/perf.data" --stdio --no-children --sort comm,dso 2>/dev/null \
-      | grep -E '^ +[0-9]' | head -15
+    { perf report -i "$work/perf.data" --stdio --no-children -g none --sort comm,dso 2>/dev/null \
+      | grep -E '^ +[0-9]' | head -15; } || true
     echo
-    perf report -i "$work/perf.data" --stdio --no-children --sort sym 2>/dev/null \
-      | grep -E '^ +[0-9]' | head -25
+    { perf report -i "$work/perf.data" --stdio --no-children -g none --sort sym 2>/dev/null \
+      | grep -E '^ +[0-9]' | head -25; } || true
     echo '```'
+    echo
+    cat <<'NOTES'
+Reading the profile (notes written from these measurements):
+
+- Most samples are the kernel working for the program's processes: `fork`
+  (copying page tables), copy-on-write page faults in every child
+  (`exc_page_fault`), thread creation and exit, process exit (unmapping), and
+  the scheduler (`finish_task_switch`, wake-ups). The driver itself (trace
+  analysis, strategy, channel reset) is a few per cent.
+- `reach_runtime::sched::run_op`/`schedule` include the hand-off polling: a
+  thread that parks polls its handoff word a short while before sleeping in
+  the kernel, which turns quick alternations into plain memory hand-offs.
+  That polling shows as user time of the program.
+- With the fork server, `ld-linux` (relocation, symbol lookup) only appears
+  for the server's start; with `--no-fork-server` it is paid per execution,
+  together with `execve` and loading `libreach_runtime.so`'s dependencies.
+- What is left per execution is close to the machine's own `fork`+`wait`
+  (see the limit table): the remaining gap is thread creation/join in the
+  child, its copy-on-write faults, and two wake-ups of the driver (the
+  server reports the child's pid, then its end).
+NOTES
     echo
   } >> "$OUT"
 fi
+
+cat >> "$OUT" <<'NOTES'
+## What the fork server resets between executions, and what it does not
+
+- Reset (each execution is a fresh `fork` of the server stopped at `main`):
+  all memory (globals, heap, stacks), threads, the runtime's state, signal
+  handlers and masks installed during `main`, file descriptors opened during
+  `main`, the child's process group (killed with every descendant at the end).
+- Not reset, shared by every execution: whatever static constructors did
+  (they run once, in the server: their memory effects, files they opened and
+  those files' offsets, stdio buffers they filled but did not flush, events
+  they recorded), and anything outside the process: files the program
+  writes, creates or deletes, environment of other processes, sockets.
+- stdin is `/dev/null` in both modes; argv and the environment are the same
+  as with exec (the driver sets the same variables, with values of the same
+  length, so stack addresses match). The fork server is not used (the driver
+  falls back to exec per execution and says why) when static constructors
+  start threads or the program does not reach `main` under it.
+NOTES
 
 echo "bench: wrote $OUT" >&2
