@@ -239,9 +239,19 @@ fn once_keys_recursive_spinlock_sleep() {
             (0, OpKind::ProcessExit)
         ]
     );
-    // Once: with thread 1 running the routine, the others wait.
+    // Once: with thread 1 running the routine, the others wait until its
+    // completion event.
     let out = run_mode("once", &[0, 0, 1, 2]);
+    assert_eq!(out.status, RunStatus::Diverged, "{}", dump(&out));
+    let out = run_mode("once", &[0, 0, 1, 1, 2]);
     assert_exit0(&out);
+    let once: Vec<_> = out
+        .events
+        .iter()
+        .filter(|e| e.kind == OpKind::Once as u16)
+        .map(|e| (e.thread, e.aux))
+        .collect();
+    assert_eq!(&once[..2], &[(1, 0), (1, 1)], "{}", dump(&out));
 }
 
 #[test]
