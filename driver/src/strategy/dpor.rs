@@ -69,6 +69,19 @@ impl Dpor {
         }
     }
 
+    /// The dependency relation this search uses: the channel's (reads
+    /// commute), or, for classic DPOR, any two accesses to a common object.
+    fn dependent(&self, a: &reach_channel::Op, b: &reach_channel::Op) -> bool {
+        if self.reads_commute {
+            return a.conflicts(b);
+        }
+        a.conflicts(b)
+            || a.accesses()
+                .iter()
+                .flatten()
+                .any(|x| b.accesses().iter().flatten().any(|y| x.overlaps(y)))
+    }
+
     /// Adds the threads needed to reverse the race of event `i` with the
     /// pending operation `v` of thread `p` at state `k` (Fig. 3, lines 10–14):
     /// `p` itself if it was enabled at `pre(E, i)`, has not run since and is
@@ -332,7 +345,7 @@ impl Dpor {
                 || previous.is_none_or(|e| {
                     e.thread == p
                         || trace.born_at(p) == Some(state)
-                        || e.op.conflicts(&v)
+                        || self.dependent(&e.op, &v)
                         || state == trace.len()
                 });
             if !fresh {
