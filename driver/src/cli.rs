@@ -15,6 +15,8 @@ pub enum StrategyName {
     DporClassic,
     /// Every interleaving (brute-force oracle).
     Exhaustive,
+    /// Reachability testing (Lei & Carver): every partial order once, no history.
+    Rt,
 }
 
 /// Systematic concurrency testing of native pthread programs: runs PROGRAM
@@ -53,6 +55,11 @@ pub struct Cli {
     /// Print exploration statistics (executions, distinct partial orders, ...).
     #[arg(long)]
     pub stats: bool,
+    /// Keep a hash of every partial order exercised and report how many
+    /// executions repeated one (checks reachability testing's exactly-once
+    /// property; costs memory proportional to the number of orders).
+    #[arg(long)]
+    pub audit: bool,
     /// Keep exploring after a bug and report every distinct bug.
     #[arg(long)]
     pub keep_going: bool,

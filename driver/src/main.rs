@@ -12,6 +12,7 @@ use reach_native::report;
 use reach_native::schedule::{ScheduleFile, StepRecord, FORMAT, VERSION};
 use reach_native::strategy::dpor::Dpor;
 use reach_native::strategy::exhaustive::Exhaustive;
+use reach_native::strategy::rt::ReachabilityTesting;
 use reach_native::strategy::Strategy;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -118,7 +119,7 @@ fn run(cli: &Cli) -> Result<u8> {
         max_time: cli.max_time.map(|s| seconds(s, "--max-time")).transpose()?,
         keep_going: cli.keep_going,
         bug_policy: policy,
-        count_partial_orders: cli.stats || cli.json.is_some(),
+        count_partial_orders: cli.stats || cli.json.is_some() || cli.audit,
         interrupt,
     };
     let mut strategy: Box<dyn Strategy> = match cli.strategy {
@@ -126,6 +127,7 @@ fn run(cli: &Cli) -> Result<u8> {
         StrategyName::DporCr => Box::new(Dpor::new(false)),
         StrategyName::DporClassic => Box::new(Dpor::classic()),
         StrategyName::Exhaustive => Box::new(Exhaustive::default()),
+        StrategyName::Rt => Box::new(ReachabilityTesting::new()),
     };
     let progress = reach_native::progress::Progress::new(cli.quiet);
     let summary = explore(&mut executor, strategy.as_mut(), &options, &mut |s| {
@@ -217,6 +219,12 @@ fn finish(cli: &Cli, binary: &Binary, summary: &Summary) -> Result<u8> {
         );
         let (driver, program) = peak_rss_kib();
         println!("  peak RSS:              driver {driver} KiB, program {program} KiB");
+    }
+    if cli.audit {
+        println!(
+            "audit: {} duplicate partial orders",
+            summary.duplicate_orders
+        );
     }
     if let Some(path) = &cli.json {
         let report = report::json::build(&program, summary, binary);

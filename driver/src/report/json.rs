@@ -60,6 +60,9 @@ pub struct JsonReport {
     pub bugs: Vec<JsonBug>,
     /// Executions cut short by sleep sets.
     pub sleep_blocked: u64,
+    /// Executions whose partial order had been exercised before (when
+    /// counted, e.g. with `--audit`).
+    pub duplicate_partial_orders: Option<u64>,
     /// Distinct partial orders (when counted).
     pub partial_orders: Option<u64>,
     /// Sorted fingerprints of the distinct partial orders (when counted), so
@@ -119,6 +122,7 @@ pub fn build(program: &str, summary: &Summary, binary: &Binary) -> JsonReport {
         bug: summary.findings.first().map(|f| json_bug(f, binary)),
         bugs,
         sleep_blocked: summary.sleep_blocked,
+        duplicate_partial_orders: summary.partial_orders.map(|_| summary.duplicate_orders),
         partial_orders: summary.partial_orders,
         partial_order_fingerprints: {
             let mut all: Vec<u64> = summary.fingerprints.iter().copied().collect();

@@ -28,12 +28,39 @@
 //! order them.
 
 use super::model::{dependent, moves_before, SynSequence};
+use std::collections::HashSet;
 
 /// One choice of new partner for a receive.
 #[derive(Clone, Debug)]
 pub struct Choice {
     /// The calls completing in the receive's place (pairwise independent).
     pub partners: Vec<usize>,
+}
+
+impl Choice {
+    /// The changed receives of this choice for receive `e`, whose
+    /// successors the variant removes: the partners' own completions when
+    /// they all move before `e` ([`moves_before`]), else `e`'s.
+    pub fn roots<'a>(&'a self, seq: &'a SynSequence, e: usize) -> impl Iterator<Item = usize> + 'a {
+        let moved = self
+            .partners
+            .iter()
+            .all(|&s| moves_before(&seq.events[e].op, &seq.events[s].op));
+        let own = (!moved).then_some(e);
+        own.into_iter().chain(
+            self.partners
+                .iter()
+                .copied()
+                .filter(move |&s| moved && s < seq.executed),
+        )
+    }
+
+    /// True if the partners move before `e`, which stays in the variant.
+    pub fn moved(&self, seq: &SynSequence, e: usize) -> bool {
+        self.partners
+            .iter()
+            .all(|&s| moves_before(&seq.events[e].op, &seq.events[s].op))
+    }
 }
 
 /// One column: a receiving event and its choices (indices into the
@@ -67,7 +94,12 @@ fn fill(
         return;
     }
     let r = columns[i].receive;
-    let removed = (0..i).any(|j| t[j] > 0 && seq.precedes(columns[j].receive, r));
+    let removed = (0..i).any(|j| {
+        t[j] > 0
+            && columns[j].choices[t[j] as usize - 1]
+                .roots(seq, columns[j].receive)
+                .any(|root| seq.precedes(root, r))
+    });
     if removed {
         t[i] = -1;
         fill(seq, columns, i + 1, t, changed, row);
@@ -95,8 +127,13 @@ fn compatible(seq: &SynSequence, columns: &[Column], t: &[i32], i: usize, choice
         let rj = columns[j].receive;
         let cj = &columns[j].choices[t[j] as usize - 1];
         choice.partners.iter().all(|&s| {
-            !seq.precedes_call(rj, s) && cj.partners.iter().all(|&sj| sj == s || independent(sj, s))
-        }) && cj.partners.iter().all(|&sj| !seq.precedes_call(r, sj))
+            cj.roots(seq, rj).all(|root| !seq.precedes_call(root, s))
+                && cj.partners.iter().all(|&sj| sj == s || independent(sj, s))
+        }) && cj.partners.iter().all(|&sj| {
+            choice
+                .roots(seq, r)
+                .all(|root| !seq.precedes_call(root, sj))
+        })
     })
 }
 
@@ -121,8 +158,7 @@ pub fn choices(seq: &SynSequence, e: usize, race_set: &[usize], old: &[usize]) -
         .collect();
     let exit = seq.events[e].op.kind == reach_channel::OpKind::ProcessExit;
     let mut sets: Vec<Vec<usize>> = race_set.iter().map(|&s| vec![s]).collect();
-    let mut seen: std::collections::HashSet<(Vec<usize>, Vec<(usize, usize)>)> =
-        std::collections::HashSet::new();
+    let mut seen: HashSet<GroupKey> = HashSet::new();
     let mut frontier: Vec<Vec<usize>> = movable.iter().map(|&s| vec![s]).collect();
     while !frontier.is_empty() && frontier[0].len() < MAX_GROUP {
         let mut next = Vec::new();
@@ -135,8 +171,14 @@ pub fn choices(seq: &SynSequence, e: usize, race_set: &[usize], old: &[usize]) -
                 // Independent partners commute: keep them in index order.
                 // Dependent ones (only before the process exit) may come in
                 // either order, one choice per partial order.
+                // A blocking call's open list was read in `e`'s state only,
+                // so it may not follow a dependent partner.
+                let open = !super::model::blocking(&seq.events[s].op)
+                    || set
+                        .iter()
+                        .all(|&m| !dependent(&seq.events[m].op, &seq.events[s].op));
                 let ok = if exit {
-                    distinct && !set.contains(&s) && class_key(seq, set, s, &mut seen)
+                    distinct && open && !set.contains(&s) && class_key(seq, set, s, &mut seen)
                 } else {
                     s > last && set.iter().all(|&m| independent(m, s))
                 };
@@ -163,17 +205,16 @@ pub fn choices(seq: &SynSequence, e: usize, race_set: &[usize], old: &[usize]) -
         .collect()
 }
 
+/// A group of partners up to commuting independent ones: its members and
+/// its ordered dependent pairs.
+type GroupKey = (Vec<usize>, Vec<(usize, usize)>);
+
 /// Largest group of partners taking one receive's place together.
 const MAX_GROUP: usize = 6;
 
 /// True the first time the partial order of `set` followed by `s` is seen:
 /// its members and the order of its dependent pairs.
-fn class_key(
-    seq: &SynSequence,
-    set: &[usize],
-    s: usize,
-    seen: &mut std::collections::HashSet<(Vec<usize>, Vec<(usize, usize)>)>,
-) -> bool {
+fn class_key(seq: &SynSequence, set: &[usize], s: usize, seen: &mut HashSet<GroupKey>) -> bool {
     let mut members: Vec<usize> = set.iter().copied().chain([s]).collect();
     let order: Vec<usize> = members.clone();
     let mut pairs = Vec::new();

@@ -8,7 +8,7 @@
 //! events, and, for the pruning of old sending events, the race sets its
 //! receives had in the sequence it was derived from.
 
-use super::model::{dependent, moves_before, EventId, Stamp, SynSequence};
+use super::model::{dependent, moves_before, rereads, EventId, Stamp, SynSequence};
 use super::races::race_sets;
 use super::table::{choices, construct_race_table, Column};
 use reach_channel::OpKind;
@@ -135,25 +135,26 @@ fn derive(
         .collect();
     let kept = |g: usize| roots.iter().all(|&r| !seq.precedes(r, g));
     let partners: HashSet<usize> = changes.iter().map(|&(_, s)| s).collect();
-    let delayed = |g: usize| {
-        !partners.contains(&g) && changes.iter().any(|c| moved(c) && seq.precedes(c.0, g))
-    };
+    let reread = |&(e, s): &(usize, usize)| rereads(&seq.events[e].op, &seq.events[s].op);
+    let rereaders: HashSet<usize> = changes.iter().filter(|c| reread(c)).map(|c| c.0).collect();
     let mut members: Vec<usize> = (0..seq.executed)
-        .filter(|&g| (kept(g) && !delayed(g)) || partners.contains(&g))
+        .filter(|&g| kept(g) || partners.contains(&g) || rereaders.contains(&g))
         .collect();
-    let mut pending: Vec<usize> = Vec::new();
     for &(_, s) in changes {
-        if s >= seq.executed && !pending.contains(&s) {
-            pending.push(s);
+        if s >= seq.executed && !members.contains(&s) {
+            members.push(s);
         }
     }
-    members.extend(pending);
-    let late: Vec<usize> = (0..seq.executed)
-        .filter(|&g| kept(g) && delayed(g))
+    let late: HashSet<usize> = members
+        .iter()
+        .copied()
+        .filter(|&g| {
+            !partners.contains(&g) && changes.iter().any(|c| moved(c) && seq.precedes(c.0, g))
+        })
         .collect();
-    // A moved partner goes before the kept successors of its own `e` only;
+    // A moved partner overtakes the kept successors of its own `e` only;
     // overtaking a dependent successor of another change's `e` would
-    // change a second pair the row does not name.
+    // change a pair the row does not name.
     for c in changes.iter().filter(|c| moved(c)) {
         let (e, s) = *c;
         let s_pos = seq.events[s].pos.unwrap_or(usize::MAX);
@@ -166,9 +167,11 @@ fn derive(
             return None;
         }
     }
+    let follows = |c: &(usize, usize)| moved(c) || reread(c);
+    let order = linearise(seq, &members, changes, &follows)?;
     let mut fresh = partners.clone();
     fresh.extend(late.iter().copied());
-    members.extend(late);
+    fresh.extend(rereaders.iter().copied());
 
     let mut colours: HashMap<EventId, Colour> = members
         .iter()
@@ -177,8 +180,13 @@ fn derive(
             inherited.get(&id).map(|c| (id, *c))
         })
         .collect();
-    for &(r, s) in changes {
-        colour_change(seq, &members, &fresh, r, s, &mut colours);
+    for c in changes {
+        let (r, s) = *c;
+        if reread(c) {
+            colour_reread(seq, &members, &fresh, r, s, &mut colours);
+        } else {
+            colour_change(seq, &members, &fresh, r, s, &mut colours);
+        }
     }
 
     let call_kept = |s: usize| roots.iter().all(|&r| !seq.precedes_call(r, s));
@@ -199,8 +207,8 @@ fn derive(
     let mut colours: Vec<(EventId, Colour)> = colours.into_iter().collect();
     colours.sort_unstable_by_key(|(id, _)| *id);
     Some(Variant {
-        prefix: members.iter().map(|&g| seq.events[g].id.thread).collect(),
-        steps: members
+        prefix: order.iter().map(|&g| seq.events[g].id.thread).collect(),
+        steps: order
             .iter()
             .map(|&g| (seq.events[g].op.kind, seq.events[g].op.object))
             .collect(),
@@ -211,6 +219,70 @@ fn derive(
         colours,
         old_races,
     })
+}
+
+/// A linearisation of the variant's partial order: happens-before of the
+/// trace among the kept events, each new partner after its call and the
+/// kept events it depends on, and each event overtaken by a moved partner
+/// (with its successors) after that partner. Events get a level (the
+/// number of such overtakings they must follow, a fixpoint over the
+/// timestamps) and are listed by level, then trace order. `None` if the
+/// constraints are cyclic.
+fn linearise(
+    seq: &SynSequence,
+    members: &[usize],
+    changes: &[(usize, usize)],
+    follows: &dyn Fn(&(usize, usize)) -> bool,
+) -> Option<Vec<usize>> {
+    let position = |g: usize| seq.events[g].pos.unwrap_or(usize::MAX);
+    let mut sorted: Vec<usize> = members.to_vec();
+    sorted.sort_by_key(|&g| (position(g), g));
+    let mut level: HashMap<usize, usize> = sorted.iter().map(|&g| (g, 0)).collect();
+    let partner_of: HashMap<usize, usize> = changes.iter().map(|&(e, s)| (s, e)).collect();
+    let overtaken: Vec<(usize, usize)> = changes.iter().copied().filter(|c| follows(c)).collect();
+    loop {
+        let mut changed = false;
+        for &g in &sorted {
+            let ge = &seq.events[g];
+            let mut l = 0;
+            for &h in &sorted {
+                if h == g || position(h) >= position(g) {
+                    continue;
+                }
+                let he = &seq.events[h];
+                let before = match partner_of.get(&g) {
+                    // A new partner follows its call and the kept events it
+                    // depends on that do not follow the event it overtakes.
+                    Some(&e) => {
+                        ge.call.covers(he.id) || (dependent(&he.op, &ge.op) && !seq.precedes(e, h))
+                    }
+                    None => ge.stamp.covers(he.id),
+                };
+                if before {
+                    l = l.max(level[&h]);
+                }
+            }
+            for &(e, s) in &overtaken {
+                if seq.precedes(e, g) && !partner_of.contains_key(&g) {
+                    l = l.max(level[&s] + 1);
+                }
+            }
+            if l > level[&g] {
+                if l > changes.len() {
+                    // The constraints are cyclic: the row names no
+                    // partial order.
+                    return None;
+                }
+                level.insert(g, l);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    sorted.sort_by_key(|&g| (level[&g], position(g), g));
+    Some(sorted)
 }
 
 /// Fig. 4, step 3, for one changed receive `r` (the completion of event `r`
@@ -260,6 +332,49 @@ fn colour_change(
             colours.insert(id, Colour::Black);
         } else if old_send.covers(id) && colours.get(&id) != Some(&Colour::Black) {
             colours.insert(id, Colour::Gray { link: new_id });
+        }
+    }
+}
+
+/// Fig. 4, step 3, when the changed receive is the read `r` itself, which
+/// now reads the write `s` (the rereading case of [`rereads`]). The read's
+/// prime structure is its thread's past (its call); (**) blackens what
+/// happens before it in the variant through `s`, (***) greys what happened
+/// before its old partner, the write it read in `seq`.
+fn colour_reread(
+    seq: &SynSequence,
+    members: &[usize],
+    fresh: &HashSet<usize>,
+    r: usize,
+    s: usize,
+    colours: &mut HashMap<EventId, Colour>,
+) {
+    let id_r = seq.events[r].id;
+    colours.insert(id_r, Colour::Black);
+    // The write now read happens before the changed receive (**).
+    colours.insert(seq.events[s].id, Colour::Black);
+    let p_struct = &seq.events[r].call;
+    let mut before_r: Stamp = seq.events[s].call.clone();
+    let s_pos = seq.events[s].pos.unwrap_or(usize::MAX);
+    for &g in members {
+        let ge = &seq.events[g];
+        if !fresh.contains(&g)
+            && ge.pos.is_some_and(|p| p < s_pos)
+            && dependent(&ge.op, &seq.events[s].op)
+        {
+            before_r.join(&ge.stamp);
+        }
+    }
+    let old_send = &seq.events[r].object_past;
+    for &g in members {
+        let id = seq.events[g].id;
+        if fresh.contains(&g) || p_struct.covers(id) {
+            continue;
+        }
+        if before_r.covers(id) {
+            colours.insert(id, Colour::Black);
+        } else if old_send.covers(id) && colours.get(&id) != Some(&Colour::Black) {
+            colours.insert(id, Colour::Gray { link: id_r });
         }
     }
 }
