@@ -1,0 +1,125 @@
+//! End-to-end tests of reachability testing (`--strategy rt`): on the
+//! oracle programs and the programs of Lei & Carver's Table 1, RT exercises
+//! exactly the partial orders the exhaustive oracle (or, where the oracle
+//! is out of reach, DPOR, itself checked against the oracle) finds, each
+//! once (`--audit` reports no duplicate), and finds the same bugs.
+//!
+//! Needs the release binaries (`cargo build --release --workspace`).
+
+use reach_tests::{build_example, reach, Run};
+
+/// Runs one strategy with statistics (and the audit for RT).
+fn explore(program: &str, strategy: &str, args: &[&str]) -> Run {
+    let binary = build_example(program);
+    let mut options = vec!["--strategy", strategy, "--stats", "--quiet"];
+    if strategy == "rt" {
+        options.push("--audit");
+    }
+    let run = reach(&binary, &options, args);
+    assert!(
+        !run.json.is_null(),
+        "{program} with {strategy}: no JSON report\n{}",
+        run.stderr
+    );
+    run
+}
+
+/// RT against a reference strategy: same partial orders, each once.
+fn same_orders(program: &str, reference: &str, args: &[&str]) -> (Run, Run) {
+    let rt = explore(program, "rt", args);
+    let other = explore(program, reference, args);
+    assert!(
+        rt.complete(),
+        "{program}: RT did not complete\n{}",
+        rt.stdout
+    );
+    assert!(other.complete(), "{program}: {reference} did not complete");
+    assert_eq!(
+        rt.fingerprints(),
+        other.fingerprints(),
+        "{program} {args:?}: RT and {reference} exercise different partial orders"
+    );
+    assert_eq!(
+        rt.json["duplicate_partial_orders"].as_u64(),
+        Some(0),
+        "{program} {args:?}: RT exercised a partial order twice"
+    );
+    assert_eq!(
+        rt.executions(),
+        rt.partial_orders(),
+        "{program}: exactly once"
+    );
+    assert!(rt.stdout.contains("audit: 0 duplicate partial orders"));
+    (rt, other)
+}
+
+#[test]
+fn oracle_programs_every_partial_order_once() {
+    for program in [
+        "oracle_cas_claim.c",
+        "oracle_cas_counter.c",
+        "oracle_cas_weak.c",
+        "oracle_condvar_signal.c",
+        "oracle_condvar_broadcast.c",
+        "oracle_create_join_chain.c",
+        "oracle_independent_writers.c",
+        "oracle_message_passing.c",
+        "oracle_read_read_write.c",
+        "oracle_trylock.c",
+        "oracle_write_read.c",
+    ] {
+        same_orders(program, "exhaustive", &[]);
+    }
+}
+
+#[test]
+fn oracle_fetch_add_every_partial_order_once() {
+    let (rt, _) = same_orders("oracle_fetch_add.c", "exhaustive", &[]);
+    assert_eq!(rt.executions(), 6);
+}
+
+#[test]
+fn rt_finds_the_oracles_bugs() {
+    for (program, kind) in [
+        ("oracle_lost_signal.c", "deadlock"),
+        ("oracle_plain_race.c", "data_race"),
+        ("oracle_check_then_act.c", "assertion"),
+        ("oracle_rare_order.c", "assertion"),
+    ] {
+        let rt = explore(program, "rt", &[]);
+        let oracle = explore(program, "exhaustive", &[]);
+        assert_eq!(oracle.bug_kind().as_deref(), Some(kind), "{program}");
+        assert_eq!(rt.bug_kind(), oracle.bug_kind(), "{program}");
+        assert_eq!(rt.code, 1, "{program}: a bug exits with status 1");
+    }
+}
+
+#[test]
+fn readers_writers_match_the_oracle() {
+    same_orders("rw_semaphore.c", "exhaustive", &["1", "1"]);
+    same_orders("rw_monitor.c", "exhaustive", &["1", "1"]);
+}
+
+/// The bounded buffers and the dining philosophers have too many
+/// interleavings for the oracle even in tiny configurations (the buffer's
+/// memory accesses), so DPOR's set of partial orders is the reference.
+#[test]
+fn table_one_programs_match_dpor() {
+    same_orders("bb_semaphore.c", "dpor", &["2", "1", "1"]);
+    same_orders("bb_monitor.c", "dpor", &["1", "1", "1"]);
+    same_orders("rw_semaphore.c", "dpor", &["2", "2"]);
+    let (rt, _) = same_orders("dp_monitor.c", "dpor", &["3"]);
+    assert_eq!(rt.executions(), 36);
+}
+
+#[test]
+fn audit_is_off_by_default_and_reported_in_json() {
+    let binary = build_example("oracle_write_read.c");
+    let plain = reach(&binary, &["--strategy", "rt"], &[]);
+    assert!(!plain.stdout.contains("audit:"));
+    assert_eq!(plain.code, 0);
+    let audited = reach(&binary, &["--strategy", "rt", "--audit"], &[]);
+    assert!(audited.stdout.contains("audit: 0 duplicate partial orders"));
+    assert_eq!(audited.json["duplicate_partial_orders"].as_u64(), Some(0));
+    assert_eq!(audited.json["strategy"].as_str(), Some("rt"));
+}
