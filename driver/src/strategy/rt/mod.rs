@@ -54,17 +54,40 @@
 //!
 //! # Adaptations
 //!
-//! * A write may become the new partner of several concurrent reads at
-//!   once (reads of one value share their "sender"), and the process exit
-//!   of several concurrent events; two different new partners in one
-//!   variant must be independent (they would be unordered).
-//! * Open lists of blocking calls come from the enabled sets the trace
-//!   records ([`model::SynSequence::open_at`]).
-//! * E1 (tangled cycles): a gray receive may only take a new partner that
-//!   the receive whose change made it gray happens before (the
-//!   strongly-reconciled-before link that closes the cycle); cycles
-//!   sharing receives (interconnected) may be exercised twice, as in the
-//!   paper.
+//! * **Reads commute.** When the new partner `s` of receive `r` (the
+//!   completion of event `e`) only reads, or `e` ends the process, `s`
+//!   *moves before* `e` ([`model::moves_before`]): the changed receive is
+//!   `s`'s own completion, `e` and its successors stay in the variant and
+//!   follow `s` (nothing they do depends on a read). Otherwise `e`'s
+//!   completion is the changed receive and everything after it goes
+//!   (Def. 4).
+//! * **Groups.** Several pairwise-independent calls that all move before
+//!   `e` may take its place together (reads overtaking a write, several
+//!   threads' steps before the process exit), one race-table value per
+//!   group; before the process exit the group is ordered and may contain
+//!   dependent calls, one value per partial order of the group, and an old
+//!   sending event may only follow a new one it depends on (otherwise the
+//!   exit's own tangled cycle would lose orders). One write may take the
+//!   place of several concurrent reads (the same partner in several
+//!   columns); different partners of one row must be independent.
+//! * **Open lists** come from the trace: a blocking call is open if its
+//!   thread waited there enabled, if a call of the same kind on the same
+//!   object was enabled there, or from the lock holders and semaphore value
+//!   replayed from the completions before `r`. A semaphore's initial value
+//!   is not traced; it is inferred from the states where some thread waited
+//!   on it, and a call whose openness stays unknown is taken as closed
+//!   (such an order can then be missed; a traced semaphore value would make
+//!   the open list exact).
+//! * **E1.** A gray receive may only take a new partner that the changed
+//!   receive which made it gray happens before (the strongly-reconciled-
+//!   before link closing the cycle). Interconnected cycles may be exercised
+//!   twice, as in the paper.
+//! * **Known gap.** A plain or atomic write is at once a receiving event
+//!   (its place among the writes of its granule) and the sending event its
+//!   readers receive; the paper's model keeps those apart. On programs whose
+//!   shared variables are only accessed under synchronisation the search is
+//!   exact (model tests), but with unsynchronised accesses some partial
+//!   orders can be missed (never invented, never repeated in the tests).
 
 pub mod model;
 pub mod races;

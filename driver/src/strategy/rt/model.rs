@@ -400,22 +400,6 @@ pub fn moves_before(e: &Op, f: &Op) -> bool {
                 .all(|a| a.class == Class::Read))
 }
 
-/// Whether [`rereads`] is in use (see the module documentation).
-const REREAD: bool = false;
-
-/// True if `f` taking the place of `e` means that `e`, a read, now reads
-/// what `f` writes: the changed receive is `e`'s own completion, which the
-/// variant keeps, right after `f`; only the events after `e` are removed.
-pub fn rereads(e: &Op, f: &Op) -> bool {
-    REREAD
-        && !moves_before(e, f)
-        && e.kind != OpKind::ProcessExit
-        && e.accesses()
-            .iter()
-            .flatten()
-            .all(|a| a.class == Class::Read)
-}
-
 /// The dependency relation on a receiving event `e` (as executed) and a
 /// call `f` (as pending: a call's outcome is not known before it completes).
 pub fn dependent(e: &Op, f: &Op) -> bool {

@@ -8,7 +8,7 @@
 //! events, and, for the pruning of old sending events, the race sets its
 //! receives had in the sequence it was derived from.
 
-use super::model::{dependent, moves_before, rereads, EventId, Stamp, SynSequence};
+use super::model::{dependent, moves_before, EventId, Stamp, SynSequence};
 use super::races::race_sets;
 use super::table::{choices, construct_race_table, Column};
 use reach_channel::OpKind;
@@ -135,10 +135,8 @@ fn derive(
         .collect();
     let kept = |g: usize| roots.iter().all(|&r| !seq.precedes(r, g));
     let partners: HashSet<usize> = changes.iter().map(|&(_, s)| s).collect();
-    let reread = |&(e, s): &(usize, usize)| rereads(&seq.events[e].op, &seq.events[s].op);
-    let rereaders: HashSet<usize> = changes.iter().filter(|c| reread(c)).map(|c| c.0).collect();
     let mut members: Vec<usize> = (0..seq.executed)
-        .filter(|&g| kept(g) || partners.contains(&g) || rereaders.contains(&g))
+        .filter(|&g| kept(g) || partners.contains(&g))
         .collect();
     for &(_, s) in changes {
         if s >= seq.executed && !members.contains(&s) {
@@ -167,11 +165,9 @@ fn derive(
             return None;
         }
     }
-    let follows = |c: &(usize, usize)| moved(c) || reread(c);
-    let order = linearise(seq, &members, changes, &follows)?;
+    let order = linearise(seq, &members, changes, &moved)?;
     let mut fresh = partners.clone();
     fresh.extend(late.iter().copied());
-    fresh.extend(rereaders.iter().copied());
 
     let mut colours: HashMap<EventId, Colour> = members
         .iter()
@@ -180,13 +176,8 @@ fn derive(
             inherited.get(&id).map(|c| (id, *c))
         })
         .collect();
-    for c in changes {
-        let (r, s) = *c;
-        if reread(c) {
-            colour_reread(seq, &members, &fresh, r, s, &mut colours);
-        } else {
-            colour_change(seq, &members, &fresh, r, s, &mut colours);
-        }
+    for &(r, s) in changes {
+        colour_change(seq, &members, &fresh, r, s, &mut colours);
     }
 
     let call_kept = |s: usize| roots.iter().all(|&r| !seq.precedes_call(r, s));
@@ -232,14 +223,14 @@ fn linearise(
     seq: &SynSequence,
     members: &[usize],
     changes: &[(usize, usize)],
-    follows: &dyn Fn(&(usize, usize)) -> bool,
+    moved: &dyn Fn(&(usize, usize)) -> bool,
 ) -> Option<Vec<usize>> {
     let position = |g: usize| seq.events[g].pos.unwrap_or(usize::MAX);
     let mut sorted: Vec<usize> = members.to_vec();
     sorted.sort_by_key(|&g| (position(g), g));
     let mut level: HashMap<usize, usize> = sorted.iter().map(|&g| (g, 0)).collect();
     let partner_of: HashMap<usize, usize> = changes.iter().map(|&(e, s)| (s, e)).collect();
-    let overtaken: Vec<(usize, usize)> = changes.iter().copied().filter(|c| follows(c)).collect();
+    let overtaken: Vec<(usize, usize)> = changes.iter().copied().filter(|c| moved(c)).collect();
     loop {
         let mut changed = false;
         for &g in &sorted {
@@ -332,49 +323,6 @@ fn colour_change(
             colours.insert(id, Colour::Black);
         } else if old_send.covers(id) && colours.get(&id) != Some(&Colour::Black) {
             colours.insert(id, Colour::Gray { link: new_id });
-        }
-    }
-}
-
-/// Fig. 4, step 3, when the changed receive is the read `r` itself, which
-/// now reads the write `s` (the rereading case of [`rereads`]). The read's
-/// prime structure is its thread's past (its call); (**) blackens what
-/// happens before it in the variant through `s`, (***) greys what happened
-/// before its old partner, the write it read in `seq`.
-fn colour_reread(
-    seq: &SynSequence,
-    members: &[usize],
-    fresh: &HashSet<usize>,
-    r: usize,
-    s: usize,
-    colours: &mut HashMap<EventId, Colour>,
-) {
-    let id_r = seq.events[r].id;
-    colours.insert(id_r, Colour::Black);
-    // The write now read happens before the changed receive (**).
-    colours.insert(seq.events[s].id, Colour::Black);
-    let p_struct = &seq.events[r].call;
-    let mut before_r: Stamp = seq.events[s].call.clone();
-    let s_pos = seq.events[s].pos.unwrap_or(usize::MAX);
-    for &g in members {
-        let ge = &seq.events[g];
-        if !fresh.contains(&g)
-            && ge.pos.is_some_and(|p| p < s_pos)
-            && dependent(&ge.op, &seq.events[s].op)
-        {
-            before_r.join(&ge.stamp);
-        }
-    }
-    let old_send = &seq.events[r].object_past;
-    for &g in members {
-        let id = seq.events[g].id;
-        if fresh.contains(&g) || p_struct.covers(id) {
-            continue;
-        }
-        if before_r.covers(id) {
-            colours.insert(id, Colour::Black);
-        } else if old_send.covers(id) && colours.get(&id) != Some(&Colour::Black) {
-            colours.insert(id, Colour::Gray { link: id_r });
         }
     }
 }
