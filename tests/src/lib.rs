@@ -49,7 +49,10 @@ pub fn build_example(file: &str) -> PathBuf {
     let _guard = BUILD.lock().unwrap_or_else(|e| e.into_inner());
     let source = root().join("c-examples").join(file);
     assert!(source.exists(), "no example {file}");
-    let stem = Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or(file);
+    let stem = Path::new(file)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or(file);
     let out = scratch().join(stem);
     let cxx = file.ends_with(".cpp");
     let wrapper = bin(if cxx { "reach-cxx" } else { "reach-cc" });
@@ -106,7 +109,11 @@ impl Run {
     pub fn fingerprints(&self) -> Vec<String> {
         self.json["partial_order_fingerprints"]
             .as_array()
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -114,7 +121,11 @@ impl Run {
     pub fn bug_signatures(&self) -> Vec<String> {
         let mut all: Vec<String> = self.json["bugs"]
             .as_array()
-            .map(|a| a.iter().filter_map(|b| b["signature"].as_str().map(str::to_string)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|b| b["signature"].as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default();
         all.sort();
         all
@@ -129,7 +140,10 @@ impl Run {
 /// Runs `reach-native OPTIONS PROGRAM ARGS` with `--json` and the schedule
 /// written into the scratch directory.
 pub fn reach(program: &Path, options: &[&str], args: &[&str]) -> Run {
-    let name = program.file_name().and_then(|n| n.to_str()).unwrap_or("prog");
+    let name = program
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("prog");
     let unique = format!(
         "{name}-{}-{:?}",
         std::process::id(),
@@ -162,7 +176,10 @@ pub fn reach(program: &Path, options: &[&str], args: &[&str]) -> Run {
 
 /// Path of the schedule file the last [`reach`] call on `program` in this thread wrote.
 pub fn schedule_of(program: &Path) -> PathBuf {
-    let name = program.file_name().and_then(|n| n.to_str()).unwrap_or("prog");
+    let name = program
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("prog");
     let unique = format!(
         "{name}-{}-{:?}",
         std::process::id(),

@@ -12,18 +12,46 @@ use reach_tests::{build_example, reach};
 fn check(file: &str, exhaustive_executions: u64, dpor_executions: u64) {
     let program = build_example(file);
     let options = ["--keep-going", "--stats", "--max-executions", "100000"];
-    let oracle = reach(&program, &[&["--strategy", "exhaustive"][..], &options].concat(), &[]);
-    let dpor = reach(&program, &[&["--strategy", "dpor"][..], &options].concat(), &[]);
-    assert!(oracle.complete(), "{file}: the oracle did not finish: {}", oracle.stderr);
-    assert!(dpor.complete(), "{file}: DPOR did not finish: {}", dpor.stderr);
+    let oracle = reach(
+        &program,
+        &[&["--strategy", "exhaustive"][..], &options].concat(),
+        &[],
+    );
+    let dpor = reach(
+        &program,
+        &[&["--strategy", "dpor"][..], &options].concat(),
+        &[],
+    );
+    assert!(
+        oracle.complete(),
+        "{file}: the oracle did not finish: {}",
+        oracle.stderr
+    );
+    assert!(
+        dpor.complete(),
+        "{file}: DPOR did not finish: {}",
+        dpor.stderr
+    );
     assert_eq!(
         dpor.fingerprints(),
         oracle.fingerprints(),
         "{file}: DPOR explored other partial orders than the oracle"
     );
-    assert_eq!(dpor.bug_signatures(), oracle.bug_signatures(), "{file}: different bugs");
-    assert_eq!(oracle.executions(), exhaustive_executions, "{file}: oracle executions");
-    assert_eq!(dpor.executions(), dpor_executions, "{file}: DPOR executions");
+    assert_eq!(
+        dpor.bug_signatures(),
+        oracle.bug_signatures(),
+        "{file}: different bugs"
+    );
+    assert_eq!(
+        oracle.executions(),
+        exhaustive_executions,
+        "{file}: oracle executions"
+    );
+    assert_eq!(
+        dpor.executions(),
+        dpor_executions,
+        "{file}: DPOR executions"
+    );
     assert!(dpor.partial_orders() <= dpor.executions());
 }
 
