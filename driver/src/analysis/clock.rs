@@ -1,9 +1,12 @@
 //! Vector clocks over thread ids, with entries holding 1-based event indices
 //! (as in the paper's `cv[p := |E'|]`, 0 meaning "nothing yet").
 
-/// A vector clock indexed by thread id.
+use smallvec::SmallVec;
+
+/// A vector clock indexed by thread id (inline for up to 8 threads, so the
+/// per-event clocks of small programs allocate nothing).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct VClock(Vec<u32>);
+pub struct VClock(SmallVec<[u32; 8]>);
 
 impl VClock {
     /// Entry for thread `t` (0 when absent).

@@ -17,7 +17,7 @@ use super::objects::{touched, ObjectKey};
 use crate::trace::TraceEvent;
 use reach_channel::ops::GRANULE;
 use reach_channel::{Class, EventFlags, Op, OpKind, Space};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Default)]
 struct ObjectState {

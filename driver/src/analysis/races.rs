@@ -11,7 +11,7 @@ use super::clock::VClock;
 use super::objects::{touched, ObjectKey};
 use crate::trace::Trace;
 use reach_channel::{Class, OpKind};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A data race: two event indices (earlier first) and the granule address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,8 +42,8 @@ pub fn first_race(trace: &Trace) -> Option<Race> {
 pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
     let mut found: Vec<Race> = Vec::new();
     let mut clocks: Vec<VClock> = Vec::new();
-    let mut sync: HashMap<ObjectKey, VClock> = HashMap::new();
-    let mut shadow: HashMap<ObjectKey, Shadow> = HashMap::new();
+    let mut sync: HashMap<ObjectKey, VClock> = HashMap::default();
+    let mut shadow: HashMap<ObjectKey, Shadow> = HashMap::default();
     for (index, event) in trace.events.iter().enumerate() {
         let p = event.thread;
         let t = p as usize;

@@ -226,6 +226,9 @@ impl Strategy for Dpor {
         }
         let first_new_state = branch.map_or(0, |i| i + 1);
 
+        self.path
+            .nodes
+            .reserve(trace.len().saturating_sub(self.path.nodes.len()));
         let mut hb = HappensBefore::new(self.reads_commute);
         let mut cursor = trace.cursor();
         let mut last_ran: Vec<Option<usize>> = vec![None; trace.thread_count()];

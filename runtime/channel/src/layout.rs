@@ -65,9 +65,18 @@ impl ThreadSet {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
 
-    /// Thread ids in increasing order.
+    /// Thread ids in increasing order (visits set bits only).
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..MAX_THREADS as u32).filter(move |t| self.contains(*t))
+        self.0.iter().enumerate().flat_map(|(i, &word)| {
+            let mut rest = word;
+            core::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let bit = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    i as u32 * 64 + bit
+                })
+            })
+        })
     }
 
     /// Lowest thread id in the set.
@@ -362,3 +371,22 @@ impl Layout {
 const _: () = assert!(core::mem::size_of::<Header>() <= HEADER_BYTES);
 const _: () = assert!(core::mem::size_of::<Event>() == 64);
 const _: () = assert!(core::mem::size_of::<ThreadSlot>() == 64);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_set_iterates_members_in_order() {
+        let mut set = ThreadSet::EMPTY;
+        for t in [0, 3, 63, 64, 130, 255] {
+            set.insert(t);
+        }
+        assert_eq!(set.iter().collect::<Vec<_>>(), vec![0, 3, 63, 64, 130, 255]);
+        assert_eq!(set.len(), 6);
+        assert_eq!(set.first(), Some(0));
+        set.remove(0);
+        assert_eq!(set.first(), Some(3));
+        assert!(ThreadSet::EMPTY.iter().next().is_none());
+    }
+}
