@@ -69,6 +69,10 @@ pub struct Cli {
     /// Do not treat a non-zero exit code as a bug.
     #[arg(long)]
     pub ignore_exit_code: bool,
+    /// Parallel workers for the DPOR strategies (default 0: one per core).
+    /// Other strategies run with one.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub jobs: usize,
     /// Run each execution by exec instead of the runtime's fork server.
     #[arg(long)]
     pub no_fork_server: bool,

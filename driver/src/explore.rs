@@ -169,39 +169,87 @@ fn run_one(
     options: &ExploreOptions,
     summary: &mut Summary,
 ) -> Result<Option<Finding>, String> {
+    let examined = execute(executor, strategy, request, options, summary.executions + 1)?;
+    summary.record(&examined);
+    Ok(examined.finding)
+}
+
+/// What one execution contributed to an exploration.
+pub struct Examined {
+    /// Events executed.
+    pub steps: u64,
+    /// Cut short because every enabled thread was asleep.
+    pub sleep_blocked: bool,
+    /// Fingerprint of its partial order (when counting, and not cut short).
+    pub fingerprint: Option<u64>,
+    /// The bug it shows, if any.
+    pub finding: Option<Finding>,
+}
+
+impl Summary {
+    /// Adds one examined execution to the totals (not its finding).
+    pub fn record(&mut self, examined: &Examined) {
+        self.executions += 1;
+        self.total_steps += examined.steps;
+        if examined.sleep_blocked {
+            self.sleep_blocked += 1;
+        }
+        if let Some(print) = examined.fingerprint {
+            if self.fingerprints.insert(print) {
+                self.partial_orders = Some(self.fingerprints.len() as u64);
+            } else {
+                self.duplicate_orders += 1;
+            }
+        }
+    }
+}
+
+/// Runs `request`, lets `strategy` learn from the trace, and examines the
+/// execution for bugs. `number` is the execution's 1-based number.
+pub fn execute(
+    executor: &mut Executor,
+    strategy: &mut dyn Strategy,
+    request: &Request,
+    options: &ExploreOptions,
+    number: u64,
+) -> Result<Examined, String> {
     let outcome = executor
         .run(request)
         .map_err(|e: ExecError| e.to_string())?;
-    summary.executions += 1;
     let trace = Trace::from_outcome(&outcome);
-    summary.total_steps += trace.len() as u64;
+    let mut examined = Examined {
+        steps: trace.len() as u64,
+        sleep_blocked: false,
+        fingerprint: None,
+        finding: None,
+    };
     if let Err(divergence) = strategy.observe(request, &trace) {
         let bug = Bug {
             kind: BugKind::Nondeterminism,
             message: format!("replaying a schedule did not reproduce the execution: {divergence}"),
             race: None,
         };
-        return Ok(Some(finding(bug, summary.executions, trace, outcome)));
+        examined.finding = Some(finding(bug, number, trace, outcome));
+        return Ok(examined);
     }
     if outcome.status == reach_channel::RunStatus::SleepBlocked {
-        summary.sleep_blocked += 1;
-        return Ok(None);
+        examined.sleep_blocked = true;
+        return Ok(examined);
     }
     if options.count_partial_orders {
-        if summary.fingerprints.insert(fingerprint(&trace)) {
-            summary.partial_orders = Some(summary.fingerprints.len() as u64);
-        } else {
-            summary.duplicate_orders += 1;
-        }
+        examined.fingerprint = Some(fingerprint(&trace));
     }
     match classify(&outcome, &trace, options.bug_policy) {
-        Ok(Some(bug)) => Ok(Some(finding(bug, summary.executions, trace, outcome))),
-        Ok(None) => Ok(None),
-        Err(Unusable::Unsupported(m)) => Err(format!(
-            "the program does something reach-native cannot control: {m}"
-        )),
-        Err(Unusable::Internal(m)) => Err(format!("[reach internal bug] {m}")),
+        Ok(Some(bug)) => examined.finding = Some(finding(bug, number, trace, outcome)),
+        Ok(None) => {}
+        Err(Unusable::Unsupported(m)) => {
+            return Err(format!(
+                "the program does something reach-native cannot control: {m}"
+            ))
+        }
+        Err(Unusable::Internal(m)) => return Err(format!("[reach internal bug] {m}")),
     }
+    Ok(examined)
 }
 
 fn finding(bug: Bug, execution: u64, trace: Trace, outcome: Outcome) -> Finding {

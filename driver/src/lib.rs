@@ -7,6 +7,7 @@ pub mod bug;
 pub mod cli;
 pub mod exec;
 pub mod explore;
+pub mod parallel;
 pub mod progress;
 pub mod replay;
 pub mod report;

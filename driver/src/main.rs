@@ -98,6 +98,7 @@ fn run(cli: &Cli) -> Result<u8> {
         spin_threshold: cli.spin_threshold,
         fork_server: !cli.no_fork_server,
     };
+    let config_for_workers = config.clone();
     let mut executor = Executor::new(config).context("cannot prepare the program for testing")?;
     let policy = BugPolicy {
         data_races: !cli.ignore_races,
@@ -122,17 +123,42 @@ fn run(cli: &Cli) -> Result<u8> {
         count_partial_orders: cli.stats || cli.json.is_some() || cli.audit,
         interrupt,
     };
-    let mut strategy: Box<dyn Strategy> = match cli.strategy {
-        StrategyName::Dpor => Box::new(Dpor::new(true)),
-        StrategyName::DporCr => Box::new(Dpor::new(false)),
-        StrategyName::DporClassic => Box::new(Dpor::classic()),
-        StrategyName::Exhaustive => Box::new(Exhaustive::default()),
-        StrategyName::Rt => Box::new(ReachabilityTesting::new()),
+    let jobs = match cli.jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let parallel_search = match cli.strategy {
+        StrategyName::Dpor => Some(Dpor::new(true)),
+        StrategyName::DporCr => Some(Dpor::new(false)),
+        StrategyName::DporClassic => Some(Dpor::classic()),
+        _ => None,
     };
     let progress = reach_native::progress::Progress::new(cli.quiet);
-    let summary = explore(&mut executor, strategy.as_mut(), &options, &mut |s| {
-        progress.update(s)
-    });
+    let summary = match parallel_search {
+        Some(search) if jobs > 1 => reach_native::parallel::explore_parallel(
+            &mut executor,
+            &config_for_workers,
+            search,
+            jobs,
+            &options,
+            &mut |s| progress.update(s),
+        ),
+        _ => {
+            if jobs > 1 && !cli.quiet {
+                eprintln!("reach-native: note: --jobs applies to the DPOR strategies; exploring with one job");
+            }
+            let mut strategy: Box<dyn Strategy> = match cli.strategy {
+                StrategyName::Dpor => Box::new(Dpor::new(true)),
+                StrategyName::DporCr => Box::new(Dpor::new(false)),
+                StrategyName::DporClassic => Box::new(Dpor::classic()),
+                StrategyName::Exhaustive => Box::new(Exhaustive::default()),
+                StrategyName::Rt => Box::new(ReachabilityTesting::new()),
+            };
+            explore(&mut executor, strategy.as_mut(), &options, &mut |s| {
+                progress.update(s)
+            })
+        }
+    };
     progress.finish();
     // Ends the fork server, so its children count in the peak RSS statistics.
     drop(executor);

@@ -138,7 +138,8 @@ impl Run {
 }
 
 /// Runs `reach-native OPTIONS PROGRAM ARGS` with `--json` and the schedule
-/// written into the scratch directory.
+/// written into the scratch directory. Runs with one job unless `options`
+/// say otherwise, so execution counts are deterministic.
 pub fn reach(program: &Path, options: &[&str], args: &[&str]) -> Run {
     let name = program
         .file_name()
@@ -157,6 +158,11 @@ pub fn reach(program: &Path, options: &[&str], args: &[&str]) -> Run {
         .arg(&json_path)
         .arg("--schedule-out")
         .arg(&schedule_path)
+        .args(if options.contains(&"--jobs") {
+            &[][..]
+        } else {
+            &["--jobs", "1"][..]
+        })
         .args(options)
         .arg(program)
         .args(args)

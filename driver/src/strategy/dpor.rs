@@ -37,6 +37,21 @@ pub struct Dpor {
     started: bool,
     sleep_sets: bool,
     reads_commute: bool,
+    /// For a parallel worker: the node its subtree hangs from. Nodes up to
+    /// here belong to the coordinator; what this search learns about them is
+    /// queued in `reports` instead of being explored here.
+    root: Option<usize>,
+    /// Facts about the coordinator's nodes, for the coordinator.
+    reports: Vec<Report>,
+}
+
+/// What a parallel worker learned about a node above its subtree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Report {
+    /// Thread to add to the node's backtrack set.
+    Backtrack(usize, u32),
+    /// The thread's transition from the node crashed the process.
+    Crashed(usize, u32),
 }
 
 impl Dpor {
@@ -47,6 +62,8 @@ impl Dpor {
             started: false,
             sleep_sets,
             reads_commute: true,
+            root: None,
+            reports: Vec::new(),
         }
     }
 
@@ -67,6 +84,91 @@ impl Dpor {
             sleep_set,
             sleep_sets: self.sleep_sets,
         }
+    }
+
+    /// Adds `t` to the backtrack set of node `i` (and reports it when the
+    /// node belongs to the coordinator).
+    fn insert_backtrack(&mut self, i: usize, t: u32) {
+        let node = &mut self.path.nodes[i];
+        if !node.backtrack.contains(t) {
+            node.backtrack.insert(t);
+            if self.root.is_some_and(|r| i <= r) {
+                self.reports.push(Report::Backtrack(i, t));
+            }
+        }
+    }
+
+    /// The candidate sleep set for exploring a new thread from `node`
+    /// (Sec. IV-D): its sleep set and the threads already explored from it,
+    /// except those whose transition crashed.
+    fn candidate_sleep(&self, node: &Node) -> ThreadSet {
+        let mut candidate = ThreadSet::EMPTY;
+        if self.sleep_sets {
+            for t in node.sleep.iter().chain(node.done.iter()) {
+                if !node.crashed.contains(t) {
+                    candidate.insert(t);
+                }
+            }
+        }
+        candidate
+    }
+
+    /// For the coordinator of a parallel search: the deepest unexplored
+    /// backtrack choice on the path, as a request and a search of its own
+    /// that explores only the subtree below it. The path is kept (other
+    /// choices hang from it); the choice is marked done at once, so later
+    /// siblings treat it as explored (it will be, by the worker).
+    pub fn take_subtree(&mut self) -> Option<(Request, Dpor)> {
+        let i = (0..self.path.nodes.len()).rev().find(|&i| {
+            let n = &self.path.nodes[i];
+            !n.backtrack.minus(&n.done).minus(&n.sleep).is_empty()
+        })?;
+        let node = &self.path.nodes[i];
+        let next = node
+            .backtrack
+            .minus(&node.done)
+            .minus(&node.sleep)
+            .first()?;
+        let sleep = self.candidate_sleep(node);
+        self.path.nodes[i].done.insert(next);
+        let mut nodes = self.path.nodes[..=i].to_vec();
+        nodes[i].chosen = next;
+        let prefix = Path {
+            nodes: nodes.clone(),
+        }
+        .prefix_to(i, next);
+        let worker = Dpor {
+            path: Path { nodes },
+            started: true,
+            sleep_sets: self.sleep_sets,
+            reads_commute: self.reads_commute,
+            root: Some(i),
+            reports: Vec::new(),
+        };
+        Some((self.request(prefix, sleep), worker))
+    }
+
+    /// For the coordinator: applies what a worker reported about its nodes.
+    pub fn apply_reports(&mut self, reports: &[Report]) {
+        for report in reports {
+            match *report {
+                Report::Backtrack(i, t) => {
+                    if let Some(node) = self.path.nodes.get_mut(i) {
+                        node.backtrack.insert(t);
+                    }
+                }
+                Report::Crashed(i, t) => {
+                    if let Some(node) = self.path.nodes.get_mut(i) {
+                        node.crashed.insert(t);
+                    }
+                }
+            }
+        }
+    }
+
+    /// For a worker: takes the reports gathered so far.
+    pub fn take_reports(&mut self) -> Vec<Report> {
+        std::mem::take(&mut self.reports)
     }
 
     /// The dependency relation this search uses: the channel's (reads
@@ -101,7 +203,7 @@ impl Dpor {
         } = race;
         let node = &self.path.nodes[i];
         if node.enabled.contains(p) && !p_ran_since && !node.sleep.contains(p) {
-            self.path.nodes[i].backtrack.insert(p);
+            self.insert_backtrack(i, p);
             return;
         }
         let initials = initials(i, k, p, &v, hb, trace);
@@ -112,11 +214,12 @@ impl Dpor {
         {
             return;
         }
-        match initials.iter().copied().find(|&q| node.enabled.contains(q)) {
-            Some(q) => node.backtrack.insert(q),
+        let enabled = node.enabled;
+        match initials.iter().copied().find(|&q| enabled.contains(q)) {
+            Some(q) => self.insert_backtrack(i, q),
             None => {
-                for t in node.enabled.iter().collect::<Vec<_>>() {
-                    node.backtrack.insert(t);
+                for t in enabled.iter() {
+                    self.insert_backtrack(i, t);
                 }
             }
         }
@@ -195,20 +298,17 @@ impl Strategy for Dpor {
             self.started = true;
             return Some(self.request(Vec::new(), ThreadSet::EMPTY));
         }
-        while let Some(node) = self.path.nodes.last_mut() {
+        while let Some(node) = self.path.nodes.last() {
+            let i = self.path.nodes.len() - 1;
+            if self.root.is_some_and(|r| i <= r) {
+                return None;
+            }
             let todo = node.backtrack.minus(&node.done).minus(&node.sleep);
             if let Some(next) = todo.first() {
-                let mut candidate_sleep = ThreadSet::EMPTY;
-                if self.sleep_sets {
-                    for t in node.sleep.iter().chain(node.done.iter()) {
-                        if !node.crashed.contains(t) {
-                            candidate_sleep.insert(t);
-                        }
-                    }
-                }
+                let candidate_sleep = self.candidate_sleep(node);
+                let node = &mut self.path.nodes[i];
                 node.done.insert(next);
                 node.chosen = next;
-                let i = self.path.nodes.len() - 1;
                 let prefix = self.path.prefix_to(i, next);
                 return Some(self.request(prefix, candidate_sleep));
             }
@@ -272,8 +372,12 @@ impl Strategy for Dpor {
             cursor.advance();
         }
         if let Some(last) = trace.ended_by.and_then(|t| trace.last_event_of(t)) {
+            let thread = trace.events[last].thread;
             if let Some(node) = self.path.nodes.get_mut(last) {
-                node.crashed.insert(trace.events[last].thread);
+                node.crashed.insert(thread);
+                if self.root.is_some_and(|r| last <= r) {
+                    self.reports.push(Report::Crashed(last, thread));
+                }
             }
         }
         Ok(())
