@@ -178,4 +178,52 @@ pub fn describe_blocked(st: &State, m: &mut crate::fmtbuf::FmtBuf) {
             let _ = write!(m, " (site {:#x})", th.pending.site);
         }
     }
+    describe_cycle(st, m);
+}
+
+/// The thread that blocked thread `t` waits for, if one thread is to blame
+/// (the holder of the lock it wants, the thread it joins).
+fn waits_for(st: &State, t: u32) -> u32 {
+    let th = &st.threads[t as usize];
+    if th.state != TState::Parked || is_enabled(st, t) {
+        return NONE;
+    }
+    let op = &th.pending.op;
+    match op.kind {
+        OpKind::MutexLock => owner(st, op.object, ObjKind::Mutex),
+        OpKind::SpinLock => owner(st, op.object, ObjKind::Spin),
+        OpKind::ThreadJoin if (op.object as u32) < st.thread_count => op.object as u32,
+        OpKind::CondRelock if th.signalled => owner(st, op.aux, ObjKind::Mutex),
+        OpKind::RwReadLock | OpKind::RwWriteLock => owner(st, op.object, ObjKind::RwLock),
+        OpKind::Once => owner(st, op.object, ObjKind::Once),
+        _ => NONE,
+    }
+}
+
+/// Appends the first cycle of the waits-for relation, if there is one:
+/// `; cycle: thread 1 -> thread 2 -> thread 1`.
+fn describe_cycle(st: &State, m: &mut crate::fmtbuf::FmtBuf) {
+    let n = st.thread_count;
+    for start in 0..n {
+        let mut t = start;
+        let mut steps = 0;
+        while steps <= n {
+            t = waits_for(st, t);
+            if t == NONE || t == start {
+                break;
+            }
+            steps += 1;
+        }
+        if t != start {
+            continue;
+        }
+        let _ = write!(m, "; cycle: thread {start}");
+        let mut t = waits_for(st, start);
+        while t != start && t != NONE {
+            let _ = write!(m, " -> thread {t}");
+            t = waits_for(st, t);
+        }
+        let _ = write!(m, " -> thread {start}");
+        return;
+    }
 }

@@ -170,3 +170,16 @@ fn garbage_schedule_file_is_one_clear_error() {
     assert_eq!(code, 2);
     one_error_line(&stderr);
 }
+
+#[test]
+fn deadlock_report_names_the_cycle() {
+    let program = build_example("dining_philosophers.c");
+    let run = reach(&program, &[], &[]);
+    assert_eq!(run.bug_kind().as_deref(), Some("deadlock"));
+    let message = run.json["bug"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("cycle: thread 1 -> thread 2 -> thread 3 -> thread 1"),
+        "{message}"
+    );
+    assert!(message.contains("dining_philosophers.c:33"), "{message}");
+}
