@@ -60,6 +60,8 @@ pub enum StopReason {
     TimeLimit,
     /// Interrupted by the user.
     Interrupted,
+    /// The strategy ran out of executions but had to bound its search (why).
+    Bounded(String),
     /// The program cannot be tested further (message says why).
     Error(String),
 }
@@ -134,7 +136,10 @@ pub fn explore(
             break;
         }
         let Some(request) = strategy.next_request() else {
-            summary.stop = StopReason::Complete;
+            summary.stop = match strategy.incomplete() {
+                Some(why) => StopReason::Bounded(why),
+                None => StopReason::Complete,
+            };
             break;
         };
         match run_one(executor, strategy, &request, options, &mut summary) {

@@ -222,6 +222,7 @@ fn finish(cli: &Cli, binary: &Binary, summary: &Summary) -> Result<u8> {
         StopReason::ExecutionLimit => "stopped by --max-executions".to_string(),
         StopReason::TimeLimit => "stopped by --max-time".to_string(),
         StopReason::Interrupted => "interrupted".to_string(),
+        StopReason::Bounded(why) => format!("search bounded, not complete: {why}"),
         StopReason::Error(m) => format!("stopped: {m}"),
     };
     if !cli.quiet || cli.stats {

@@ -117,6 +117,7 @@ pub fn build(program: &str, summary: &Summary, binary: &Binary) -> JsonReport {
             StopReason::ExecutionLimit => "execution limit".into(),
             StopReason::TimeLimit => "time limit".into(),
             StopReason::Interrupted => "interrupted".into(),
+            StopReason::Bounded(why) => format!("bounded: {why}"),
             StopReason::Error(m) => format!("error: {m}"),
         },
         bug: summary.findings.first().map(|f| json_bug(f, binary)),

@@ -43,4 +43,9 @@ pub trait Strategy {
     fn next_request(&mut self) -> Option<Request>;
     /// Learns from the trace of the execution of the last request.
     fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence>;
+    /// Why the search, once out of requests, has still not covered every
+    /// behaviour (a bound it had to apply), if it had to.
+    fn incomplete(&self) -> Option<String> {
+        None
+    }
 }

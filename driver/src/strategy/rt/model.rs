@@ -18,7 +18,7 @@
 use crate::analysis::objects::{touched, ObjectKey};
 use crate::trace::{as_pending, Trace};
 use reach_channel::{Class, EventFlags, Op, OpKind, ThreadSet};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Identity of an event across a trace, a race variant of it and the trace
 /// that variant leads to: the thread and the event's index within the
@@ -105,7 +105,7 @@ impl SynSequence {
     pub fn from_trace(trace: &Trace) -> SynSequence {
         let threads = trace.thread_count();
         let mut clocks = vec![Stamp::default(); threads];
-        let mut objects: HashMap<ObjectKey, (Stamp, Stamp)> = HashMap::new();
+        let mut objects: HashMap<ObjectKey, (Stamp, Stamp)> = HashMap::default();
         let mut counts = vec![0u32; threads];
         let mut last_pos: Vec<Option<usize>> = vec![None; threads];
         let mut by_thread = vec![Vec::new(); threads];

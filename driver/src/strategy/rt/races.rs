@@ -19,12 +19,12 @@
 use super::model::{dependent, SynSequence};
 use crate::analysis::objects::{touched, ObjectKey};
 use reach_channel::OpKind;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// `race_set(r)` for every executed event `r` (indices into `seq.events`),
 /// each in trace order.
 pub fn race_sets(seq: &SynSequence) -> Vec<Vec<usize>> {
-    let mut by_object: HashMap<ObjectKey, Vec<usize>> = HashMap::new();
+    let mut by_object: HashMap<ObjectKey, Vec<usize>> = HashMap::default();
     let mut exits = Vec::new();
     for (i, event) in seq.events.iter().enumerate() {
         for (key, _) in touched(&event.op) {

@@ -26,6 +26,8 @@ pub struct ReachabilityTesting {
     peak_bytes: usize,
     /// Summed footprint of the pending variants, in bytes.
     bytes: usize,
+    /// Some race table was cut short: the search is not exhaustive.
+    truncated: bool,
 }
 
 impl ReachabilityTesting {
@@ -99,12 +101,23 @@ impl Strategy for ReachabilityTesting {
         Some(request)
     }
 
+    fn incomplete(&self) -> Option<String> {
+        self.truncated.then(|| {
+            format!(
+                "a race table had more than {} rows and was cut short",
+                super::variants::MAX_ROWS_PER_SEQUENCE
+            )
+        })
+    }
+
     fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence> {
         let variant = self.current.take().unwrap_or_default();
         debug_assert_eq!(variant.prefix, request.prefix);
         check_variant(&variant, trace)?;
         let seq = SynSequence::from_trace(trace);
-        for new in generate_variants(&seq, &variant) {
+        let (variants, truncated) = generate_variants(&seq, &variant);
+        self.truncated |= truncated;
+        for new in variants {
             self.bytes += new.footprint();
             self.pending.push(new);
         }

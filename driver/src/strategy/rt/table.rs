@@ -28,7 +28,7 @@
 //! order them.
 
 use super::model::{dependent, moves_before, SynSequence};
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 /// One choice of new partner for a receive.
 #[derive(Clone, Debug)]
@@ -74,24 +74,28 @@ pub struct Column {
 }
 
 /// Calls `row` for every row of the race table of `columns`.
-pub fn construct_race_table(seq: &SynSequence, columns: &[Column], row: &mut dyn FnMut(&[i32])) {
+///
+/// `row` returns `false` to stop the construction early.
+pub fn construct_race_table(
+    seq: &SynSequence,
+    columns: &[Column],
+    row: &mut dyn FnMut(&[i32]) -> bool,
+) {
     let mut t = vec![0i32; columns.len()];
     fill(seq, columns, 0, &mut t, false, row);
 }
 
+/// Fills column `i` onwards; returns `false` once `row` asked to stop.
 fn fill(
     seq: &SynSequence,
     columns: &[Column],
     i: usize,
     t: &mut Vec<i32>,
     changed: bool,
-    row: &mut dyn FnMut(&[i32]),
-) {
+    row: &mut dyn FnMut(&[i32]) -> bool,
+) -> bool {
     if i == columns.len() {
-        if changed {
-            row(t);
-        }
-        return;
+        return !changed || row(t);
     }
     let r = columns[i].receive;
     let removed = (0..i).any(|j| {
@@ -102,18 +106,23 @@ fn fill(
     });
     if removed {
         t[i] = -1;
-        fill(seq, columns, i + 1, t, changed, row);
-        return;
+        return fill(seq, columns, i + 1, t, changed, row);
     }
     t[i] = 0;
-    fill(seq, columns, i + 1, t, changed, row);
+    if !fill(seq, columns, i + 1, t, changed, row) {
+        return false;
+    }
     for (k, choice) in columns[i].choices.iter().enumerate() {
         if compatible(seq, columns, t, i, choice) {
             t[i] = k as i32 + 1;
-            fill(seq, columns, i + 1, t, true, row);
+            if !fill(seq, columns, i + 1, t, true, row) {
+                t[i] = 0;
+                return false;
+            }
         }
     }
     t[i] = 0;
+    true
 }
 
 /// Can receive `i` take `choice` given the values of the columns `< i`?
@@ -158,7 +167,7 @@ pub fn choices(seq: &SynSequence, e: usize, race_set: &[usize], old: &[usize]) -
         .collect();
     let exit = seq.events[e].op.kind == reach_channel::OpKind::ProcessExit;
     let mut sets: Vec<Vec<usize>> = race_set.iter().map(|&s| vec![s]).collect();
-    let mut seen: HashSet<GroupKey> = HashSet::new();
+    let mut seen: HashSet<GroupKey> = HashSet::default();
     let mut frontier: Vec<Vec<usize>> = movable.iter().map(|&s| vec![s]).collect();
     while !frontier.is_empty() && frontier[0].len() < MAX_GROUP {
         let mut next = Vec::new();

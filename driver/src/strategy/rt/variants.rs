@@ -12,7 +12,7 @@ use super::model::{dependent, moves_before, EventId, Stamp, SynSequence};
 use super::races::race_sets;
 use super::table::{choices, construct_race_table, Column};
 use reach_channel::OpKind;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Colour of a receiving event (Sec. 5.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,11 +63,22 @@ impl Variant {
 
 /// GenerateVariants (Fig. 4): the race variants of `seq`, collected by
 /// prefix-based testing with `parent`.
-pub fn generate_variants(seq: &SynSequence, parent: &Variant) -> Vec<Variant> {
+/// Most race-table rows turned into variants for one SYN-sequence. Past it
+/// the table is cut short and the search reports itself incomplete (the race
+/// table grows exponentially with contended objects: 200 threads on one
+/// mutex would never finish).
+pub const MAX_ROWS_PER_SEQUENCE: usize = 1_000;
+
+/// The variants of `seq` (Fig. 4), and whether the race table had to be cut
+/// short at [`MAX_ROWS_PER_SEQUENCE`] rows.
+pub fn generate_variants(seq: &SynSequence, parent: &Variant) -> (Vec<Variant>, bool) {
     let raw = race_sets(seq);
     let colours: HashMap<EventId, Colour> = parent.colours.iter().copied().collect();
-    let old: HashMap<EventId, &Vec<EventId>> =
-        parent.old_races.iter().map(|(r, s)| (*r, s)).collect();
+    let old: HashMap<EventId, HashSet<EventId>> = parent
+        .old_races
+        .iter()
+        .map(|(r, s)| (*r, s.iter().copied().collect()))
+        .collect();
 
     // Step 1: prune old sending events from the race sets of old receives.
     // Step 2 (heading): black receives are left out; a gray receive keeps
@@ -100,15 +111,21 @@ pub fn generate_variants(seq: &SynSequence, parent: &Variant) -> Vec<Variant> {
     }
 
     let mut variants = Vec::new();
+    let mut rows = 0usize;
     construct_race_table(seq, &columns, &mut |row| {
+        rows += 1;
+        if rows > MAX_ROWS_PER_SEQUENCE {
+            return false;
+        }
         let mut changes: Vec<(usize, usize)> = Vec::new();
         for (v, column) in row.iter().zip(&columns).filter(|(v, _)| **v > 0) {
             let choice = &column.choices[*v as usize - 1];
             changes.extend(choice.partners.iter().map(|&s| (column.receive, s)));
         }
         variants.extend(derive(seq, &raw, &colours, &changes));
+        true
     });
-    variants
+    (variants, rows > MAX_ROWS_PER_SEQUENCE)
 }
 
 /// Builds the variant of one race-table row (Def. 4) and colours it
