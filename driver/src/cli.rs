@@ -15,7 +15,7 @@ pub enum StrategyName {
     DporClassic,
     /// Every interleaving (brute-force oracle).
     Exhaustive,
-    /// Reachability testing (Lei & Carver): every partial order once, no history.
+    /// Reachability testing (Lei & Carver): race variants, no stored history.
     Rt,
 }
 
