@@ -90,15 +90,11 @@ pub unsafe extern "C" fn pthread_cond_wait(
     c: *mut pthread_cond_t,
     m: *mut pthread_mutex_t,
 ) -> c_int {
-    if me().is_none() {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"pthread_cond_wait",
-                unsafe extern "C" fn(*mut pthread_cond_t, *mut pthread_mutex_t) -> c_int
-            )(c, m)
-        };
-    }
+    crate::forward_if_uncontrolled!(
+        c"pthread_cond_wait",
+        fn(*mut pthread_cond_t, *mut pthread_mutex_t) -> c_int,
+        (c, m)
+    );
     wait(c, m, false)
 }
 
@@ -112,19 +108,11 @@ pub unsafe extern "C" fn pthread_cond_timedwait(
     m: *mut pthread_mutex_t,
     t: *const timespec,
 ) -> c_int {
-    if me().is_none() {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"pthread_cond_timedwait",
-                unsafe extern "C" fn(
-                    *mut pthread_cond_t,
-                    *mut pthread_mutex_t,
-                    *const timespec,
-                ) -> c_int
-            )(c, m, t)
-        };
-    }
+    crate::forward_if_uncontrolled!(
+        c"pthread_cond_timedwait",
+        fn(*mut pthread_cond_t, *mut pthread_mutex_t, *const timespec) -> c_int,
+        (c, m, t)
+    );
     wait(c, m, true)
 }
 
@@ -139,20 +127,11 @@ pub unsafe extern "C" fn pthread_cond_clockwait(
     clock: libc::clockid_t,
     t: *const timespec,
 ) -> c_int {
-    if me().is_none() {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"pthread_cond_clockwait",
-                unsafe extern "C" fn(
-                    *mut pthread_cond_t,
-                    *mut pthread_mutex_t,
-                    libc::clockid_t,
-                    *const timespec,
-                ) -> c_int
-            )(c, m, clock, t)
-        };
-    }
+    crate::forward_if_uncontrolled!(
+        c"pthread_cond_clockwait",
+        fn(*mut pthread_cond_t, *mut pthread_mutex_t, libc::clockid_t, *const timespec) -> c_int,
+        (c, m, clock, t)
+    );
     wait(c, m, true)
 }
 
@@ -189,15 +168,11 @@ fn wake(c: *mut pthread_cond_t, all: bool) -> c_int {
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_cond_signal(c: *mut pthread_cond_t) -> c_int {
-    if me().is_none() {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"pthread_cond_signal",
-                unsafe extern "C" fn(*mut pthread_cond_t) -> c_int
-            )(c)
-        };
-    }
+    crate::forward_if_uncontrolled!(
+        c"pthread_cond_signal",
+        fn(*mut pthread_cond_t) -> c_int,
+        (c)
+    );
     wake(c, false)
 }
 
@@ -207,15 +182,11 @@ pub unsafe extern "C" fn pthread_cond_signal(c: *mut pthread_cond_t) -> c_int {
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_cond_broadcast(c: *mut pthread_cond_t) -> c_int {
-    if me().is_none() {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"pthread_cond_broadcast",
-                unsafe extern "C" fn(*mut pthread_cond_t) -> c_int
-            )(c)
-        };
-    }
+    crate::forward_if_uncontrolled!(
+        c"pthread_cond_broadcast",
+        fn(*mut pthread_cond_t) -> c_int,
+        (c)
+    );
     wake(c, true)
 }
 

@@ -134,15 +134,11 @@ fn try_or_timed(m: *mut pthread_mutex_t, kind: OpKind, flag: u16) -> c_int {
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_mutex_trylock(m: *mut pthread_mutex_t) -> c_int {
-    if me().is_none() {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"pthread_mutex_trylock",
-                unsafe extern "C" fn(*mut pthread_mutex_t) -> c_int
-            )(m)
-        };
-    }
+    crate::forward_if_uncontrolled!(
+        c"pthread_mutex_trylock",
+        fn(*mut pthread_mutex_t) -> c_int,
+        (m)
+    );
     try_or_timed(m, OpKind::MutexTryLock, EventFlags::TRY)
 }
 
@@ -155,15 +151,11 @@ pub unsafe extern "C" fn pthread_mutex_timedlock(
     m: *mut pthread_mutex_t,
     t: *const timespec,
 ) -> c_int {
-    if me().is_none() {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"pthread_mutex_timedlock",
-                unsafe extern "C" fn(*mut pthread_mutex_t, *const timespec) -> c_int
-            )(m, t)
-        };
-    }
+    crate::forward_if_uncontrolled!(
+        c"pthread_mutex_timedlock",
+        fn(*mut pthread_mutex_t, *const timespec) -> c_int,
+        (m, t)
+    );
     try_or_timed(m, OpKind::MutexTimedLock, EventFlags::TIMED)
 }
 
@@ -177,19 +169,11 @@ pub unsafe extern "C" fn pthread_mutex_clocklock(
     clock: libc::clockid_t,
     t: *const timespec,
 ) -> c_int {
-    if me().is_none() {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"pthread_mutex_clocklock",
-                unsafe extern "C" fn(
-                    *mut pthread_mutex_t,
-                    libc::clockid_t,
-                    *const timespec,
-                ) -> c_int
-            )(m, clock, t)
-        };
-    }
+    crate::forward_if_uncontrolled!(
+        c"pthread_mutex_clocklock",
+        fn(*mut pthread_mutex_t, libc::clockid_t, *const timespec) -> c_int,
+        (m, clock, t)
+    );
     try_or_timed(m, OpKind::MutexTimedLock, EventFlags::TIMED)
 }
 
@@ -366,15 +350,11 @@ pub unsafe extern "C" fn pthread_spin_destroy(s: *mut pthread_spinlock_t) -> c_i
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_spin_lock(s: *mut pthread_spinlock_t) -> c_int {
-    if me().is_none() {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"pthread_spin_lock",
-                unsafe extern "C" fn(*mut pthread_spinlock_t) -> c_int
-            )(s)
-        };
-    }
+    crate::forward_if_uncontrolled!(
+        c"pthread_spin_lock",
+        fn(*mut pthread_spinlock_t) -> c_int,
+        (s)
+    );
     spin(s, OpKind::SpinLock, 0)
 }
 
@@ -384,15 +364,11 @@ pub unsafe extern "C" fn pthread_spin_lock(s: *mut pthread_spinlock_t) -> c_int 
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_spin_trylock(s: *mut pthread_spinlock_t) -> c_int {
-    if me().is_none() {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"pthread_spin_trylock",
-                unsafe extern "C" fn(*mut pthread_spinlock_t) -> c_int
-            )(s)
-        };
-    }
+    crate::forward_if_uncontrolled!(
+        c"pthread_spin_trylock",
+        fn(*mut pthread_spinlock_t) -> c_int,
+        (s)
+    );
     spin(s, OpKind::SpinLock, EventFlags::TRY)
 }
 
@@ -402,14 +378,10 @@ pub unsafe extern "C" fn pthread_spin_trylock(s: *mut pthread_spinlock_t) -> c_i
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_spin_unlock(s: *mut pthread_spinlock_t) -> c_int {
-    if me().is_none() {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"pthread_spin_unlock",
-                unsafe extern "C" fn(*mut pthread_spinlock_t) -> c_int
-            )(s)
-        };
-    }
+    crate::forward_if_uncontrolled!(
+        c"pthread_spin_unlock",
+        fn(*mut pthread_spinlock_t) -> c_int,
+        (s)
+    );
     spin(s, OpKind::SpinUnlock, 0)
 }

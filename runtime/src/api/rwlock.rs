@@ -170,15 +170,11 @@ rw_timed_fn!(
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_rwlock_unlock(l: *mut pthread_rwlock_t) -> c_int {
-    if me().is_none() {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"pthread_rwlock_unlock",
-                unsafe extern "C" fn(*mut pthread_rwlock_t) -> c_int
-            )(l)
-        };
-    }
+    crate::forward_if_uncontrolled!(
+        c"pthread_rwlock_unlock",
+        fn(*mut pthread_rwlock_t) -> c_int,
+        (l)
+    );
     unlock(l)
 }
 

@@ -89,10 +89,7 @@ pub unsafe extern "C" fn sem_destroy(s: *mut sem_t) -> c_int {
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn sem_wait(s: *mut sem_t) -> c_int {
-    if me().is_none() {
-        // SAFETY: forwarding.
-        return unsafe { real!(c"sem_wait", unsafe extern "C" fn(*mut sem_t) -> c_int)(s) };
-    }
+    crate::forward_if_uncontrolled!(c"sem_wait", fn(*mut sem_t) -> c_int, (s));
     wait(s, 0)
 }
 
@@ -102,10 +99,7 @@ pub unsafe extern "C" fn sem_wait(s: *mut sem_t) -> c_int {
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn sem_trywait(s: *mut sem_t) -> c_int {
-    if me().is_none() {
-        // SAFETY: forwarding.
-        return unsafe { real!(c"sem_trywait", unsafe extern "C" fn(*mut sem_t) -> c_int)(s) };
-    }
+    crate::forward_if_uncontrolled!(c"sem_trywait", fn(*mut sem_t) -> c_int, (s));
     wait(s, EventFlags::TRY)
 }
 
@@ -115,15 +109,11 @@ pub unsafe extern "C" fn sem_trywait(s: *mut sem_t) -> c_int {
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn sem_timedwait(s: *mut sem_t, t: *const timespec) -> c_int {
-    if me().is_none() {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"sem_timedwait",
-                unsafe extern "C" fn(*mut sem_t, *const timespec) -> c_int
-            )(s, t)
-        };
-    }
+    crate::forward_if_uncontrolled!(
+        c"sem_timedwait",
+        fn(*mut sem_t, *const timespec) -> c_int,
+        (s, t)
+    );
     wait(s, EventFlags::TIMED)
 }
 
@@ -137,15 +127,11 @@ pub unsafe extern "C" fn sem_clockwait(
     c: libc::clockid_t,
     t: *const timespec,
 ) -> c_int {
-    if me().is_none() {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"sem_clockwait",
-                unsafe extern "C" fn(*mut sem_t, libc::clockid_t, *const timespec) -> c_int
-            )(s, c, t)
-        };
-    }
+    crate::forward_if_uncontrolled!(
+        c"sem_clockwait",
+        fn(*mut sem_t, libc::clockid_t, *const timespec) -> c_int,
+        (s, c, t)
+    );
     wait(s, EventFlags::TIMED)
 }
 
