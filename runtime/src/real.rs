@@ -63,21 +63,24 @@ pub unsafe fn get<T: Copy>(f: &RealFn) -> T {
     unsafe { core::mem::transmute_copy::<usize, T>(&a) }
 }
 
-/// Returns from the enclosing interposed function by calling the C library's
-/// own `$sym` with the same arguments when the calling thread is not
-/// controlled (passive mode, ended execution, fork child, uncontrolled
-/// thread): the prologue every interposed function shares.
+/// The calling thread's id if it is controlled; otherwise returns from the
+/// enclosing interposed function by calling the C library's own `$sym` with
+/// the same arguments (passive mode, ended execution, fork child,
+/// uncontrolled thread): the prologue every interposed function shares.
 #[macro_export]
-macro_rules! forward_if_uncontrolled {
+macro_rules! controlled_or_forward {
     ($sym:literal, fn($($ty:ty),* $(,)?) $(-> $ret:ty)?, ($($arg:expr),* $(,)?)) => {
-        // The arguments are the interposed function's own parameters.
-        #[allow(clippy::macro_metavars_in_unsafe)]
-        if $crate::state::me().is_none() {
-            // SAFETY: forwarding the caller's arguments to the real function
-            // of the same C prototype.
-            return unsafe {
-                $crate::real!($sym, unsafe extern "C" fn($($ty),*) $(-> $ret)?)($($arg),*)
-            };
+        match $crate::state::me() {
+            Some(me) => me,
+            // The arguments are the interposed function's own parameters.
+            #[allow(clippy::macro_metavars_in_unsafe)]
+            None => {
+                // SAFETY: forwarding the caller's arguments to the real
+                // function of the same C prototype.
+                return unsafe {
+                    $crate::real!($sym, unsafe extern "C" fn($($ty),*) $(-> $ret)?)($($arg),*)
+                };
+            }
         }
     };
 }

@@ -81,15 +81,11 @@ pub unsafe extern "C" fn pthread_barrier_destroy(b: *mut pthread_barrier_t) -> c
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_barrier_wait(b: *mut pthread_barrier_t) -> c_int {
-    let Some(me) = me() else {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"pthread_barrier_wait",
-                unsafe extern "C" fn(*mut pthread_barrier_t) -> c_int
-            )(b)
-        };
-    };
+    let me = crate::controlled_or_forward!(
+        c"pthread_barrier_wait",
+        fn(*mut pthread_barrier_t) -> c_int,
+        (b)
+    );
     let site = take_call_site();
     let a = b as u64;
     let serial = run_op(me, mk(OpKind::BarrierArrive, 0, a, 0), site, |st, me, _| {

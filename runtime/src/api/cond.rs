@@ -90,7 +90,7 @@ pub unsafe extern "C" fn pthread_cond_wait(
     c: *mut pthread_cond_t,
     m: *mut pthread_mutex_t,
 ) -> c_int {
-    crate::forward_if_uncontrolled!(
+    crate::controlled_or_forward!(
         c"pthread_cond_wait",
         fn(*mut pthread_cond_t, *mut pthread_mutex_t) -> c_int,
         (c, m)
@@ -108,7 +108,7 @@ pub unsafe extern "C" fn pthread_cond_timedwait(
     m: *mut pthread_mutex_t,
     t: *const timespec,
 ) -> c_int {
-    crate::forward_if_uncontrolled!(
+    crate::controlled_or_forward!(
         c"pthread_cond_timedwait",
         fn(*mut pthread_cond_t, *mut pthread_mutex_t, *const timespec) -> c_int,
         (c, m, t)
@@ -127,7 +127,7 @@ pub unsafe extern "C" fn pthread_cond_clockwait(
     clock: libc::clockid_t,
     t: *const timespec,
 ) -> c_int {
-    crate::forward_if_uncontrolled!(
+    crate::controlled_or_forward!(
         c"pthread_cond_clockwait",
         fn(*mut pthread_cond_t, *mut pthread_mutex_t, libc::clockid_t, *const timespec) -> c_int,
         (c, m, clock, t)
@@ -168,7 +168,7 @@ fn wake(c: *mut pthread_cond_t, all: bool) -> c_int {
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_cond_signal(c: *mut pthread_cond_t) -> c_int {
-    crate::forward_if_uncontrolled!(
+    crate::controlled_or_forward!(
         c"pthread_cond_signal",
         fn(*mut pthread_cond_t) -> c_int,
         (c)
@@ -182,7 +182,7 @@ pub unsafe extern "C" fn pthread_cond_signal(c: *mut pthread_cond_t) -> c_int {
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_cond_broadcast(c: *mut pthread_cond_t) -> c_int {
-    crate::forward_if_uncontrolled!(
+    crate::controlled_or_forward!(
         c"pthread_cond_broadcast",
         fn(*mut pthread_cond_t) -> c_int,
         (c)
@@ -215,15 +215,11 @@ pub unsafe extern "C" fn pthread_cond_init(
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_cond_destroy(c: *mut pthread_cond_t) -> c_int {
-    let Some(me) = me() else {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"pthread_cond_destroy",
-                unsafe extern "C" fn(*mut pthread_cond_t) -> c_int
-            )(c)
-        };
-    };
+    let me = crate::controlled_or_forward!(
+        c"pthread_cond_destroy",
+        fn(*mut pthread_cond_t) -> c_int,
+        (c)
+    );
     let site = take_call_site();
     let ca = c as u64;
     run_op(me, mk(OpKind::CondDestroy, 0, ca, 0), site, |st, me, _| {

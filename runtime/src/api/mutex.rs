@@ -57,15 +57,11 @@ pub unsafe extern "C" fn pthread_mutex_init(
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_mutex_lock(m: *mut pthread_mutex_t) -> c_int {
-    let Some(me) = me() else {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"pthread_mutex_lock",
-                unsafe extern "C" fn(*mut pthread_mutex_t) -> c_int
-            )(m)
-        };
-    };
+    let me = crate::controlled_or_forward!(
+        c"pthread_mutex_lock",
+        fn(*mut pthread_mutex_t) -> c_int,
+        (m)
+    );
     let site = take_call_site();
     let addr = m as u64;
     run_op(me, mk(OpKind::MutexLock, 0, addr, 0), site, |st, me, op| {
@@ -134,7 +130,7 @@ fn try_or_timed(m: *mut pthread_mutex_t, kind: OpKind, flag: u16) -> c_int {
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_mutex_trylock(m: *mut pthread_mutex_t) -> c_int {
-    crate::forward_if_uncontrolled!(
+    crate::controlled_or_forward!(
         c"pthread_mutex_trylock",
         fn(*mut pthread_mutex_t) -> c_int,
         (m)
@@ -151,7 +147,7 @@ pub unsafe extern "C" fn pthread_mutex_timedlock(
     m: *mut pthread_mutex_t,
     t: *const timespec,
 ) -> c_int {
-    crate::forward_if_uncontrolled!(
+    crate::controlled_or_forward!(
         c"pthread_mutex_timedlock",
         fn(*mut pthread_mutex_t, *const timespec) -> c_int,
         (m, t)
@@ -169,7 +165,7 @@ pub unsafe extern "C" fn pthread_mutex_clocklock(
     clock: libc::clockid_t,
     t: *const timespec,
 ) -> c_int {
-    crate::forward_if_uncontrolled!(
+    crate::controlled_or_forward!(
         c"pthread_mutex_clocklock",
         fn(*mut pthread_mutex_t, libc::clockid_t, *const timespec) -> c_int,
         (m, clock, t)
@@ -183,15 +179,11 @@ pub unsafe extern "C" fn pthread_mutex_clocklock(
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_mutex_unlock(m: *mut pthread_mutex_t) -> c_int {
-    let Some(me) = me() else {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"pthread_mutex_unlock",
-                unsafe extern "C" fn(*mut pthread_mutex_t) -> c_int
-            )(m)
-        };
-    };
+    let me = crate::controlled_or_forward!(
+        c"pthread_mutex_unlock",
+        fn(*mut pthread_mutex_t) -> c_int,
+        (m)
+    );
     let site = take_call_site();
     let addr = m as u64;
     run_op(
@@ -233,15 +225,11 @@ pub unsafe extern "C" fn pthread_mutex_unlock(m: *mut pthread_mutex_t) -> c_int 
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_mutex_destroy(m: *mut pthread_mutex_t) -> c_int {
-    let Some(me) = me() else {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"pthread_mutex_destroy",
-                unsafe extern "C" fn(*mut pthread_mutex_t) -> c_int
-            )(m)
-        };
-    };
+    let me = crate::controlled_or_forward!(
+        c"pthread_mutex_destroy",
+        fn(*mut pthread_mutex_t) -> c_int,
+        (m)
+    );
     let site = take_call_site();
     let addr = m as u64;
     run_op(
@@ -350,7 +338,7 @@ pub unsafe extern "C" fn pthread_spin_destroy(s: *mut pthread_spinlock_t) -> c_i
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_spin_lock(s: *mut pthread_spinlock_t) -> c_int {
-    crate::forward_if_uncontrolled!(
+    crate::controlled_or_forward!(
         c"pthread_spin_lock",
         fn(*mut pthread_spinlock_t) -> c_int,
         (s)
@@ -364,7 +352,7 @@ pub unsafe extern "C" fn pthread_spin_lock(s: *mut pthread_spinlock_t) -> c_int 
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_spin_trylock(s: *mut pthread_spinlock_t) -> c_int {
-    crate::forward_if_uncontrolled!(
+    crate::controlled_or_forward!(
         c"pthread_spin_trylock",
         fn(*mut pthread_spinlock_t) -> c_int,
         (s)
@@ -378,7 +366,7 @@ pub unsafe extern "C" fn pthread_spin_trylock(s: *mut pthread_spinlock_t) -> c_i
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_spin_unlock(s: *mut pthread_spinlock_t) -> c_int {
-    crate::forward_if_uncontrolled!(
+    crate::controlled_or_forward!(
         c"pthread_spin_unlock",
         fn(*mut pthread_spinlock_t) -> c_int,
         (s)

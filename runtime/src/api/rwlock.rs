@@ -170,7 +170,7 @@ rw_timed_fn!(
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn pthread_rwlock_unlock(l: *mut pthread_rwlock_t) -> c_int {
-    crate::forward_if_uncontrolled!(
+    crate::controlled_or_forward!(
         c"pthread_rwlock_unlock",
         fn(*mut pthread_rwlock_t) -> c_int,
         (l)

@@ -89,7 +89,7 @@ pub unsafe extern "C" fn sem_destroy(s: *mut sem_t) -> c_int {
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn sem_wait(s: *mut sem_t) -> c_int {
-    crate::forward_if_uncontrolled!(c"sem_wait", fn(*mut sem_t) -> c_int, (s));
+    crate::controlled_or_forward!(c"sem_wait", fn(*mut sem_t) -> c_int, (s));
     wait(s, 0)
 }
 
@@ -99,7 +99,7 @@ pub unsafe extern "C" fn sem_wait(s: *mut sem_t) -> c_int {
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn sem_trywait(s: *mut sem_t) -> c_int {
-    crate::forward_if_uncontrolled!(c"sem_trywait", fn(*mut sem_t) -> c_int, (s));
+    crate::controlled_or_forward!(c"sem_trywait", fn(*mut sem_t) -> c_int, (s));
     wait(s, EventFlags::TRY)
 }
 
@@ -109,7 +109,7 @@ pub unsafe extern "C" fn sem_trywait(s: *mut sem_t) -> c_int {
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn sem_timedwait(s: *mut sem_t, t: *const timespec) -> c_int {
-    crate::forward_if_uncontrolled!(
+    crate::controlled_or_forward!(
         c"sem_timedwait",
         fn(*mut sem_t, *const timespec) -> c_int,
         (s, t)
@@ -127,7 +127,7 @@ pub unsafe extern "C" fn sem_clockwait(
     c: libc::clockid_t,
     t: *const timespec,
 ) -> c_int {
-    crate::forward_if_uncontrolled!(
+    crate::controlled_or_forward!(
         c"sem_clockwait",
         fn(*mut sem_t, libc::clockid_t, *const timespec) -> c_int,
         (s, c, t)
@@ -141,10 +141,7 @@ pub unsafe extern "C" fn sem_clockwait(
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn sem_post(s: *mut sem_t) -> c_int {
-    let Some(me) = me() else {
-        // SAFETY: forwarding.
-        return unsafe { real!(c"sem_post", unsafe extern "C" fn(*mut sem_t) -> c_int)(s) };
-    };
+    let me = crate::controlled_or_forward!(c"sem_post", fn(*mut sem_t) -> c_int, (s));
     let site = take_call_site();
     let a = s as u64;
     run_op(me, mk(OpKind::SemPost, 0, a, 0), site, |st, _, _| {
@@ -160,15 +157,11 @@ pub unsafe extern "C" fn sem_post(s: *mut sem_t) -> c_int {
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn sem_getvalue(s: *mut sem_t, out: *mut c_int) -> c_int {
-    let Some(me) = me() else {
-        // SAFETY: forwarding.
-        return unsafe {
-            real!(
-                c"sem_getvalue",
-                unsafe extern "C" fn(*mut sem_t, *mut c_int) -> c_int
-            )(s, out)
-        };
-    };
+    let me = crate::controlled_or_forward!(
+        c"sem_getvalue",
+        fn(*mut sem_t, *mut c_int) -> c_int,
+        (s, out)
+    );
     let site = take_call_site();
     let a = s as u64;
     let v = run_op(me, mk(OpKind::SemGetValue, 0, a, 0), site, |st, _, _| {

@@ -88,7 +88,7 @@ pub unsafe extern "C" fn gettimeofday(tv: *mut timeval, tz: *mut libc::c_void) -
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn time(out: *mut time_t) -> time_t {
-    crate::forward_if_uncontrolled!(c"time", fn(*mut time_t) -> time_t, (out));
+    crate::controlled_or_forward!(c"time", fn(*mut time_t) -> time_t, (out));
     let secs = (now_ns(libc::CLOCK_REALTIME) / 1_000_000_000) as time_t;
     if !out.is_null() {
         // SAFETY: the caller passes a writable time_t.
