@@ -1,133 +1,17 @@
 //! DPOR-CR with sleep sets checked against the exhaustive oracle on simulated
-//! programs: a small interpreter plays the runtime's role (prefix, then
-//! "continue, else lowest" with sleep sets, Fig. 7), so the strategies are
-//! tested on thousands of random programs without starting processes.
+//! programs (`model`: a small interpreter plays the runtime's role), so the
+//! strategies are tested on thousands of random programs without starting
+//! processes.
 
-use reach_channel::{EventFlags, Op, OpKind, ThreadSet};
+mod model;
+
+use model::{describe, op, Model};
+use reach_channel::OpKind;
 use reach_native::analysis::fingerprint::fingerprint;
-use reach_native::exec::Request;
 use reach_native::strategy::dpor::Dpor;
 use reach_native::strategy::exhaustive::Exhaustive;
 use reach_native::strategy::Strategy;
-use reach_native::trace::{Trace, TraceEvent};
-use std::collections::{HashMap, HashSet};
-
-fn op(kind: OpKind, object: u64) -> Op {
-    Op {
-        kind,
-        flags: EventFlags::default(),
-        object,
-        aux: 4,
-    }
-}
-
-/// A simulated program: thread 0 creates threads 1..=n, each runs its list
-/// of operations, then thread 0 joins them all.
-struct Model {
-    threads: Vec<Vec<Op>>,
-}
-
-impl Model {
-    fn program_of(&self, t: usize) -> Vec<Op> {
-        if t == 0 {
-            let n = self.threads.len() as u64;
-            (1..=n)
-                .map(|c| op(OpKind::ThreadCreate, c))
-                .chain((1..=n).map(|c| op(OpKind::ThreadJoin, c)))
-                .collect()
-        } else {
-            self.threads[t - 1].clone()
-        }
-    }
-
-    /// Runs one execution as the runtime would.
-    fn run(&self, request: &Request) -> (Trace, bool) {
-        let n = self.threads.len() + 1;
-        let programs: Vec<Vec<Op>> = (0..n).map(|t| self.program_of(t)).collect();
-        let mut pc = vec![0usize; n];
-        let mut alive = vec![false; n];
-        alive[0] = true;
-        let mut owner: HashMap<u64, usize> = HashMap::new();
-        let mut sleep = if request.sleep_sets {
-            request.sleep_set
-        } else {
-            ThreadSet::EMPTY
-        };
-        let mut events = Vec::new();
-        let mut current = 0usize;
-        let mut blocked = false;
-        loop {
-            let pending = |t: usize, pc: &Vec<usize>| programs[t].get(pc[t]).copied();
-            let mut enabled = ThreadSet::EMPTY;
-            for (t, _) in alive.iter().enumerate().filter(|(_, a)| **a) {
-                if let Some(o) = pending(t, &pc) {
-                    let ok = match o.kind {
-                        OpKind::MutexLock => !owner.contains_key(&o.object),
-                        OpKind::ThreadJoin => {
-                            pc[o.object as usize] >= programs[o.object as usize].len()
-                        }
-                        _ => true,
-                    };
-                    if ok {
-                        enabled.insert(t as u32);
-                    }
-                }
-            }
-            if enabled.is_empty() {
-                break;
-            }
-            let step = events.len();
-            let in_prefix = step < request.prefix.len();
-            let chosen = if in_prefix {
-                let t = request.prefix[step];
-                assert!(enabled.contains(t), "prefix asks for a disabled thread");
-                t as usize
-            } else {
-                let awake = enabled.minus(&sleep);
-                if awake.is_empty() {
-                    blocked = true;
-                    break;
-                }
-                if awake.contains(current as u32) {
-                    current
-                } else {
-                    awake.first().unwrap() as usize
-                }
-            };
-            let executed = pending(chosen, &pc).unwrap();
-            match executed.kind {
-                OpKind::MutexLock => {
-                    owner.insert(executed.object, chosen);
-                }
-                OpKind::MutexUnlock => {
-                    owner.remove(&executed.object);
-                }
-                OpKind::ThreadCreate => alive[executed.object as usize] = true,
-                _ => {}
-            }
-            events.push(TraceEvent {
-                thread: chosen as u32,
-                op: executed,
-                site: 0,
-                enabled,
-            });
-            pc[chosen] += 1;
-            current = chosen;
-            if request.sleep_sets && step + 1 >= request.prefix.len() {
-                for r in sleep.iter().collect::<Vec<_>>() {
-                    let conflict = pending(r as usize, &pc).is_none_or(|o| o.conflicts(&executed));
-                    if conflict || r as usize == chosen {
-                        sleep.remove(r);
-                    }
-                }
-            }
-        }
-        let final_pending = (0..n)
-            .map(|t| (alive[t] && pc[t] < programs[t].len()).then(|| (programs[t][pc[t]], 0)))
-            .collect();
-        (Trace::new(events, final_pending), blocked)
-    }
-}
+use std::collections::HashSet;
 
 struct Run {
     executions: usize,
@@ -142,7 +26,8 @@ fn explore(model: &Model, strategy: &mut dyn Strategy) -> Run {
         orders: HashSet::new(),
     };
     while let Some(request) = strategy.next_request() {
-        let (trace, blocked) = model.run(&request);
+        let execution = model.run(&request);
+        let (trace, blocked) = (execution.trace, execution.sleep_blocked);
         strategy
             .observe(&request, &trace)
             .expect("model is deterministic");
@@ -161,20 +46,11 @@ fn check(model: &Model) -> (Run, Run, Run) {
     let oracle = explore(model, &mut Exhaustive::default());
     let dpor = explore(model, &mut Dpor::new(true));
     let plain = explore(model, &mut Dpor::new(false));
-    if dpor.orders != oracle.orders {
-        for (t, ops) in model.threads.iter().enumerate() {
-            eprintln!(
-                "thread {}: {:?}",
-                t + 1,
-                ops.iter()
-                    .map(|o| (o.kind.name(), o.object))
-                    .collect::<Vec<_>>()
-            );
-        }
-    }
     assert_eq!(
-        dpor.orders, oracle.orders,
-        "DPOR+sleep misses or invents partial orders"
+        dpor.orders,
+        oracle.orders,
+        "DPOR+sleep misses or invents partial orders of\n{}",
+        describe(model)
     );
     assert_eq!(
         plain.orders, oracle.orders,
@@ -189,9 +65,7 @@ const M: u64 = 0x9000;
 
 #[test]
 fn two_writers_have_two_orders() {
-    let model = Model {
-        threads: vec![vec![op(OpKind::Store, X)], vec![op(OpKind::Store, X)]],
-    };
+    let model = Model::new(vec![vec![op(OpKind::Store, X)], vec![op(OpKind::Store, X)]]);
     let (oracle, dpor, _) = check(&model);
     assert_eq!(oracle.orders.len(), 2);
     assert_eq!(dpor.executions - dpor.blocked, 2);
@@ -199,13 +73,11 @@ fn two_writers_have_two_orders() {
 
 #[test]
 fn readers_commute() {
-    let model = Model {
-        threads: vec![
-            vec![op(OpKind::Load, X), op(OpKind::Load, Y)],
-            vec![op(OpKind::Load, X), op(OpKind::Load, Y)],
-            vec![op(OpKind::Load, X)],
-        ],
-    };
+    let model = Model::new(vec![
+        vec![op(OpKind::Load, X), op(OpKind::Load, Y)],
+        vec![op(OpKind::Load, X), op(OpKind::Load, Y)],
+        vec![op(OpKind::Load, X)],
+    ]);
     let (oracle, dpor, _) = check(&model);
     assert_eq!(oracle.orders.len(), 1);
     assert_eq!(dpor.executions, 1);
@@ -221,9 +93,7 @@ fn locks_protecting_independent_work() {
             op(OpKind::MutexUnlock, M),
         ]
     };
-    let model = Model {
-        threads: vec![crit(X), crit(X), crit(Y)],
-    };
+    let model = Model::new(vec![crit(X), crit(X), crit(Y)]);
     let (oracle, dpor, _) = check(&model);
     assert_eq!(oracle.orders.len(), 6);
     assert_eq!(dpor.executions - dpor.blocked, 6);
@@ -243,9 +113,7 @@ fn random_programs_match_the_oracle() {
     let mut totals = (0, 0, 0);
     for _ in 0..300 {
         let threads = 2 + next(2) as usize;
-        let mut model = Model {
-            threads: Vec::new(),
-        };
+        let mut model = Model::new(Vec::new());
         for _ in 0..threads {
             let mut ops = Vec::new();
             while ops.len() < 3 && (ops.is_empty() || next(3) != 0) {
@@ -287,9 +155,7 @@ fn random_lock_free_programs_match_the_oracle() {
         seed % n
     };
     for _ in 0..15 {
-        let mut model = Model {
-            threads: Vec::new(),
-        };
+        let mut model = Model::new(Vec::new());
         for _ in 0..4 {
             let ops = (0..2)
                 .map(|_| {

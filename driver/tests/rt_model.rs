@@ -5,139 +5,15 @@
 //! processes. RT must exercise exactly the oracle's partial orders, each
 //! once.
 
-use reach_channel::{EventFlags, Op, OpKind, ThreadSet};
+mod model;
+
+use model::{describe, op, Model};
+use reach_channel::OpKind;
 use reach_native::analysis::fingerprint::fingerprint;
-use reach_native::exec::Request;
 use reach_native::strategy::exhaustive::Exhaustive;
 use reach_native::strategy::rt::ReachabilityTesting;
 use reach_native::strategy::Strategy;
-use reach_native::trace::{Trace, TraceEvent};
-use std::collections::{HashMap, HashSet};
-
-fn op(kind: OpKind, object: u64) -> Op {
-    Op {
-        kind,
-        flags: EventFlags::default(),
-        object,
-        aux: 4,
-    }
-}
-
-/// A simulated program: thread 0 creates threads 1..=n, each runs its list
-/// of operations, then thread 0 joins them all (or, with `exit_early`,
-/// ends the process without joining).
-#[derive(Clone, Debug)]
-struct Model {
-    threads: Vec<Vec<Op>>,
-    /// Initial semaphore counts.
-    semaphores: Vec<(u64, u32)>,
-    exit_early: bool,
-}
-
-impl Model {
-    fn new(threads: Vec<Vec<Op>>) -> Model {
-        Model {
-            threads,
-            semaphores: Vec::new(),
-            exit_early: false,
-        }
-    }
-
-    fn program_of(&self, t: usize) -> Vec<Op> {
-        if t == 0 {
-            let n = self.threads.len() as u64;
-            let creates = (1..=n).map(|c| op(OpKind::ThreadCreate, c));
-            if self.exit_early {
-                creates.chain([op(OpKind::ProcessExit, 0)]).collect()
-            } else {
-                creates
-                    .chain((1..=n).map(|c| op(OpKind::ThreadJoin, c)))
-                    .collect()
-            }
-        } else {
-            self.threads[t - 1].clone()
-        }
-    }
-
-    /// Runs one execution as the runtime would. Returns the trace and
-    /// whether it deadlocked.
-    fn run(&self, request: &Request) -> (Trace, bool) {
-        let n = self.threads.len() + 1;
-        let programs: Vec<Vec<Op>> = (0..n).map(|t| self.program_of(t)).collect();
-        let mut pc = vec![0usize; n];
-        let mut alive = vec![false; n];
-        alive[0] = true;
-        let mut owner: HashMap<u64, usize> = HashMap::new();
-        let mut counts: HashMap<u64, u32> = self.semaphores.iter().copied().collect();
-        let mut events = Vec::new();
-        let mut current = 0usize;
-        let mut exited = false;
-        loop {
-            let mut enabled = ThreadSet::EMPTY;
-            for t in (0..n).filter(|&t| alive[t]) {
-                let Some(o) = programs[t].get(pc[t]) else {
-                    continue;
-                };
-                let ok = match o.kind {
-                    OpKind::MutexLock => !owner.contains_key(&o.object),
-                    OpKind::SemWait => counts.get(&o.object).copied().unwrap_or(0) > 0,
-                    OpKind::ThreadJoin => {
-                        pc[o.object as usize] >= programs[o.object as usize].len()
-                    }
-                    _ => true,
-                };
-                if ok {
-                    enabled.insert(t as u32);
-                }
-            }
-            if enabled.is_empty() || exited {
-                break;
-            }
-            let step = events.len();
-            let chosen = if step < request.prefix.len() {
-                let t = request.prefix[step];
-                assert!(
-                    enabled.contains(t),
-                    "prefix {:?} asks for disabled T{t} at step {step} of\n{}",
-                    request.prefix,
-                    describe(self)
-                );
-                t as usize
-            } else if enabled.contains(current as u32) {
-                current
-            } else {
-                enabled.first().expect("some thread is enabled") as usize
-            };
-            let executed = programs[chosen][pc[chosen]];
-            match executed.kind {
-                OpKind::MutexLock => {
-                    owner.insert(executed.object, chosen);
-                }
-                OpKind::MutexUnlock => {
-                    owner.remove(&executed.object);
-                }
-                OpKind::SemWait => *counts.entry(executed.object).or_default() -= 1,
-                OpKind::SemPost => *counts.entry(executed.object).or_default() += 1,
-                OpKind::ThreadCreate => alive[executed.object as usize] = true,
-                OpKind::ProcessExit => exited = true,
-                _ => {}
-            }
-            events.push(TraceEvent {
-                thread: chosen as u32,
-                op: executed,
-                site: 0,
-                enabled,
-            });
-            pc[chosen] += 1;
-            current = chosen;
-        }
-        let deadlock = !exited && (0..n).any(|t| alive[t] && pc[t] < programs[t].len());
-        let final_pending = (0..n)
-            .map(|t| (alive[t] && pc[t] < programs[t].len()).then(|| (programs[t][pc[t]], 0)))
-            .collect();
-        (Trace::new(events, final_pending), deadlock)
-    }
-}
+use std::collections::HashSet;
 
 struct Run {
     executions: usize,
@@ -152,7 +28,8 @@ fn explore(model: &Model, strategy: &mut dyn Strategy) -> Run {
         deadlocks: 0,
     };
     while let Some(request) = strategy.next_request() {
-        let (trace, deadlock) = model.run(&request);
+        let execution = model.run(&request);
+        let (trace, deadlock) = (execution.trace, execution.deadlock);
         strategy
             .observe(&request, &trace)
             .expect("the model is deterministic");
@@ -162,18 +39,6 @@ fn explore(model: &Model, strategy: &mut dyn Strategy) -> Run {
         run.deadlocks += usize::from(deadlock);
     }
     run
-}
-
-fn describe(model: &Model) -> String {
-    let mut text = format!("{:?} exit_early={}\n", model.semaphores, model.exit_early);
-    for (t, ops) in model.threads.iter().enumerate() {
-        let ops: Vec<String> = ops
-            .iter()
-            .map(|o| format!("{} {:#x}", o.kind.name(), o.object))
-            .collect();
-        text += &format!("  T{}: {}\n", t + 1, ops.join(", "));
-    }
-    text
 }
 
 /// Explores `model` with the oracle and with RT; asserts that RT finds the

@@ -1,0 +1,189 @@
+//! A simulated program for testing strategies without processes: a small
+//! interpreter plays the runtime's role (forced prefix, then "continue, else
+//! lowest" with sleep sets, Fig. 7) over threads that run fixed lists of
+//! memory, mutex and semaphore operations.
+
+#![allow(dead_code)]
+
+use reach_channel::{EventFlags, Op, OpKind, ThreadSet};
+use reach_native::exec::Request;
+use reach_native::trace::{Trace, TraceEvent};
+use std::collections::HashMap;
+
+/// A memory or synchronisation operation of 4 bytes on `object`.
+pub fn op(kind: OpKind, object: u64) -> Op {
+    Op {
+        kind,
+        flags: EventFlags::default(),
+        object,
+        aux: 4,
+    }
+}
+
+/// A simulated program: thread 0 creates threads 1..=n, each runs its list
+/// of operations, then thread 0 joins them all (or, with `exit_early`,
+/// ends the process without joining).
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// Operations of threads 1..=n.
+    pub threads: Vec<Vec<Op>>,
+    /// Initial semaphore counts.
+    pub semaphores: Vec<(u64, u32)>,
+    /// Thread 0 ends the process right after creating the others.
+    pub exit_early: bool,
+}
+
+/// One simulated execution.
+pub struct Execution {
+    /// Its trace.
+    pub trace: Trace,
+    /// Ended because every enabled thread was asleep (Fig. 7).
+    pub sleep_blocked: bool,
+    /// Ended with live threads that can never run again.
+    pub deadlock: bool,
+}
+
+impl Model {
+    /// A model without semaphores that joins its threads.
+    pub fn new(threads: Vec<Vec<Op>>) -> Model {
+        Model {
+            threads,
+            semaphores: Vec::new(),
+            exit_early: false,
+        }
+    }
+
+    fn program_of(&self, t: usize) -> Vec<Op> {
+        if t == 0 {
+            let n = self.threads.len() as u64;
+            let creates = (1..=n).map(|c| op(OpKind::ThreadCreate, c));
+            if self.exit_early {
+                creates.chain([op(OpKind::ProcessExit, 0)]).collect()
+            } else {
+                creates
+                    .chain((1..=n).map(|c| op(OpKind::ThreadJoin, c)))
+                    .collect()
+            }
+        } else {
+            self.threads[t - 1].clone()
+        }
+    }
+
+    /// Runs one execution as the runtime would: the prefix, then "continue,
+    /// else lowest" among enabled threads not in the sleep set, pruning the
+    /// sleep set after the prefix (Fig. 7).
+    pub fn run(&self, request: &Request) -> Execution {
+        let n = self.threads.len() + 1;
+        let programs: Vec<Vec<Op>> = (0..n).map(|t| self.program_of(t)).collect();
+        let mut pc = vec![0usize; n];
+        let mut alive = vec![false; n];
+        alive[0] = true;
+        let mut owner: HashMap<u64, usize> = HashMap::new();
+        let mut counts: HashMap<u64, u32> = self.semaphores.iter().copied().collect();
+        let mut sleep = if request.sleep_sets {
+            request.sleep_set
+        } else {
+            ThreadSet::EMPTY
+        };
+        let mut events = Vec::new();
+        let mut current = 0usize;
+        let mut exited = false;
+        let mut sleep_blocked = false;
+        loop {
+            let mut enabled = ThreadSet::EMPTY;
+            for t in (0..n).filter(|&t| alive[t]) {
+                let Some(o) = programs[t].get(pc[t]) else {
+                    continue;
+                };
+                let ok = match o.kind {
+                    OpKind::MutexLock => !owner.contains_key(&o.object),
+                    OpKind::SemWait => counts.get(&o.object).copied().unwrap_or(0) > 0,
+                    OpKind::ThreadJoin => {
+                        pc[o.object as usize] >= programs[o.object as usize].len()
+                    }
+                    _ => true,
+                };
+                if ok {
+                    enabled.insert(t as u32);
+                }
+            }
+            if enabled.is_empty() || exited {
+                break;
+            }
+            let step = events.len();
+            let chosen = if step < request.prefix.len() {
+                let t = request.prefix[step];
+                assert!(
+                    enabled.contains(t),
+                    "prefix {:?} asks for disabled T{t} at step {step} of\n{}",
+                    request.prefix,
+                    describe(self)
+                );
+                t as usize
+            } else {
+                let awake = enabled.minus(&sleep);
+                match awake.first() {
+                    None => {
+                        sleep_blocked = true;
+                        break;
+                    }
+                    Some(_) if awake.contains(current as u32) => current,
+                    Some(lowest) => lowest as usize,
+                }
+            };
+            let executed = programs[chosen][pc[chosen]];
+            match executed.kind {
+                OpKind::MutexLock => {
+                    owner.insert(executed.object, chosen);
+                }
+                OpKind::MutexUnlock => {
+                    owner.remove(&executed.object);
+                }
+                OpKind::SemWait => *counts.entry(executed.object).or_default() -= 1,
+                OpKind::SemPost => *counts.entry(executed.object).or_default() += 1,
+                OpKind::ThreadCreate => alive[executed.object as usize] = true,
+                OpKind::ProcessExit => exited = true,
+                _ => {}
+            }
+            events.push(TraceEvent {
+                thread: chosen as u32,
+                op: executed,
+                site: 0,
+                enabled,
+            });
+            pc[chosen] += 1;
+            current = chosen;
+            if request.sleep_sets && step + 1 >= request.prefix.len() {
+                for r in sleep.iter().collect::<Vec<_>>() {
+                    let pending = programs[r as usize].get(pc[r as usize]);
+                    if r as usize == chosen || pending.is_none_or(|o| o.conflicts(&executed)) {
+                        sleep.remove(r);
+                    }
+                }
+            }
+        }
+        let deadlock =
+            !exited && !sleep_blocked && (0..n).any(|t| alive[t] && pc[t] < programs[t].len());
+        let final_pending = (0..n)
+            .map(|t| (alive[t] && pc[t] < programs[t].len()).then(|| (programs[t][pc[t]], 0)))
+            .collect();
+        Execution {
+            trace: Trace::new(events, final_pending),
+            sleep_blocked,
+            deadlock,
+        }
+    }
+}
+
+/// The model as text, for assertion messages.
+pub fn describe(model: &Model) -> String {
+    let mut text = format!("{:?} exit_early={}\n", model.semaphores, model.exit_early);
+    for (t, ops) in model.threads.iter().enumerate() {
+        let ops: Vec<String> = ops
+            .iter()
+            .map(|o| format!("{} {:#x}", o.kind.name(), o.object))
+            .collect();
+        text += &format!("  T{}: {}\n", t + 1, ops.join(", "));
+    }
+    text
+}
