@@ -5,6 +5,11 @@ use core::sync::atomic::Ordering;
 use reach_channel::layout::MESSAGE_BYTES;
 use reach_channel::{Event, Header, Layout, RunStatus, ThreadSlot, MAGIC, MAX_THREADS, VERSION};
 
+/// Size of one trace event.
+const EVENT_BYTES: usize = core::mem::size_of::<Event>();
+/// The smallest page size.
+const PAGE_BYTES: usize = 4096;
+
 /// Pointers into the mapped channel region.
 pub struct Chan {
     hdr: *mut Header,
@@ -136,10 +141,24 @@ impl Chan {
     }
 
     /// Writes event `i` (ignored beyond the capacity).
+    ///
+    /// The first byte of each page of the trace is read before an event is written there: a read
+    /// fault on the shared mapping maps the neighbouring pages that the
+    /// driver already allocated too (the kernel's fault-around), while a
+    /// write fault maps one page, so the trace costs one fault per
+    /// fault-around window instead of one per page.
     pub fn write_event(&self, i: u64, ev: &Event) {
         if i < u64::from(self.event_capacity) {
             // SAFETY: in bounds.
-            unsafe { self.events.add(i as usize).write(*ev) };
+            unsafe {
+                let slot = self.events.add(i as usize);
+                let last = slot as usize + EVENT_BYTES - 1;
+                if last % PAGE_BYTES < EVENT_BYTES {
+                    // The event reaches into a page none before it touched.
+                    core::ptr::read_volatile((last - last % PAGE_BYTES) as *const u8);
+                }
+                slot.write(*ev)
+            };
         }
     }
 

@@ -3,7 +3,7 @@
 //! access it announces.
 
 use crate::api::mk;
-use crate::sched::run_op;
+use crate::sched::{run_access, run_op};
 use crate::state::{me, set_call_site};
 use core::ffi::c_void;
 use reach_channel::{EventFlags, OpKind};
@@ -11,7 +11,7 @@ use reach_channel::{EventFlags, OpKind};
 #[inline]
 fn access(kind: OpKind, site: u64, addr: *const c_void, size: u64) {
     if let Some(me) = me() {
-        run_op(me, mk(kind, 0, addr as u64, size), site, |_, _, _| ());
+        run_access(me, kind, addr as u64, size, site);
     }
 }
 
@@ -89,7 +89,7 @@ pub extern "C" fn __reach_cmpxchg(
 #[no_mangle]
 pub extern "C" fn __reach_fence(site: u64, _ordering: u32) {
     if let Some(me) = me() {
-        run_op(me, mk(OpKind::Fence, 0, 0, 0), site, |_, _, _| ());
+        run_access(me, OpKind::Fence, 0, 0, site);
     }
 }
 

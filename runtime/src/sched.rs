@@ -23,6 +23,7 @@ use reach_channel::{Event, Op, OpKind, Policy, RunStatus, ThreadSet, ThreadState
 /// Ends the execution with `status` and `msg`, blaming the running thread and
 /// `site`. Never returns: the process exits at once.
 pub fn end_run(st: &mut State, status: RunStatus, site: u64, msg: &FmtBuf) -> ! {
+    publish_parked(st);
     let chan = &st.chan;
     chan.set_message(msg.bytes());
     chan.set_culprit(st.running, site);
@@ -120,6 +121,82 @@ fn switch_to(st: &mut State, next: u32) {
     release(next);
 }
 
+/// Writes thread `t`'s pending operation to its channel slot and marks it
+/// parked there.
+fn publish_pending(st: &State, t: u32) {
+    let p = st.threads[t as usize].pending;
+    publish_counters(st, t);
+    let slot = st.chan.slot(t);
+    slot.pending_kind = p.op.kind as u16;
+    slot.pending_flags = p.op.flags.0;
+    slot.pending_object = p.op.object;
+    slot.pending_aux = p.op.aux;
+    slot.pending_site = p.site;
+    slot.state = ThreadState::Parked as u32;
+}
+
+/// Writes thread `t`'s step and spin counts to its channel slot.
+fn publish_counters(st: &State, t: u32) {
+    let th = &st.threads[t as usize];
+    let slot = st.chan.slot(t);
+    slot.steps = th.steps;
+    slot.spin_count = th.spin.count;
+}
+
+/// Publishes every parked thread's pending operation, and the running
+/// thread's counters, before the execution ends: a thread skips that while
+/// it keeps running.
+fn publish_parked(st: &State) {
+    if st.running < st.thread_count {
+        publish_counters(st, st.running);
+    }
+    for t in 0..st.thread_count {
+        if st.threads[t as usize].state == TState::Parked {
+            publish_pending(st, t);
+        }
+    }
+}
+
+/// Does executing an operation of this kind leave every thread's
+/// enabledness as it was? True for memory accesses and fences: they change
+/// no synchronisation object and no thread's life cycle (spinning threads
+/// they release are accounted for by [`crate::spin`]).
+#[inline]
+fn keeps_enabledness(kind: OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::Load
+            | OpKind::Store
+            | OpKind::AtomicLoad
+            | OpKind::AtomicStore
+            | OpKind::AtomicRmw
+            | OpKind::CmpXchg
+            | OpKind::RangeRead
+            | OpKind::RangeWrite
+            | OpKind::Fence
+    )
+}
+
+/// The enabled set when the thread `cur` that just ran parks again at a
+/// memory access and nothing else changed since the last decision: the
+/// last decision's set, which contains `cur` (it was chosen), unless `cur`
+/// now spins past the threshold. `None` if it must be recomputed.
+#[inline]
+fn unchanged_enabled(st: &State, cur: u32) -> Option<ThreadSet> {
+    if !st.enabled_valid
+        || st.enabled_changes != st.objects.changes()
+        || cur == NONE
+        || cur != st.running
+    {
+        return None;
+    }
+    let th = &st.threads[cur as usize];
+    if !keeps_enabledness(th.pending.op.kind) || (st.spin_blocking && th.spin.blocked) {
+        return None;
+    }
+    st.enabled.contains(cur).then_some(st.enabled)
+}
+
 /// Computes the enabled set, updating every slot's `enabled` flag. Returns
 /// the set, whether some thread is alive, and whether a spinning thread was
 /// left out.
@@ -161,8 +238,39 @@ pub fn next_random(st: &mut State) -> u64 {
 /// ([`NONE`] if it finished). Returns [`NONE`] if no thread is alive.
 /// Ends the execution on deadlock, livelock, step bound, divergence and
 /// sleep-set blocking.
+///
+/// The common case is checked first, inline: past the prefix, under the
+/// "continue" policy, `cur` parked at a memory access with nothing else
+/// changed, not asleep and within the step bound keeps running.
+#[inline]
 pub fn decide(st: &mut State, cur: u32) -> u32 {
-    let (enabled, live, spinning) = compute_enabled(st);
+    let step = st.event_count;
+    if step >= st.prefix_len
+        && step < st.max_steps
+        && st.policy == Policy::ContinueThenLowest
+        && !(st.sleep_sets && st.sleep.contains(cur))
+    {
+        if let Some(enabled) = unchanged_enabled(st, cur) {
+            st.enabled = enabled;
+            return cur;
+        }
+    }
+    decide_full(st, cur)
+}
+
+/// [`decide`] in general: recomputes the enabled set unless nothing but
+/// memory accesses ran since the last decision.
+#[inline(never)]
+fn decide_full(st: &mut State, cur: u32) -> u32 {
+    let (enabled, live, spinning) = match unchanged_enabled(st, cur) {
+        Some(set) => (set, true, false),
+        None => {
+            let computed = compute_enabled(st);
+            st.enabled_valid = true;
+            st.enabled_changes = st.objects.changes();
+            computed
+        }
+    };
     if enabled.is_empty() {
         if !live {
             return NONE;
@@ -236,25 +344,25 @@ pub fn decide(st: &mut State, cur: u32) -> u32 {
 }
 
 /// Parks the calling thread `me` at `op` and returns once it is chosen to run.
+///
+/// A thread that is chosen again at once keeps its channel slot as it was
+/// (running): its pending operation is published only when another thread
+/// runs or the execution ends, so continuing costs no shared-memory traffic
+/// beyond the event itself.
+#[inline(always)]
 pub fn schedule(me: u32, op: Op, site: u64) {
     // SAFETY: `me` holds the right to run.
     let st = unsafe { state() };
     let i = me as usize;
     st.threads[i].pending = Pending { op, site };
-    let slot = st.chan.slot(me);
-    slot.pending_kind = op.kind as u16;
-    slot.pending_flags = op.flags.0;
-    slot.pending_object = op.object;
-    slot.pending_aux = op.aux;
-    slot.pending_site = site;
     if site != 0 {
-        slot.last_site = site;
+        st.chan.slot(me).last_site = site;
     }
     let starting = st.threads[i].state == TState::Starting;
     st.threads[i].state = TState::Parked;
-    set_slot_state(st, me, ThreadState::Parked);
     if starting {
         // First scheduling point of a new thread: hand back to the creator.
+        publish_pending(st, me);
         let parent = st.threads[i].parent;
         st.running = parent;
         st.chan.set_running(parent);
@@ -265,17 +373,18 @@ pub fn schedule(me: u32, op: Op, site: u64) {
     let next = decide(st, me);
     if next == me {
         st.threads[i].state = TState::Running;
-        set_slot_state(st, me, ThreadState::Running);
         return;
     }
     if next == NONE {
         internal_bug(st, "a parked thread is not alive");
     }
+    publish_pending(st, me);
     switch_to(st, next);
     wait_turn(me);
 }
 
 /// Records event `op` of thread `me` (the running thread) and returns its index.
+#[inline]
 fn record(st: &mut State, me: u32, op: &Op, site: u64) -> u64 {
     let i = st.event_count;
     let ev = Event {
@@ -290,11 +399,12 @@ fn record(st: &mut State, me: u32, op: &Op, site: u64) -> u64 {
     st.chan.write_event(i, &ev);
     st.event_count += 1;
     st.chan.set_event_count(st.event_count);
-    st.chan.slot(me).steps += 1;
+    st.threads[me as usize].steps += 1;
     i
 }
 
 /// Sleep-set update after executing `op` (paper Fig. 7).
+#[inline]
 fn update_sleep(st: &mut State, me: u32, op: &Op) {
     if !st.sleep_sets || st.event_count < st.prefix_len || st.sleep.is_empty() {
         return;
@@ -313,6 +423,7 @@ fn update_sleep(st: &mut State, me: u32, op: &Op) {
 /// waits to be chosen, records the event, then runs `effect` (which performs
 /// the operation on the runtime's model and may set outcome flags on the
 /// operation) and returns its result.
+#[inline]
 pub fn run_op<R>(
     me: u32,
     mut op: Op,
@@ -326,17 +437,38 @@ pub fn run_op<R>(
         op.object = u64::from(st.thread_count);
     }
     let idx = record(st, me, &op, site);
+    let before = op;
     let r = effect(st, me, &mut op);
     // SAFETY: still (or again, after a thread creation) the running thread.
     let st = unsafe { state() };
-    if let Some(ev) = st.chan.event_mut(idx) {
-        ev.flags = op.flags.0;
-        ev.object = op.object;
-        ev.aux = op.aux;
+    if op != before {
+        if let Some(ev) = st.chan.event_mut(idx) {
+            ev.flags = op.flags.0;
+            ev.object = op.object;
+            ev.aux = op.aux;
+        }
+    }
+    if !keeps_enabledness(op.kind) {
+        st.enabled_valid = false;
     }
     update_sleep(st, me, &op);
     crate::spin::after_event(st, me, &op);
     r
+}
+
+/// Runs memory access `kind` of `size` bytes at `object` (or a fence) by
+/// the calling thread `me`: [`run_op`] without an effect on the runtime's
+/// model. Takes the operation's fields as scalars so that the hot path
+/// builds the operation in registers.
+#[inline(never)]
+pub fn run_access(me: u32, kind: OpKind, object: u64, size: u64, site: u64) {
+    let op = Op {
+        kind,
+        flags: reach_channel::EventFlags(0),
+        object,
+        aux: size,
+    };
+    run_op(me, op, site, |_, _, _| ());
 }
 
 /// The calling thread `me` has finished: it leaves the schedule and hands the
@@ -347,6 +479,8 @@ pub fn thread_finished(me: u32) {
     let i = me as usize;
     let starting = st.threads[i].state == TState::Starting;
     st.threads[i].state = TState::Finished;
+    st.enabled_valid = false;
+    publish_counters(st, me);
     set_slot_state(st, me, ThreadState::Finished);
     st.chan.slot(me).enabled = 0;
     set_me(NONE);

@@ -12,7 +12,7 @@
 //! synchronisation of another thread. If every live thread is blocked and one
 //! of them spins, the execution ends with `Livelock`.
 
-use crate::state::{Spin, State, SPIN_READS};
+use crate::state::{State, SPIN_READS};
 use reach_channel::{EventFlags, Op, OpKind};
 
 /// Is `op` (as executed) a read that makes no progress?
@@ -38,51 +38,57 @@ fn touches_object(op: &Op) -> bool {
     !matches!(op.kind, OpKind::Yield | OpKind::Sleep | OpKind::Fence)
 }
 
-/// Updates spin state after thread `me` executed `op`.
+/// Updates spin state after thread `me` executed `op`. Only threads with a
+/// non-empty spin state (`State::spinners`) are visited; a thread becoming
+/// blocked or released changes the enabled set, which must then be
+/// recomputed.
 pub fn after_event(st: &mut State, me: u32, op: &Op) {
-    let threshold = st.spin_threshold;
-    let progress = !is_spin_read(op);
-    {
-        let s = &mut st.threads[me as usize].spin;
-        if progress {
-            *s = Spin::EMPTY;
-            st.chan.slot(me).spin_count = 0;
-        } else {
-            if touches_object(op) && !s.reads[..s.n].contains(op) {
-                if s.n == SPIN_READS {
-                    // A read of yet another location: the thread is scanning
-                    // memory, not re-reading a few locations. Start over.
-                    *s = Spin::EMPTY;
-                }
-                s.reads[s.n] = *op;
-                s.n += 1;
-            }
-            s.count += 1;
-            st.chan.slot(me).spin_count = s.count;
-            if st.spin_blocking && threshold > 0 && s.count > threshold {
-                s.blocked = true;
-            }
-        }
-    }
-    if !progress {
+    if is_spin_read(op) {
+        count_read(st, me, op);
         return;
     }
-    for t in 0..st.thread_count {
-        if t == me {
-            continue;
-        }
-        let s = &mut st.threads[t as usize].spin;
-        if s.count == 0 {
-            continue;
-        }
-        let released = if s.n == 0 {
-            true
-        } else {
-            s.reads[..s.n].iter().any(|r| r.conflicts(op))
-        };
+    if st.spinners.contains(me) {
+        reset(st, me);
+    }
+    if st.spinners.is_empty() {
+        return;
+    }
+    let spinners = st.spinners;
+    for t in spinners.iter() {
+        let s = &st.threads[t as usize].spin;
+        let released = s.n == 0 || s.reads[..s.n].iter().any(|r| r.conflicts(op));
         if released {
-            *s = Spin::EMPTY;
-            st.chan.slot(t).spin_count = 0;
+            reset(st, t);
         }
     }
+}
+
+/// Thread `me` read without progress: remember the read and count it.
+fn count_read(st: &mut State, me: u32, op: &Op) {
+    let threshold = st.spin_threshold;
+    let s = &mut st.threads[me as usize].spin;
+    if touches_object(op) && !s.reads[..s.n].contains(op) {
+        if s.n == SPIN_READS {
+            // A read of yet another location: the thread is scanning
+            // memory, not re-reading a few locations. Start over.
+            s.clear();
+        }
+        s.reads[s.n] = *op;
+        s.n += 1;
+    }
+    s.count += 1;
+    if st.spin_blocking && threshold > 0 && s.count > threshold && !s.blocked {
+        s.blocked = true;
+        st.enabled_valid = false;
+    }
+    st.spinners.insert(me);
+}
+
+/// Clears thread `t`'s spin state (it made progress or was released).
+fn reset(st: &mut State, t: u32) {
+    if st.threads[t as usize].spin.blocked {
+        st.enabled_valid = false;
+    }
+    st.threads[t as usize].spin.clear();
+    st.spinners.remove(t);
 }

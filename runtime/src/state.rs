@@ -94,6 +94,13 @@ impl Spin {
         count: 0,
         blocked: false,
     };
+
+    /// Forgets every read (entries past `n` are never looked at).
+    pub fn clear(&mut self) {
+        self.n = 0;
+        self.count = 0;
+        self.blocked = false;
+    }
 }
 
 /// Placeholder operation.
@@ -145,6 +152,8 @@ pub struct Thread {
     pub barrier_gen: u64,
     /// Spin-loop detection.
     pub spin: Spin,
+    /// Events executed.
+    pub steps: u64,
     /// Read locks held (rwlock addresses, one entry per hold).
     pub rd_held: [u64; RD_HELD],
     /// Valid entries of `rd_held`.
@@ -173,6 +182,7 @@ impl Thread {
         saved_count: 0,
         barrier_gen: 0,
         spin: Spin::EMPTY,
+        steps: 0,
         rd_held: [0; RD_HELD],
         rd_n: 0,
     };
@@ -201,6 +211,14 @@ pub struct State {
     pub running: u32,
     /// Enabled threads at the last decision.
     pub enabled: ThreadSet,
+    /// `enabled` is still the enabled set of every thread but the running
+    /// one: only memory accesses ran since it was computed (see
+    /// `sched::unchanged_enabled`).
+    pub enabled_valid: bool,
+    /// [`Table::changes`] when `enabled` was computed.
+    pub enabled_changes: u64,
+    /// Threads with a non-empty spin-detection state.
+    pub spinners: ThreadSet,
     /// Current sleep set (after the prefix).
     pub sleep: ThreadSet,
     /// Apply sleep sets.
@@ -241,6 +259,9 @@ static GLOBAL: Global = Global(UnsafeCell::new(State {
     thread_count: 0,
     running: 0,
     enabled: ThreadSet::EMPTY,
+    enabled_valid: false,
+    enabled_changes: 0,
+    spinners: ThreadSet::EMPTY,
     sleep: ThreadSet::EMPTY,
     sleep_sets: false,
     spin_blocking: false,

@@ -90,6 +90,8 @@ impl Obj {
 /// The table.
 pub struct Table {
     slots: [Obj; CAPACITY],
+    /// Count of insertions and removals (objects created or destroyed).
+    changes: u64,
 }
 
 fn home(addr: u64) -> usize {
@@ -100,7 +102,14 @@ impl Table {
     /// An empty table.
     pub const EMPTY: Table = Table {
         slots: [Obj::FREE; CAPACITY],
+        changes: 0,
     };
+
+    /// How many objects were inserted or removed so far: unchanged means no
+    /// object came or went (their fields change only inside operations).
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
 
     /// Index of the live object at `addr`, if any.
     pub fn find(&self, addr: u64) -> Option<usize> {
@@ -131,6 +140,7 @@ impl Table {
     /// Inserts a fresh object of `kind` at `addr` (replacing any live one
     /// there). `None` if the table is full.
     pub fn insert(&mut self, addr: u64, kind: ObjKind) -> Option<usize> {
+        self.changes += 1;
         if let Some(i) = self.find(addr) {
             self.slots[i] = Obj {
                 addr,
@@ -156,6 +166,7 @@ impl Table {
 
     /// Removes the object at `addr`, if any.
     pub fn remove(&mut self, addr: u64) {
+        self.changes += 1;
         if let Some(i) = self.find(addr) {
             self.slots[i].kind = ObjKind::Tomb;
         }

@@ -57,15 +57,17 @@ impl Channel {
         if ptr == libc::MAP_FAILED {
             return Err(ExecError::ChannelSetup(io::Error::last_os_error()));
         }
-        // Allocate the first pages (header, threads, prefix and the first
-        // 64 Ki events) once, here, instead of on first touch inside the
-        // program's hot path in every execution. Best effort: an older
-        // kernel without MADV_POPULATE_WRITE just faults them in later.
-        const POPULATE_BYTES: usize = 4 << 20;
+        // Allocate the header, threads, prefix and the first 64 Ki events
+        // once, here, instead of on first touch inside the program's hot
+        // path in every execution; the runtime then maps them in with few
+        // faults (see its `Chan::write_event`). Best effort: an older kernel
+        // without MADV_POPULATE_WRITE just faults them in later.
+        const POPULATE_EVENT_BYTES: usize = 16 << 20;
         const MADV_POPULATE_WRITE: libc::c_int = 23;
+        let populate = len.min(layout.events_offset() + POPULATE_EVENT_BYTES);
         // SAFETY: advising on (a prefix of) the mapping just created.
         unsafe {
-            libc::madvise(ptr, len.min(POPULATE_BYTES), MADV_POPULATE_WRITE);
+            libc::madvise(ptr, populate, MADV_POPULATE_WRITE);
         }
         let base = NonNull::new(ptr as *mut u8)
             .ok_or_else(|| ExecError::ChannelSetup(io::Error::other("null mapping")))?;

@@ -37,6 +37,7 @@ impl ThreadSet {
     pub const EMPTY: ThreadSet = ThreadSet([0; MAX_THREADS / 64]);
 
     /// Adds thread `t` (ignored if out of range).
+    #[inline]
     pub fn insert(&mut self, t: u32) {
         if (t as usize) < MAX_THREADS {
             self.0[t as usize / 64] |= 1 << (t % 64);
@@ -44,6 +45,7 @@ impl ThreadSet {
     }
 
     /// Removes thread `t`.
+    #[inline]
     pub fn remove(&mut self, t: u32) {
         if (t as usize) < MAX_THREADS {
             self.0[t as usize / 64] &= !(1 << (t % 64));
@@ -51,21 +53,25 @@ impl ThreadSet {
     }
 
     /// Membership test.
+    #[inline]
     pub fn contains(&self, t: u32) -> bool {
         (t as usize) < MAX_THREADS && self.0[t as usize / 64] & (1 << (t % 64)) != 0
     }
 
     /// True if no thread is in the set.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.0.iter().all(|w| *w == 0)
     }
 
     /// Number of threads in the set.
+    #[inline]
     pub fn len(&self) -> usize {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
 
     /// Thread ids in increasing order (visits set bits only).
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.0.iter().enumerate().flat_map(|(i, &word)| {
             let mut rest = word;
@@ -80,6 +86,7 @@ impl ThreadSet {
     }
 
     /// Lowest thread id in the set.
+    #[inline]
     pub fn first(&self) -> Option<u32> {
         self.0
             .iter()
@@ -89,6 +96,7 @@ impl ThreadSet {
     }
 
     /// Set difference `self \ other`.
+    #[inline]
     pub fn minus(&self, other: &ThreadSet) -> ThreadSet {
         let mut out = *self;
         for (o, x) in out.0.iter_mut().zip(other.0.iter()) {
@@ -297,9 +305,11 @@ pub struct ThreadSlot {
     pub pending_aux: u64,
     /// Most recent site this thread passed (for diagnostics of uncontrolled blocking).
     pub last_site: u64,
-    /// Number of events this thread executed.
+    /// Number of events this thread executed (published when the thread
+    /// hands the right to run on, and when the execution ends).
     pub steps: u64,
-    /// Consecutive unchanged re-reads (spin-loop detection).
+    /// Consecutive unchanged re-reads (spin-loop detection; published like
+    /// `steps`).
     pub spin_count: u64,
 }
 
