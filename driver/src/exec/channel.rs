@@ -62,7 +62,7 @@ impl Channel {
         // path in every execution; the runtime then maps them in with few
         // faults (see its `Chan::write_event`). Best effort: an older kernel
         // without MADV_POPULATE_WRITE just faults them in later.
-        const POPULATE_EVENT_BYTES: usize = 16 << 20;
+        const POPULATE_EVENT_BYTES: usize = 4 << 20;
         const MADV_POPULATE_WRITE: libc::c_int = 23;
         let populate = len.min(layout.events_offset() + POPULATE_EVENT_BYTES);
         // SAFETY: advising on (a prefix of) the mapping just created.
