@@ -106,6 +106,42 @@ if [ "${SKIP_LIMITS:-0}" != 1 ]; then
   } >> "$OUT"
 fi
 
+# ---- cost of one instrumented access ----
+if [ "${SKIP_LIMITS:-0}" != 1 ]; then
+  clang-22 -O1 -o "$work/access_cost_plain" benches/access_cost.c
+  "$bin/reach-cc" -O1 -g benches/access_cost.c -o "$work/access_cost"
+  # 25 rounds: 51,200 accesses, a trace within the 64 Ki events the driver
+  # pre-allocates. At least 7 runs each: single runs vary by tens of percent.
+  n=$(( RUNS > 7 ? RUNS : 7 ))
+  ap=(); ai=(); ar=()
+  for _ in $(seq "$n"); do
+    "$work/access_cost_plain" "$work/access.out" 25 && ap+=("$(cut -d' ' -f2 "$work/access.out")")
+    "$work/access_cost" "$work/access.out" 25 && ai+=("$(cut -d' ' -f2 "$work/access.out")")
+    "$native" --quiet --jobs 1 --max-steps 100000 "$work/access_cost" "$work/access.out" 25 >/dev/null 2>&1 \
+      && ar+=("$(cut -d' ' -f2 "$work/access.out")")
+  done
+  {
+    echo "## Cost of one instrumented access"
+    echo
+    echo "\`benches/access_cost.c\`: one thread, 51,200 loads and stores of a global array,"
+    echo "timed by the program itself with the real monotonic clock. Medians of $n runs, ns"
+    echo "per access (min–max in brackets)."
+    echo
+    echo "| build and run | ns per access |"
+    echo "|---|---:|"
+    for row in "clang-22 -O1, plain:ap" "reach-cc -O1, run on its own:ai" "reach-cc -O1, under reach-native (no thread switch):ar"; do
+      label=${row%%:*}; arr=${row##*:}
+      eval "vals=(\"\${$arr[@]}\")"
+      m=$(printf '%s\n' "${vals[@]}" | median)
+      lo=$(printf '%s\n' "${vals[@]}" | sort -g | head -1); hi=$(printf '%s\n' "${vals[@]}" | sort -g | tail -1)
+      echo "| \`$label\` | $m ($lo–$hi) |"
+    done
+    echo
+    echo "Target under reach-native: at most 50 ns per access."
+    echo
+  } >> "$OUT"
+fi
+
 # ---- examples ----
 build_example() {
   local src=$1 name

@@ -1,12 +1,16 @@
 //! Micro-benchmark of the executor, used by `scripts/bench.sh`.
 //!
-//! `exec_cost per-exec PROGRAM RUNS`: median wall time of one execution of
-//! PROGRAM (default schedule), with the fork server and with exec, in µs.
+//! `exec_cost per-exec PROGRAM RUNS [fork-server|exec]`: median wall time
+//! of one execution of PROGRAM (default schedule), with the fork server and
+//! with exec (or only the mode named), in µs.
 //!
 //! `exec_cost switch PROGRAM [ARGS...]`: cost of one thread switch: the same
 //! execution under the "continue the current thread" policy (few switches)
 //! and under the random policy (a switch about every other step); the
 //! difference in time over the difference in switches, in µs.
+//!
+//! Binds itself, the fork server and the executions to one CPU as
+//! `reach-native` does, unless `EXEC_COST_NO_PIN` is set.
 //!
 //! Needs `REACH_RUNTIME` or the runtime library next to this executable's
 //! parent directory (`target/release/libreach_runtime.so`).
@@ -93,10 +97,22 @@ fn per_exec(ex: &mut Executor, runs: usize, policy: Policy) -> (f64, usize, usiz
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // Placed as `reach-native` places its executor, unless told otherwise.
+    if std::env::var_os("EXEC_COST_NO_PIN").is_none() {
+        let placement = reach_native::affinity::placement();
+        if let Some(cpu) = reach_native::affinity::cpu_for(&placement, 0) {
+            reach_native::affinity::bind_current_thread(cpu);
+        }
+    }
     match args.first().map(String::as_str) {
         Some("per-exec") if args.len() >= 3 => {
             let runs: usize = args[2].parse().unwrap_or(200);
-            for fork in [true, false] {
+            let modes: &[bool] = match args.get(3).map(String::as_str) {
+                Some("fork-server") => &[true],
+                Some("exec") => &[false],
+                _ => &[true, false],
+            };
+            for &fork in modes {
                 let mut ex = executor(&args[1], &[], fork);
                 let (us, steps, _) = per_exec(&mut ex, runs, Policy::ContinueThenLowest);
                 let mode = if fork { "fork_server" } else { "exec" };
@@ -115,7 +131,7 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: exec_cost per-exec PROGRAM RUNS | exec_cost switch PROGRAM [ARGS...]"
+                "usage: exec_cost per-exec PROGRAM RUNS [fork-server|exec] | exec_cost switch PROGRAM [ARGS...]"
             );
             std::process::exit(2);
         }

@@ -76,6 +76,11 @@ pub struct Cli {
     /// Run each execution by exec instead of the runtime's fork server.
     #[arg(long)]
     pub no_fork_server: bool,
+    /// Do not bind each worker, its fork server and its executions to one
+    /// CPU (by default they share one, and parallel workers get different
+    /// ones).
+    #[arg(long)]
+    pub no_pin: bool,
     /// Print nothing but the result.
     #[arg(long, short)]
     pub quiet: bool,

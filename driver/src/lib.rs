@@ -1,6 +1,7 @@
 //! reach-native driver library: runs the program under test over and over,
 //! one forced interleaving per execution, and explores its behaviours.
 
+pub mod affinity;
 pub mod analysis;
 pub mod binary;
 pub mod bug;

@@ -99,6 +99,14 @@ fn run(cli: &Cli) -> Result<u8> {
         fork_server: !cli.no_fork_server,
     };
     let config_for_workers = config.clone();
+    let placement = if cli.no_pin {
+        Vec::new()
+    } else {
+        reach_native::affinity::placement()
+    };
+    if let Some(cpu) = reach_native::affinity::cpu_for(&placement, 0) {
+        reach_native::affinity::bind_current_thread(cpu);
+    }
     let mut executor = Executor::new(config).context("cannot prepare the program for testing")?;
     let policy = BugPolicy {
         data_races: !cli.ignore_races,
@@ -140,6 +148,7 @@ fn run(cli: &Cli) -> Result<u8> {
             &config_for_workers,
             search,
             jobs,
+            &placement,
             &options,
             &mut |s| progress.update(s),
         ),

@@ -39,12 +39,15 @@ enum Message {
 
 /// Explores with `jobs` workers. `master` must be a fresh DPOR search; the
 /// first execution runs on `executor`, the workers start their own from
-/// `config`.
+/// `config`, worker `k` bound to CPU `placement[k % len]` (unbound if
+/// `placement` is empty; see [`crate::affinity`]).
+#[allow(clippy::too_many_arguments)]
 pub fn explore_parallel(
     executor: &mut Executor,
     config: &ExecConfig,
     mut master: Dpor,
     jobs: usize,
+    placement: &[usize],
     options: &ExploreOptions,
     progress: &mut dyn FnMut(&Summary),
 ) -> Summary {
@@ -92,7 +95,13 @@ pub fn explore_parallel(
             inboxes.push(to_worker);
             let outbox = to_coordinator.clone();
             let (stop, started) = (&stop, &started);
-            scope.spawn(move || worker(id, config, inbox, outbox, options, stop, started));
+            let cpu = crate::affinity::cpu_for(placement, id);
+            scope.spawn(move || {
+                if let Some(cpu) = cpu {
+                    crate::affinity::bind_current_thread(cpu);
+                }
+                worker(id, config, inbox, outbox, options, stop, started)
+            });
         }
         drop(to_coordinator);
         coordinate(

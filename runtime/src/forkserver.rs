@@ -149,6 +149,9 @@ pub fn serve_if_requested() {
         dfl.sa_sigaction = libc::SIG_DFL;
         libc::sigaction(libc::SIGCHLD, &dfl, &mut saved);
     }
+    // Lookups of the C library's functions made now are inherited by every
+    // execution instead of being repeated by each.
+    crate::real::resolve_all();
     send(resp, MSG_READY, pre_main as i64);
     // SAFETY: plain query.
     let server = unsafe { libc::getpid() };

@@ -1,7 +1,39 @@
 //! The real (next) definitions of the functions the runtime interposes,
 //! looked up once with `dlsym(RTLD_NEXT, name)` and cached.
+//!
+//! Every lookup site registers its cache when the runtime is loaded (an
+//! `.init_array` entry), so that the fork server can resolve them all
+//! before its first fork ([`resolve_all`]): a lookup done in an execution
+//! would be lost with it and repeated by every execution.
 
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+
+/// Most lookup sites the registry holds (more are resolved lazily).
+const MAX_SITES: usize = 256;
+
+static SITES: [AtomicPtr<RealFn>; MAX_SITES] =
+    [const { AtomicPtr::new(core::ptr::null_mut()) }; MAX_SITES];
+static SITE_COUNT: AtomicUsize = AtomicUsize::new(0);
+
+/// Registers a lookup site (called from its load-time constructor).
+pub fn register(f: &'static RealFn) {
+    let i = SITE_COUNT.fetch_add(1, Ordering::Relaxed);
+    if let Some(slot) = SITES.get(i) {
+        slot.store(f as *const RealFn as *mut RealFn, Ordering::Relaxed);
+    }
+}
+
+/// Resolves every registered lookup site now.
+pub fn resolve_all() {
+    let n = SITE_COUNT.load(Ordering::Relaxed).min(MAX_SITES);
+    for slot in &SITES[..n] {
+        let p = slot.load(Ordering::Relaxed);
+        if !p.is_null() {
+            // SAFETY: registered pointers are to statics.
+            unsafe { (*p).addr() };
+        }
+    }
+}
 
 /// A lazily resolved pointer to the next definition of a symbol.
 pub struct RealFn {
@@ -45,6 +77,13 @@ impl RealFn {
 macro_rules! real {
     ($sym:literal, $ty:ty) => {{
         static F: $crate::real::RealFn = $crate::real::RealFn::new($sym);
+        extern "C" fn register() {
+            $crate::real::register(&F);
+        }
+        // Runs when the runtime is loaded (see the module documentation).
+        #[used]
+        #[link_section = ".init_array"]
+        static REGISTER: extern "C" fn() = register;
         // SAFETY: every use site spells the C prototype of `$sym`.
         #[allow(unused_unsafe)]
         let f = unsafe { $crate::real::get::<$ty>(&F) };

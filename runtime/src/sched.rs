@@ -17,7 +17,7 @@ use crate::fmtbuf::FmtBuf;
 use crate::state::{go_word, set_me, state, Pending, State, TState, MODE, MODE_ENDED, NONE};
 use crate::sys;
 use core::fmt::Write;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicU32, Ordering};
 use reach_channel::{Event, Op, OpKind, Policy, RunStatus, ThreadSet, ThreadState};
 
 /// Ends the execution with `status` and `msg`, blaming the running thread and
@@ -70,11 +70,25 @@ const GO_WAIT: u32 = 0;
 const GO_RUN: u32 = 1;
 /// Handoff word value: the thread sleeps in the kernel and must be woken.
 const GO_SLEEPING: u32 = 2;
-/// Polls of its handoff word before a waiting thread sleeps in the kernel:
-/// a thread handed the right to run soon after it parked (the common case
-/// when threads alternate quickly) then starts without any system call on
-/// either side; a longer wait costs one futex wait and one wake.
+/// Polls of its handoff word before a waiting thread sleeps in the kernel,
+/// when the threads of the execution may run on several CPUs: a thread
+/// handed the right to run soon after it parked then starts without any
+/// system call on either side; a longer wait costs one futex wait and one
+/// wake. On one CPU polling only delays the thread that would run.
 const SPIN_POLLS: u32 = 200;
+
+/// Polls [`wait_turn`] makes: [`SPIN_POLLS`], or 0 when the execution is
+/// confined to one CPU.
+static POLLS: AtomicU32 = AtomicU32::new(SPIN_POLLS);
+
+/// Makes waiting threads sleep at once if the execution may only use one
+/// CPU (the driver binds it to one by default): only one of its threads
+/// runs at any time, and polling would only delay the thread that would run.
+pub fn adapt_waiting_to_cpus() {
+    if sys::allowed_cpus() == 1 {
+        POLLS.store(0, Ordering::Relaxed);
+    }
+}
 
 /// Wakes thread `t` (it may run now); a system call only if it sleeps.
 fn release(t: u32) {
@@ -87,7 +101,7 @@ fn release(t: u32) {
 /// Blocks the calling thread `me` until another thread hands it the right to run.
 fn wait_turn(me: u32) {
     let w = go_word(me);
-    for _ in 0..SPIN_POLLS {
+    for _ in 0..POLLS.load(Ordering::Relaxed) {
         if w.load(Ordering::Acquire) == GO_RUN {
             // Only this thread resets its word, and nobody hands it the
             // right to run again before it has run.

@@ -96,3 +96,15 @@ pub fn set_errno(e: i32) {
         *libc::__errno_location() = e;
     }
 }
+
+/// Number of CPUs the calling thread may run on (0 if unknown).
+pub fn allowed_cpus() -> u32 {
+    // SAFETY: a CPU set on the stack filled by the kernel.
+    unsafe {
+        let mut set: libc::cpu_set_t = core::mem::zeroed();
+        if libc::sched_getaffinity(0, core::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return 0;
+        }
+        libc::CPU_COUNT(&set) as u32
+    }
+}

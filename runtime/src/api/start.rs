@@ -54,6 +54,7 @@ unsafe extern "C" fn main_wrapper(
     let main: MainFn = unsafe { core::mem::transmute::<usize, MainFn>(addr) };
     // With a fork server this returns only in a child, once per execution.
     crate::forkserver::serve_if_requested();
+    crate::sched::adapt_waiting_to_cpus();
     // SAFETY: calling the program's main with the arguments it expects.
     let code = unsafe { main(argc, argv, envp) };
     process_exit(code);
