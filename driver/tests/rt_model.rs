@@ -214,15 +214,20 @@ fn random_synchronised_programs_match_the_oracle() {
     eprintln!("{checked} programs, {orders} partial orders, each exercised once");
 }
 
-/// Unprotected accesses (data races) and early process exits: RT never
-/// invents a partial order; how many of the oracle's it reaches is printed
-/// (see the module documentation of `strategy::rt` for why it may miss
-/// some).
+/// Unprotected accesses (data races), mutexes, a semaphore and early
+/// process exits, 1372 random programs of 2–3 threads: RT never invents a
+/// partial order, and on all but a handful of programs exercises exactly
+/// the oracle's partial orders, each once, with the same deadlocks. The
+/// remaining programs (measured: 5, four with a duplicate, one with one
+/// order missed) involve a tangled cycle broken through a receive whose
+/// gray colour is lost when it is recollected with a changed prime
+/// structure (see `strategy::rt`, "Remaining gap"); the bound keeps that
+/// from growing unnoticed.
 #[test]
-fn random_racy_programs_stay_within_the_oracle() {
+fn random_racy_programs_match_the_oracle() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let (mut orders, mut found, mut executions) = (0, 0, 0);
-    for _ in 0..200 {
+    let (mut checked, mut orders, mut inexact, mut missed, mut repeated) = (0, 0, 0, 0, 0);
+    for _ in 0..1500 {
         let threads = 2 + rng.below(2) as usize;
         let model = random_model(&mut rng, threads, 3);
         if model.threads.iter().map(Vec::len).sum::<usize>() > 9 {
@@ -235,13 +240,60 @@ fn random_racy_programs_stay_within_the_oracle() {
             "RT invents partial orders of\n{}",
             describe(&model)
         );
+        let missing = oracle.orders.len() - rt.orders.len();
+        let duplicates = rt.executions - rt.orders.len();
+        if missing > 0 || duplicates > 0 {
+            eprintln!(
+                "inexact ({missing} missed, {duplicates} repeated):\n{}",
+                describe(&model)
+            );
+            inexact += 1;
+        }
+        assert_eq!(
+            rt.deadlocks > 0,
+            oracle.deadlocks > 0,
+            "deadlock found by one only in\n{}",
+            describe(&model)
+        );
+        checked += 1;
         orders += oracle.orders.len();
-        found += rt.orders.len();
-        executions += rt.executions;
+        missed += missing;
+        repeated += duplicates;
     }
     eprintln!(
-        "racy programs: oracle {orders} orders, RT {found} orders in {executions} executions"
+        "{checked} racy programs, {orders} partial orders; {inexact} programs inexact \
+         ({missed} orders missed, {repeated} repeated)"
     );
+    assert!(checked > 1300);
+    assert!(inexact <= 5, "{inexact} of {checked} programs inexact");
+    assert!(missed <= 1 && repeated <= 10);
+}
+
+/// Two racing writers and a reader: 2 orders of the writes times 3 places
+/// of the read, each once (the case the reads-from receive was made for).
+#[test]
+fn two_writers_and_a_reader_have_six_orders() {
+    let model = Model::new(vec![
+        vec![op(OpKind::Store, X)],
+        vec![op(OpKind::Store, X)],
+        vec![op(OpKind::Load, X)],
+    ]);
+    let (oracle, rt) = check(&model);
+    assert_eq!(oracle.orders.len(), 6);
+    assert_eq!(rt.executions, 6);
+}
+
+/// A writer of two writes, another writer and a reader that reads first
+/// and then writes elsewhere: every reversal of a write-write, write-read
+/// and read-write pair, once.
+#[test]
+fn reads_from_every_write_once() {
+    let model = Model::new(vec![
+        vec![op(OpKind::Load, X), op(OpKind::Store, Y)],
+        vec![op(OpKind::Store, X), op(OpKind::Store, X)],
+        vec![op(OpKind::Store, X), op(OpKind::Load, Y)],
+    ]);
+    check(&model);
 }
 
 /// Programs whose shared variables are only accessed under a lock, plus

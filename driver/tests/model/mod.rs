@@ -131,7 +131,14 @@ impl Model {
                     Some(lowest) => lowest as usize,
                 }
             };
-            let executed = programs[chosen][pc[chosen]];
+            let mut executed = programs[chosen][pc[chosen]];
+            if matches!(
+                executed.kind,
+                OpKind::SemWait | OpKind::SemPost | OpKind::SemGetValue
+            ) {
+                // As the runtime: the count found, in `aux`.
+                executed.aux = u64::from(counts.get(&executed.object).copied().unwrap_or(0));
+            }
             match executed.kind {
                 OpKind::MutexLock => {
                     owner.insert(executed.object, chosen);

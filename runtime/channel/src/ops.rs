@@ -90,11 +90,14 @@ pub enum OpKind {
     /// `pthread_rwlock_unlock`: `object` = rwlock.
     RwUnlock = 52,
 
-    /// `sem_wait` (and try/timed variants with flags): `object` = semaphore.
+    /// `sem_wait` (and try/timed variants with flags): `object` = semaphore;
+    /// executed, `aux` = the semaphore's count before the operation.
     SemWait = 60,
-    /// `sem_post`: `object` = semaphore.
+    /// `sem_post`: `object` = semaphore; executed, `aux` = the count before
+    /// the operation.
     SemPost = 61,
-    /// `sem_getvalue`: a read of the semaphore.
+    /// `sem_getvalue`: a read of the semaphore; executed, `aux` = the count
+    /// it read.
     SemGetValue = 62,
 
     /// `pthread_barrier_wait`, arrival: `object` = barrier.

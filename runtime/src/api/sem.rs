@@ -2,7 +2,8 @@
 //! `sem_trywait`/`sem_timedwait` are always enabled and fail with
 //! `EAGAIN`/`ETIMEDOUT` on zero. A semaphore the runtime has not seen
 //! (`sem_open`, or initialised before control started) starts from the value
-//! in the C library's representation.
+//! in the C library's representation. Every wait, post and `sem_getvalue`
+//! records the count it found in its event's `aux`.
 
 use super::mk;
 use super::objects::get_or_insert;
@@ -28,6 +29,7 @@ fn wait(s: *mut sem_t, flags: u16) -> c_int {
     run_op(me, mk(OpKind::SemWait, flags, a, 0), site, |st, _, op| {
         let i = sem(st, a, site);
         let o = st.objects.at(i);
+        op.aux = o.value;
         if o.value > 0 {
             o.value -= 1;
             return 0;
@@ -144,8 +146,9 @@ pub unsafe extern "C" fn sem_post(s: *mut sem_t) -> c_int {
     let me = crate::controlled_or_forward!(c"sem_post", fn(*mut sem_t) -> c_int, (s));
     let site = take_call_site();
     let a = s as u64;
-    run_op(me, mk(OpKind::SemPost, 0, a, 0), site, |st, _, _| {
+    run_op(me, mk(OpKind::SemPost, 0, a, 0), site, |st, _, op| {
         let i = sem(st, a, site);
+        op.aux = st.objects.at(i).value;
         st.objects.at(i).value += 1;
         0
     })
@@ -164,9 +167,10 @@ pub unsafe extern "C" fn sem_getvalue(s: *mut sem_t, out: *mut c_int) -> c_int {
     );
     let site = take_call_site();
     let a = s as u64;
-    let v = run_op(me, mk(OpKind::SemGetValue, 0, a, 0), site, |st, _, _| {
+    let v = run_op(me, mk(OpKind::SemGetValue, 0, a, 0), site, |st, _, op| {
         let i = sem(st, a, site);
-        st.objects.at(i).value
+        op.aux = st.objects.at(i).value;
+        op.aux
     });
     if !out.is_null() {
         // SAFETY: the program's out pointer.

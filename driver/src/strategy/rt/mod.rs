@@ -89,6 +89,7 @@
 //!   exact (model tests), but with unsynchronised accesses some partial
 //!   orders can be missed (never invented, never repeated in the tests).
 
+pub mod linearise;
 pub mod model;
 pub mod races;
 pub mod strategy;

@@ -73,13 +73,24 @@ pub struct SynEvent {
     pub op: Op,
     /// Position in the trace; `None` for a call pending at the end.
     pub pos: Option<usize>,
-    /// Timestamp of the sending event (the caller's clock before the call).
+    /// Timestamp of the sending event (the caller's clock before the call),
+    /// in the full happens-before (reads before later writes included).
     pub call: Stamp,
-    /// Timestamp of the receiving event (the completion).
+    /// Timestamp of the receiving event (the completion), full happens-before.
     pub stamp: Stamp,
-    /// Prime structure of the receiving event (Def. 1): the object's
-    /// previous completions and everything before them.
+    /// Value timestamp of the call: the events whose outcome the call
+    /// depends on (happens-before without the read-before-write edges).
+    pub vcall: Stamp,
+    /// Value timestamp of the completion.
+    pub vstamp: Stamp,
+    /// For a write receive, its prime structure (Def. 1): the value past of
+    /// the previous write of its objects (the previous receive of the
+    /// object). For a read receive, the value past of the writes it reads
+    /// from (its send partners).
     pub object_past: Stamp,
+    /// A reads-from receive: the operation only reads, executed and as a
+    /// call (a load, `sem_getvalue`), and does not end the process.
+    pub read_only: bool,
     /// Trace position before which the call was issued: the thread's
     /// previous event or its creation (`None` for the main thread's first).
     pub issued_after: Option<usize>,
@@ -99,13 +110,37 @@ pub struct SynSequence {
     index: HashMap<EventId, usize>,
 }
 
+/// Per object granule: the full clocks of its last write and of its
+/// accesses since, and the value clock of its last write.
+#[derive(Default)]
+struct Granule {
+    write: Stamp,
+    access: Stamp,
+    value: Stamp,
+}
+
+/// True if `op` only reads, both as executed and as a call.
+pub fn reads_only(op: &Op) -> bool {
+    let reads = |o: &Op| {
+        let accesses = o.accesses();
+        accesses.iter().any(Option::is_some)
+            && accesses.iter().flatten().all(|a| a.class == Class::Read)
+    };
+    op.kind != OpKind::ProcessExit && reads(op) && reads(&as_pending(*op))
+}
+
 impl SynSequence {
     /// Builds the SYN-sequence of a trace: timestamps as on the slides, with
-    /// reads commuting.
+    /// reads commuting, in two relations. The full happens-before orders a
+    /// read before the later writes of its granule; the value relation
+    /// leaves those edges out, since a read's outcome changes nothing the
+    /// later write does (a read is a receiving event of the reads-from
+    /// relation, a write the receiving event of its place among the writes).
     pub fn from_trace(trace: &Trace) -> SynSequence {
         let threads = trace.thread_count();
         let mut clocks = vec![Stamp::default(); threads];
-        let mut objects: HashMap<ObjectKey, (Stamp, Stamp)> = HashMap::default();
+        let mut values = vec![Stamp::default(); threads];
+        let mut objects: HashMap<ObjectKey, Granule> = HashMap::default();
         let mut counts = vec![0u32; threads];
         let mut last_pos: Vec<Option<usize>> = vec![None; threads];
         let mut by_thread = vec![Vec::new(); threads];
@@ -114,23 +149,35 @@ impl SynSequence {
             let t = event.thread;
             let ti = t as usize;
             let call = clocks[ti].clone();
+            let vcall = values[ti].clone();
+            let mut full_past = Stamp::default();
             let mut object_past = Stamp::default();
             for (key, class) in touched(&event.op) {
-                if let Some((write, access)) = objects.get(&key) {
-                    object_past.join(if class == Class::Write { access } else { write });
+                if let Some(g) = objects.get(&key) {
+                    full_past.join(if class == Class::Write {
+                        &g.access
+                    } else {
+                        &g.write
+                    });
+                    object_past.join(&g.value);
                 }
             }
             if event.op.kind == OpKind::ProcessExit {
-                for clock in &clocks {
-                    object_past.join(clock);
+                for (clock, value) in clocks.iter().zip(&values) {
+                    full_past.join(clock);
+                    object_past.join(value);
                 }
             }
             let mut stamp = call.clone();
-            stamp.join(&object_past);
+            stamp.join(&full_past);
+            let mut vstamp = vcall.clone();
+            vstamp.join(&object_past);
             if event.op.kind == OpKind::ThreadJoin {
-                if let Some(joined) = clocks.get(event.op.object as usize) {
-                    let joined = joined.clone();
-                    stamp.join(&joined);
+                let j = event.op.object as usize;
+                if let (Some(c), Some(v)) = (clocks.get(j), values.get(j)) {
+                    let (c, v) = (c.clone(), v.clone());
+                    stamp.join(&c);
+                    vstamp.join(&v);
                 }
             }
             let id = EventId {
@@ -139,25 +186,30 @@ impl SynSequence {
             };
             counts[ti] += 1;
             stamp.set(t, counts[ti]);
+            vstamp.set(t, counts[ti]);
             for (key, class) in touched(&event.op) {
-                let (write, access) = objects.entry(key).or_default();
+                let g = objects.entry(key).or_default();
                 match class {
                     Class::Write => {
-                        *write = stamp.clone();
-                        *access = stamp.clone();
+                        g.write = stamp.clone();
+                        g.access = stamp.clone();
+                        g.value = vstamp.clone();
                     }
-                    Class::Read => access.join(&stamp),
+                    Class::Read => g.access.join(&stamp),
                 }
             }
             if event.op.kind == OpKind::ThreadCreate {
-                if let Some(child) = clocks.get_mut(event.op.object as usize) {
-                    *child = stamp.clone();
+                let child = event.op.object as usize;
+                if let (Some(c), Some(v)) = (clocks.get_mut(child), values.get_mut(child)) {
+                    *c = stamp.clone();
+                    *v = vstamp.clone();
                 }
-                if let Some(slot) = last_pos.get_mut(event.op.object as usize) {
+                if let Some(slot) = last_pos.get_mut(child) {
                     *slot = Some(pos);
                 }
             }
             clocks[ti] = stamp.clone();
+            values[ti] = vstamp.clone();
             by_thread[ti].push(events.len());
             events.push(SynEvent {
                 id,
@@ -165,7 +217,10 @@ impl SynSequence {
                 pos: Some(pos),
                 call,
                 stamp,
+                vcall,
+                vstamp,
                 object_past,
+                read_only: reads_only(&event.op),
                 issued_after: last_pos[ti],
             });
             last_pos[ti] = Some(pos);
@@ -173,16 +228,20 @@ impl SynSequence {
         let executed = events.len();
         for (t, pending) in trace.final_pending.iter().enumerate() {
             let Some((op, _)) = pending else { continue };
+            let op = as_pending(*op);
             events.push(SynEvent {
                 id: EventId {
                     thread: t as u32,
                     index: counts[t],
                 },
-                op: as_pending(*op),
+                op,
                 pos: None,
                 call: clocks[t].clone(),
                 stamp: clocks[t].clone(),
+                vcall: values[t].clone(),
+                vstamp: values[t].clone(),
                 object_past: Stamp::default(),
+                read_only: reads_only(&op),
                 issued_after: last_pos[t],
             });
         }
@@ -201,14 +260,25 @@ impl SynSequence {
         self.index.get(&id).copied()
     }
 
-    /// True if event `a` happens before event `b`'s receiving event (or is it).
-    pub fn precedes(&self, a: usize, b: usize) -> bool {
-        self.events[b].stamp.covers(self.events[a].id)
+    /// Def. 4 for one changed receive `root`: is event `g` removed from the
+    /// variant? It is if its completion depends on the outcome at `root`
+    /// (value relation). A changed write receive is removed itself (its
+    /// place goes to the new partner; `inclusive`); a read receive that
+    /// reads from another write stays, only what follows it goes.
+    pub fn removes(&self, root: usize, inclusive: bool, g: usize) -> bool {
+        (inclusive || g != root) && self.events[g].vstamp.covers(self.events[root].id)
     }
 
-    /// True if event `a` happens before the *sending* event of `b`: changing
-    /// `a` removes `b`'s call.
-    pub fn precedes_call(&self, a: usize, b: usize) -> bool {
+    /// True if changing the receive `root` removes the *call* of `g` (its
+    /// sending event): the call depends on the outcome at `root`.
+    pub fn removes_call(&self, root: usize, g: usize) -> bool {
+        self.events[g].vcall.covers(self.events[root].id)
+    }
+
+    /// True if event `a` happens before the call of `b` in the full
+    /// happens-before (reads before later writes included): `b` cannot be
+    /// issued before `a` completes.
+    pub fn before_call(&self, a: usize, b: usize) -> bool {
         self.events[b].call.covers(self.events[a].id)
     }
 
@@ -219,8 +289,9 @@ impl SynSequence {
     /// its thread was already waiting on it when `e` completed and was
     /// enabled, or if some call of the same kind on the same object was
     /// enabled there (`e` itself included): the object's state alone decides.
-    /// Otherwise it is taken as closed (an adaptation: the trace shows the
-    /// enabled sets only at the states it passed through).
+    /// A semaphore wait is open iff the traced count is positive. Otherwise
+    /// it is taken as closed (an adaptation: the trace shows the enabled
+    /// sets only at the states it passed through).
     pub fn open_at(&self, f: usize, e: usize) -> bool {
         let fe = &self.events[f];
         let Some(pe) = self.events[e].pos else {
@@ -228,6 +299,12 @@ impl SynSequence {
         };
         if !blocking(&fe.op) {
             return true;
+        }
+        if fe.op.kind == OpKind::SemWait {
+            // The slides' P/V open list, from the traced count.
+            if let Some(value) = self.semaphore_before(fe.op.object, pe) {
+                return value > 0;
+            }
         }
         let enabled = self.enabled[pe];
         let waiting = fe.issued_after.is_none_or(|p| p < pe);
@@ -299,48 +376,34 @@ impl SynSequence {
         holders
     }
 
-    /// The value of the semaphore at `object` before trace position `pos`,
-    /// when the trace determines it. The initial value is not traced; it is
-    /// inferred from the states where a thread waited on the semaphore: a
-    /// disabled wait means the value was zero, an enabled or completed one
-    /// that it was positive.
-    fn semaphore_before(&self, object: u64, pos: usize) -> Option<i64> {
-        let mut delta = 0i64;
-        let mut delta_at = Vec::with_capacity(self.executed + 1);
-        for e in &self.events[..self.executed] {
-            delta_at.push(delta);
-            if e.op.object == object && !failed(&e.op) {
-                match e.op.kind {
-                    OpKind::SemPost => delta += 1,
-                    OpKind::SemWait => delta -= 1,
-                    _ => {}
-                }
-            }
+    /// The value of the semaphore at `object` in the state before trace
+    /// position `pos`. Every completed `sem_wait`, `sem_post` and
+    /// `sem_getvalue` records the count it found in its `aux`; the value at
+    /// `pos` follows from the last such completion before `pos` (its count
+    /// and its effect) or else the first one at or after it. `None` if the
+    /// trace never touched the semaphore.
+    pub fn semaphore_before(&self, object: u64, pos: usize) -> Option<i64> {
+        let is_sem = |e: &SynEvent| {
+            e.op.object == object
+                && matches!(
+                    e.op.kind,
+                    OpKind::SemWait | OpKind::SemPost | OpKind::SemGetValue
+                )
+        };
+        let executed = &self.events[..self.executed];
+        let end = pos.min(executed.len());
+        if let Some(e) = executed[..end].iter().rev().find(|e| is_sem(e)) {
+            let count = e.op.aux as i64;
+            return Some(match e.op.kind {
+                OpKind::SemPost => count + 1,
+                OpKind::SemWait if !failed(&e.op) => count - 1,
+                _ => count,
+            });
         }
-        delta_at.push(delta);
-        let mut lower = 0i64;
-        let mut exact = None;
-        for (k, enabled) in self.enabled.iter().enumerate() {
-            for u in 0..self.by_thread.len() as u32 {
-                let Some(g) = self.pending_at(u, k) else {
-                    continue;
-                };
-                let op = &self.events[g].op;
-                if op.kind != OpKind::SemWait || op.object != object || !blocking(op) {
-                    continue;
-                }
-                if enabled.contains(u) {
-                    lower = lower.max(1 - delta_at[k]);
-                } else {
-                    exact = Some(-delta_at[k]);
-                }
-            }
-        }
-        let at = delta_at.get(pos).copied()?;
-        match exact {
-            Some(initial) => Some(initial + at),
-            None => (lower + at > 0).then_some(lower + at),
-        }
+        executed[end..]
+            .iter()
+            .find(|e| is_sem(e))
+            .map(|e| e.op.aux as i64)
     }
 
     /// The event thread `u` is about to perform at state `pos`, if known.
@@ -383,21 +446,6 @@ pub fn blocking(op: &Op) -> bool {
             | OpKind::FutexWait
             | OpKind::Once
     )
-}
-
-/// True if taking `e`'s place with the call `f` leaves everything after
-/// `e` feasible: `f` only reads (a read changes no state, so the events
-/// after `e` can follow it unchanged), or `e` ends the process (nothing
-/// follows it). The changed receive is then `f`'s own completion, and only
-/// the events after `f` are removed; otherwise it is `e`'s.
-pub fn moves_before(e: &Op, f: &Op) -> bool {
-    let f = as_pending(*f);
-    e.kind == OpKind::ProcessExit
-        || (f.kind != OpKind::ProcessExit
-            && f.accesses()
-                .iter()
-                .flatten()
-                .all(|a| a.class == Class::Read))
 }
 
 /// The dependency relation on a receiving event `e` (as executed) and a

@@ -1,16 +1,26 @@
 //! Race sets (paper Sec. 3.1, slides "Race Set"), computed from the vector
 //! timestamps of one SYN-sequence.
 //!
-//! A sending event `s'` (the call of event `f`) is in the race set of the
-//! receiving event `r` (the completion of event `e`) if
+//! Every executed event is one receiving event, of one of two kinds:
 //!
-//! * `f` is dependent with `e` (same object, not both reads; ending the
-//!   process is dependent with everything) and of another thread;
-//! * `s'` is open at `r` ([`SynSequence::open_at`]);
-//! * `r` does not happen before `s'` (the call of `f` does not depend on
-//!   the outcome at `r`);
-//! * `s'` is received after `r` or never: `f` completes later in the trace
-//!   or is still pending at its end.
+//! * a **write receive** (a write, a synchronisation operation, the process
+//!   exit): the event's place among the writes of its objects, whose send
+//!   partner is the event's own call (as the slides' semaphore model). A
+//!   call `s'` of event `f` is in its race set if `f` is of another thread,
+//!   may write (as a call) and is dependent with `e` (ending the process is
+//!   dependent with everything, and before the exit reads are sends too),
+//!   `s'` is open at `e` ([`SynSequence::open_at`]), `e` does not happen
+//!   before `s'` (value relation) and `f` completes after `e` or never;
+//! * a **read receive** (a load, `sem_getvalue`): it receives the value of
+//!   a write (the reads-from relation). Its race set holds the writes it
+//!   could read instead, each named by the place it moves to: *before* an
+//!   earlier write `w` of its objects that does not happen before its call,
+//!   or *after* a later write `w` whose completion does not depend on it;
+//!   and a later process exit taking its place.
+//!
+//! Every dependent pair of events of different threads is thus the race of
+//! exactly one receive: two writes race at the earlier write's receive, a
+//! read and a write at the read's receive.
 //!
 //! Candidates are found through an index from object granules to the
 //! events touching them, so the cost is the number of dependent pairs, not
@@ -18,51 +28,154 @@
 
 use super::model::{dependent, SynSequence};
 use crate::analysis::objects::{touched, ObjectKey};
-use reach_channel::OpKind;
+use reach_channel::{Class, OpKind};
 use rustc_hash::FxHashMap as HashMap;
 
+/// How a race changes its receive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum How {
+    /// The partner's call completes in the receive's place; the receive's
+    /// own event is removed (Def. 4), except a process exit, which stays
+    /// after the partners.
+    Take,
+    /// The read receive moves just before the partner write (and reads the
+    /// write before it).
+    Before,
+    /// The read receive moves just after the partner write (and reads it).
+    After,
+}
+
+/// One element of a race set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Race {
+    /// The sending event (index into the sequence's events): a call for
+    /// [`How::Take`], a completed write for a read that moves.
+    pub partner: usize,
+    /// How the receive changes.
+    pub how: How,
+}
+
 /// `race_set(r)` for every executed event `r` (indices into `seq.events`),
-/// each in trace order.
-pub fn race_sets(seq: &SynSequence) -> Vec<Vec<usize>> {
+/// each ordered by partner.
+pub fn race_sets(seq: &SynSequence) -> Vec<Vec<Race>> {
     let mut by_object: HashMap<ObjectKey, Vec<usize>> = HashMap::default();
+    let mut writes: HashMap<ObjectKey, Vec<usize>> = HashMap::default();
     let mut exits = Vec::new();
     for (i, event) in seq.events.iter().enumerate() {
-        for (key, _) in touched(&event.op) {
+        for (key, class) in touched(&event.op) {
             let list = by_object.entry(key).or_default();
             if list.last() != Some(&i) {
                 list.push(i);
+            }
+            if class == Class::Write && i < seq.executed {
+                let list = writes.entry(key).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
             }
         }
         if event.op.kind == OpKind::ProcessExit {
             exits.push(i);
         }
     }
-    let mut sets = Vec::with_capacity(seq.executed);
-    for e in 0..seq.executed {
-        let op = seq.events[e].op;
-        let mut candidates: Vec<usize> = if op.kind == OpKind::ProcessExit {
-            (e + 1..seq.events.len()).collect()
-        } else {
-            let mut c: Vec<usize> = touched(&op)
-                .filter_map(|(key, _)| by_object.get(&key))
-                .flat_map(|list| list.iter().copied().filter(|&f| f > e))
-                .chain(exits.iter().copied().filter(|&f| f > e))
-                .collect();
-            c.sort_unstable();
-            c.dedup();
-            c
-        };
-        candidates.retain(|&f| is_racing(seq, e, f));
-        sets.push(candidates);
-    }
-    sets
+    (0..seq.executed)
+        .map(|e| {
+            let mut set = if seq.events[e].read_only {
+                read_races(seq, e, &writes, &exits)
+            } else {
+                write_races(seq, e, &by_object, &exits)
+            };
+            set.sort_unstable_by_key(|r| (r.partner, r.how as u8));
+            set.dedup();
+            set
+        })
+        .collect()
 }
 
-/// The race-set conditions for sending event `f` at receiving event `e`.
-fn is_racing(seq: &SynSequence, e: usize, f: usize) -> bool {
-    let (ee, fe) = (&seq.events[e], &seq.events[f]);
-    ee.id.thread != fe.id.thread
-        && dependent(&ee.op, &fe.op)
-        && !seq.precedes_call(e, f)
-        && seq.open_at(f, e)
+/// The race set of the write receive `e`.
+fn write_races(
+    seq: &SynSequence,
+    e: usize,
+    by_object: &HashMap<ObjectKey, Vec<usize>>,
+    exits: &[usize],
+) -> Vec<Race> {
+    let op = seq.events[e].op;
+    let exit = op.kind == OpKind::ProcessExit;
+    let candidates: Vec<usize> = if exit {
+        (e + 1..seq.events.len()).collect()
+    } else {
+        touched(&op)
+            .filter_map(|(key, _)| by_object.get(&key))
+            .flat_map(|list| {
+                let from = list.partition_point(|&f| f <= e);
+                list[from..].iter().copied()
+            })
+            .chain(exits.iter().copied().filter(|&f| f > e))
+            .collect()
+    };
+    candidates
+        .into_iter()
+        .filter(|&f| {
+            let (ee, fe) = (&seq.events[e], &seq.events[f]);
+            ee.id.thread != fe.id.thread
+                && (exit || !fe.read_only)
+                && dependent(&ee.op, &fe.op)
+                && !seq.removes_call(e, f)
+                && seq.open_at(f, e)
+        })
+        .map(|partner| Race {
+            partner,
+            how: How::Take,
+        })
+        .collect()
+}
+
+/// The race set of the read receive `e`: the writes it could read instead,
+/// and a later exit.
+fn read_races(
+    seq: &SynSequence,
+    e: usize,
+    writes: &HashMap<ObjectKey, Vec<usize>>,
+    exits: &[usize],
+) -> Vec<Race> {
+    let ee = &seq.events[e];
+    let mut set = Vec::new();
+    for (key, _) in touched(&ee.op) {
+        let Some(list) = writes.get(&key) else {
+            continue;
+        };
+        let at = list.partition_point(|&w| w < e);
+        // Earlier writes: once one happens before the call, so do all
+        // earlier ones (they are ordered among themselves).
+        for &w in list[..at].iter().rev() {
+            if seq.before_call(w, e) {
+                break;
+            }
+            set.push(Race {
+                partner: w,
+                how: How::Before,
+            });
+        }
+        // Later writes: once one depends on the read, so do all later ones.
+        for &w in &list[at..] {
+            if seq.removes(e, false, w) {
+                break;
+            }
+            if seq.events[w].id.thread != ee.id.thread {
+                set.push(Race {
+                    partner: w,
+                    how: How::After,
+                });
+            }
+        }
+    }
+    for &f in exits.iter().filter(|&&f| f > e) {
+        if seq.events[f].id.thread != ee.id.thread && !seq.removes_call(e, f) {
+            set.push(Race {
+                partner: f,
+                how: How::Take,
+            });
+        }
+    }
+    set
 }

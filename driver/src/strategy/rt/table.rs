@@ -19,47 +19,54 @@
 //!   happens before the call of `s` (in both directions of the heading);
 //! * at least one `t_i > 0`.
 //!
-//! Adaptation for reads commuting: a choice may be a *set* of pairwise
-//! independent calls taking the place of one receive together (several
-//! reads overtaking a write, several threads' steps overtaking the process
-//! exit); one call may be the new partner of several concurrent receives
-//! (a write overtaking several concurrent reads); two different new
-//! partners in one row must be independent, since the variant would not
-//! order them.
+//! Adaptations: a read receive that moves (reads another write) stays in
+//! the variant and only what depends on its value is removed; a new partner
+//! that reads must be completed in the variant, a new partner call must
+//! stay. Before the process exit a choice may be a *set* of calls taking
+//! its place together (several threads' steps before the exit); one call
+//! may be the new partner of several concurrent receives (a write taking
+//! two places at once); two different new partner calls in one row must be
+//! independent, since the variant would not order them.
 
-use super::model::{dependent, moves_before, SynSequence};
+use super::model::{dependent, SynSequence};
+use super::races::{How, Race};
+use reach_channel::OpKind;
 use rustc_hash::FxHashSet as HashSet;
 
 /// One choice of new partner for a receive.
 #[derive(Clone, Debug)]
 pub struct Choice {
-    /// The calls completing in the receive's place (pairwise independent).
+    /// The new partners: calls completing in the receive's place (pairwise
+    /// independent, or ordered before the process exit), or the one write
+    /// a moving read receive reads around.
     pub partners: Vec<usize>,
+    /// How the receive changes.
+    pub how: How,
 }
 
 impl Choice {
     /// The changed receives of this choice for receive `e`, whose
-    /// successors the variant removes: the partners' own completions when
-    /// they all move before `e` ([`moves_before`]), else `e`'s.
-    pub fn roots<'a>(&'a self, seq: &'a SynSequence, e: usize) -> impl Iterator<Item = usize> + 'a {
-        let moved = self
-            .partners
-            .iter()
-            .all(|&s| moves_before(&seq.events[e].op, &seq.events[s].op));
-        let own = (!moved).then_some(e);
-        own.into_iter().chain(
-            self.partners
-                .iter()
-                .copied()
-                .filter(move |&s| moved && s < seq.executed),
-        )
+    /// dependents the variant removes, each with whether the receive's own
+    /// event goes too: a write receive taken by a call goes; a moving read
+    /// stays; a process exit stays after its (pending) partners.
+    pub fn roots(&self, seq: &SynSequence, e: usize) -> Option<(usize, bool)> {
+        match self.how {
+            How::Take if seq.events[e].op.kind == OpKind::ProcessExit => None,
+            How::Take => Some((e, true)),
+            How::Before | How::After => Some((e, false)),
+        }
     }
 
-    /// True if the partners move before `e`, which stays in the variant.
-    pub fn moved(&self, seq: &SynSequence, e: usize) -> bool {
-        self.partners
-            .iter()
-            .all(|&s| moves_before(&seq.events[e].op, &seq.events[s].op))
+    /// True if the partners are calls (rather than a completed write).
+    fn calls(&self) -> bool {
+        self.how == How::Take
+    }
+
+    /// True if the partner calls stay in a variant with the changed receive
+    /// `root`: they must not depend on it. (A write a moving read reads
+    /// around is checked on the whole row, [`reads_complete`].)
+    fn survive(&self, seq: &SynSequence, root: (usize, bool)) -> bool {
+        !self.calls() || self.partners.iter().all(|&s| !seq.removes_call(root.0, s))
     }
 }
 
@@ -95,14 +102,14 @@ fn fill(
     row: &mut dyn FnMut(&[i32]) -> bool,
 ) -> bool {
     if i == columns.len() {
-        return !changed || row(t);
+        return !changed || !reads_complete(seq, columns, t) || row(t);
     }
     let r = columns[i].receive;
     let removed = (0..i).any(|j| {
         t[j] > 0
             && columns[j].choices[t[j] as usize - 1]
                 .roots(seq, columns[j].receive)
-                .any(|root| seq.precedes(root, r))
+                .is_some_and(|(root, inclusive)| seq.removes(root, inclusive, r))
     });
     if removed {
         t[i] = -1;
@@ -125,73 +132,90 @@ fn fill(
     true
 }
 
+/// True if every write that a moving read of row `t` reads around is
+/// completed in the variant: no changed receive removes it, or it is the
+/// new partner call of a changed receive (completing in that place).
+fn reads_complete(seq: &SynSequence, columns: &[Column], t: &[i32]) -> bool {
+    let changed = || {
+        t.iter()
+            .zip(columns)
+            .filter(|(v, _)| **v > 0)
+            .map(|(v, c)| (c.receive, &c.choices[*v as usize - 1]))
+    };
+    changed().filter(|(_, c)| !c.calls()).all(|(_, c)| {
+        let w = c.partners[0];
+        changed().any(|(_, d)| d.calls() && d.partners.contains(&w))
+            || changed().all(|(e, d)| {
+                d.roots(seq, e)
+                    .is_none_or(|(r, inc)| !seq.removes(r, inc, w))
+            })
+    })
+}
+
 /// Can receive `i` take `choice` given the values of the columns `< i`?
 fn compatible(seq: &SynSequence, columns: &[Column], t: &[i32], i: usize, choice: &Choice) -> bool {
     let r = columns[i].receive;
     let independent = |a: usize, b: usize| !dependent(&seq.events[a].op, &seq.events[b].op);
+    let mine = choice.roots(seq, r);
     (0..i).all(|j| {
         if t[j] <= 0 {
             return true;
         }
         let rj = columns[j].receive;
         let cj = &columns[j].choices[t[j] as usize - 1];
-        choice.partners.iter().all(|&s| {
-            cj.roots(seq, rj).all(|root| !seq.precedes_call(root, s))
-                && cj.partners.iter().all(|&sj| sj == s || independent(sj, s))
-        }) && cj.partners.iter().all(|&sj| {
-            choice
-                .roots(seq, r)
-                .all(|root| !seq.precedes_call(root, sj))
-        })
+        let theirs = cj.roots(seq, rj);
+        theirs.is_none_or(|root| choice.survive(seq, root))
+            && mine.is_none_or(|root| cj.survive(seq, root))
+            && (!choice.calls()
+                || !cj.calls()
+                || choice
+                    .partners
+                    .iter()
+                    .all(|&s| cj.partners.iter().all(|&sj| sj == s || independent(sj, s))))
     })
 }
 
 /// The choices of a receive `e` with race set `race_set`: every single
-/// partner, and every set of two or more pairwise-independent partners of
-/// distinct threads that all move before `e` ([`moves_before`]): reads
-/// commute, so several reads may overtake one write together.
+/// partner, and before the process exit every set of two or more calls of
+/// distinct threads taking its place together, one per partial order of
+/// the set.
 ///
 /// Before the process exit the race set keeps its old sending events
 /// (`old`): an old call may only join a group after a new call it depends
-/// on, which is the one order of them the earlier variant could not
-/// produce (the exit's tangled cycle, E1).
-pub fn choices(seq: &SynSequence, e: usize, race_set: &[usize], old: &[usize]) -> Vec<Choice> {
-    let independent = |a: usize, b: usize| {
-        seq.events[a].id.thread != seq.events[b].id.thread
-            && !dependent(&seq.events[a].op, &seq.events[b].op)
-    };
-    let movable: Vec<usize> = race_set
-        .iter()
-        .copied()
-        .filter(|&s| moves_before(&seq.events[e].op, &seq.events[s].op))
-        .collect();
-    let exit = seq.events[e].op.kind == reach_channel::OpKind::ProcessExit;
-    let mut sets: Vec<Vec<usize>> = race_set.iter().map(|&s| vec![s]).collect();
+/// on, directly or through dependent members: the orders of them the
+/// earlier variant could not produce (the exit's tangled cycle, E1).
+pub fn choices(seq: &SynSequence, e: usize, race_set: &[Race], old: &[usize]) -> Vec<Choice> {
+    let exit = seq.events[e].op.kind == OpKind::ProcessExit;
+    if !exit {
+        return race_set
+            .iter()
+            .map(|r| Choice {
+                partners: vec![r.partner],
+                how: r.how,
+            })
+            .collect();
+    }
+    let calls: Vec<usize> = race_set.iter().map(|r| r.partner).collect();
+    let mut sets: Vec<Vec<usize>> = calls.iter().map(|&s| vec![s]).collect();
     let mut seen: HashSet<GroupKey> = HashSet::default();
-    let mut frontier: Vec<Vec<usize>> = movable.iter().map(|&s| vec![s]).collect();
+    let mut frontier: Vec<Vec<usize>> = sets.clone();
     while !frontier.is_empty() && frontier[0].len() < MAX_GROUP {
         let mut next = Vec::new();
         for set in &frontier {
-            let last = set.last().copied().unwrap_or(0);
-            for &s in &movable {
+            for &s in &calls {
                 let distinct = set
                     .iter()
                     .all(|&m| seq.events[m].id.thread != seq.events[s].id.thread);
-                // Independent partners commute: keep them in index order.
-                // Dependent ones (only before the process exit) may come in
-                // either order, one choice per partial order.
-                // A blocking call's open list was read in `e`'s state only,
-                // so it may not follow a dependent partner.
+                // Dependent partners may come in either order, one choice
+                // per partial order. A blocking call's open list was read
+                // in `e`'s state only, so it may not follow a dependent
+                // partner.
                 let open = !super::model::blocking(&seq.events[s].op)
                     || set
                         .iter()
-                        .all(|&m| !dependent(&seq.events[m].op, &seq.events[s].op));
-                let ok = if exit {
-                    distinct && open && !set.contains(&s) && class_key(seq, set, s, &mut seen)
-                } else {
-                    s > last && set.iter().all(|&m| independent(m, s))
-                };
-                if ok {
+                        .all(|&m| !dependent(&seq.events[m].op, &seq.events[s].op))
+                    || semaphore_open_after(seq, e, set, s);
+                if distinct && open && !set.contains(&s) && class_key(seq, set, s, &mut seen) {
                     let mut bigger = set.clone();
                     bigger.push(s);
                     next.push(bigger);
@@ -203,15 +227,51 @@ pub fn choices(seq: &SynSequence, e: usize, race_set: &[usize], old: &[usize]) -
     }
     sets.into_iter()
         .filter(|group| {
-            group.iter().enumerate().all(|(i, &s)| {
-                !old.contains(&s)
-                    || group[..i].iter().any(|&n| {
-                        !old.contains(&n) && dependent(&seq.events[n].op, &seq.events[s].op)
-                    })
-            })
+            // An old call must follow a new one through a chain of
+            // dependent members.
+            let mut after_new = Vec::with_capacity(group.len());
+            for (i, &s) in group.iter().enumerate() {
+                let follows = !old.contains(&s)
+                    || group[..i]
+                        .iter()
+                        .zip(&after_new)
+                        .any(|(&n, &ok)| ok && dependent(&seq.events[n].op, &seq.events[s].op));
+                after_new.push(follows);
+            }
+            after_new.iter().all(|&ok| ok)
         })
-        .map(|partners| Choice { partners })
+        .map(|partners| Choice {
+            partners,
+            how: How::Take,
+        })
         .collect()
+}
+
+/// True if the semaphore wait `s` is open after the group `set` completed
+/// in the state of receive `e`: the traced count there plus the group's
+/// posts minus its waits is positive.
+fn semaphore_open_after(seq: &SynSequence, e: usize, set: &[usize], s: usize) -> bool {
+    let op = seq.events[s].op;
+    let Some(pos) = seq.events[e].pos else {
+        return false;
+    };
+    if op.kind != OpKind::SemWait {
+        return false;
+    }
+    let Some(mut value) = seq.semaphore_before(op.object, pos) else {
+        return false;
+    };
+    for &m in set {
+        let m = seq.events[m].op;
+        if m.object == op.object {
+            match m.kind {
+                OpKind::SemPost => value += 1,
+                OpKind::SemWait => value -= 1,
+                _ => {}
+            }
+        }
+    }
+    value > 0
 }
 
 /// A group of partners up to commuting independent ones: its members and

@@ -8,9 +8,11 @@
 //! events, and, for the pruning of old sending events, the race sets its
 //! receives had in the sequence it was derived from.
 
-use super::model::{dependent, moves_before, EventId, Stamp, SynSequence};
-use super::races::race_sets;
-use super::table::{choices, construct_race_table, Column};
+use super::linearise::{linearise, slot_after, slot_at, slot_before};
+use super::model::{dependent, EventId, SynSequence};
+use super::races::{race_sets, How, Race};
+use super::table::{choices, construct_race_table, Choice, Column};
+use crate::analysis::objects::touched;
 use reach_channel::OpKind;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -61,16 +63,16 @@ impl Variant {
     }
 }
 
-/// GenerateVariants (Fig. 4): the race variants of `seq`, collected by
-/// prefix-based testing with `parent`.
-/// Most race-table rows turned into variants for one SYN-sequence. Past it
-/// the table is cut short and the search reports itself incomplete (the race
-/// table grows exponentially with contended objects: 200 threads on one
-/// mutex would never finish).
-pub const MAX_ROWS_PER_SEQUENCE: usize = 1_000;
+/// Most race-table rows turned into variants for one SYN-sequence, a safety
+/// bound on memory: past it the table is cut short and the search reports
+/// itself incomplete (the race table grows with the product of contended
+/// objects' races: 200 threads on one mutex give about 20000 rows for the
+/// first execution alone, each a variant of the whole trace to keep).
+pub const MAX_ROWS_PER_SEQUENCE: usize = 10_000;
 
-/// The variants of `seq` (Fig. 4), and whether the race table had to be cut
-/// short at [`MAX_ROWS_PER_SEQUENCE`] rows.
+/// GenerateVariants (Fig. 4): the race variants of `seq`, collected by
+/// prefix-based testing with `parent`, and whether the race table had to be
+/// cut short at [`MAX_ROWS_PER_SEQUENCE`] rows.
 pub fn generate_variants(seq: &SynSequence, parent: &Variant) -> (Vec<Variant>, bool) {
     let raw = race_sets(seq);
     let colours: HashMap<EventId, Colour> = parent.colours.iter().copied().collect();
@@ -94,13 +96,17 @@ pub fn generate_variants(seq: &SynSequence, parent: &Variant) -> (Vec<Variant>, 
         };
         let is_old = |f: usize| pruned.is_some_and(|p| p.contains(&seq.events[f].id));
         let exit = seq.events[e].op.kind == OpKind::ProcessExit;
-        let race_set: Vec<usize> = set
+        let race_set: Vec<Race> = set
             .iter()
             .copied()
-            .filter(|&f| exit || !is_old(f))
-            .filter(|&f| link.is_none_or(|l| l != usize::MAX && seq.precedes_call(l, f)))
+            .filter(|r| exit || !is_old(r.partner))
+            .filter(|r| link.is_none_or(|l| l != usize::MAX && completes_cycle(seq, e, *r, l)))
             .collect();
-        let old_sends: Vec<usize> = race_set.iter().copied().filter(|&f| is_old(f)).collect();
+        let old_sends: Vec<usize> = race_set
+            .iter()
+            .map(|r| r.partner)
+            .filter(|&f| is_old(f))
+            .collect();
         let choices = choices(seq, e, &race_set, &old_sends);
         if !choices.is_empty() {
             columns.push(Column {
@@ -117,96 +123,123 @@ pub fn generate_variants(seq: &SynSequence, parent: &Variant) -> (Vec<Variant>, 
         if rows > MAX_ROWS_PER_SEQUENCE {
             return false;
         }
-        let mut changes: Vec<(usize, usize)> = Vec::new();
-        for (v, column) in row.iter().zip(&columns).filter(|(v, _)| **v > 0) {
-            let choice = &column.choices[*v as usize - 1];
-            changes.extend(choice.partners.iter().map(|&s| (column.receive, s)));
-        }
+        let changes: Vec<(usize, &Choice)> = row
+            .iter()
+            .zip(&columns)
+            .filter(|(v, _)| **v > 0)
+            .map(|(v, column)| (column.receive, &column.choices[*v as usize - 1]))
+            .collect();
         variants.extend(derive(seq, &raw, &colours, &changes));
         true
     });
     (variants, rows > MAX_ROWS_PER_SEQUENCE)
 }
 
+/// E1: a gray receive `e` may only take a new partner that the changed
+/// receive `link` which made it gray happens before (the strongly-
+/// reconciled-before link closing the tangled cycle): a call must depend
+/// on `link`, a write read from must follow it.
+fn completes_cycle(seq: &SynSequence, e: usize, race: Race, link: usize) -> bool {
+    match new_source(seq, e, race) {
+        Some(w) if race.how != How::Take => seq.events[w].vstamp.covers(seq.events[link].id),
+        Some(_) => seq.events[race.partner].vcall.covers(seq.events[link].id),
+        None => false,
+    }
+}
+
+/// The send partner the receive `e` gets with `race`: the call taking its
+/// place, or the write a moving read reads (`None`: the initial value).
+fn new_source(seq: &SynSequence, e: usize, race: Race) -> Option<usize> {
+    match race.how {
+        How::Take | How::After => Some(race.partner),
+        How::Before => {
+            let w = race.partner;
+            let keys: Vec<_> = touched(&seq.events[e].op).map(|(k, _)| k).collect();
+            seq.events[..w].iter().rposition(|g| {
+                !g.read_only
+                    && touched(&g.op)
+                        .any(|(k, c)| c == reach_channel::Class::Write && keys.contains(&k))
+            })
+        }
+    }
+}
+
 /// Builds the variant of one race-table row (Def. 4) and colours it
 /// (Fig. 4, step 3); `None` if the row does not define one partial order.
 ///
-/// Each change `(e, s)` removes the events happening after its changed
-/// receive: `e`'s completion, or, when `s` moves before `e`
-/// ([`moves_before`]: a read overtaking a write, a step overtaking the
-/// process exit), `s`'s own completion, `e` and its successors then
-/// following `s` unchanged. The linearisation lists the variant's events
-/// in trace order, except that the kept successors of such an `e` come
-/// last, after the new partners.
+/// A call taking a write receive's place removes that receive's event and
+/// everything depending on it; a moving read stays, at its new place, and
+/// only what depends on its value goes; the process exit stays after the
+/// calls placed before it.
 fn derive(
     seq: &SynSequence,
-    raw: &[Vec<usize>],
+    raw: &[Vec<Race>],
     inherited: &HashMap<EventId, Colour>,
-    changes: &[(usize, usize)],
+    changes: &[(usize, &Choice)],
 ) -> Option<Variant> {
-    let moved = |&(e, s): &(usize, usize)| moves_before(&seq.events[e].op, &seq.events[s].op);
-    let roots: Vec<usize> = changes
+    let roots: Vec<(usize, bool)> = changes
         .iter()
-        .filter(|c| !moved(c) || c.1 < seq.executed)
-        .map(|c| if moved(c) { c.1 } else { c.0 })
+        .filter_map(|&(e, c)| c.roots(seq, e))
         .collect();
-    let kept = |g: usize| roots.iter().all(|&r| !seq.precedes(r, g));
-    let partners: HashSet<usize> = changes.iter().map(|&(_, s)| s).collect();
-    let mut members: Vec<usize> = (0..seq.executed)
-        .filter(|&g| kept(g) || partners.contains(&g))
-        .collect();
-    for &(_, s) in changes {
-        if s >= seq.executed && !members.contains(&s) {
-            members.push(s);
+    let kept = |g: usize| roots.iter().all(|&(r, inc)| !seq.removes(r, inc, g));
+    let mut calls: Vec<usize> = Vec::new();
+    for &(_, c) in changes.iter().filter(|(_, c)| c.how == How::Take) {
+        for &s in &c.partners {
+            if !calls.contains(&s) {
+                calls.push(s);
+            }
         }
     }
-    let late: HashSet<usize> = members
-        .iter()
-        .copied()
-        .filter(|&g| {
-            !partners.contains(&g) && changes.iter().any(|c| moved(c) && seq.precedes(c.0, g))
+    let mut slots: HashMap<usize, u64> = HashMap::default();
+    for &(e, c) in changes {
+        let w = seq.events[c.partners[0]].pos;
+        match (c.how, w) {
+            (How::Before, Some(p)) => slots.insert(e, slot_before(p)),
+            (How::After, Some(p)) => slots.insert(e, slot_after(p)),
+            _ => None,
+        };
+    }
+    let mut members: Vec<(usize, u64)> = (0..seq.executed)
+        .filter(|&g| kept(g) || calls.contains(&g))
+        .map(|g| {
+            let slot = slots.get(&g).copied().unwrap_or(slot_at(g));
+            (g, slot)
         })
         .collect();
-    // A moved partner overtakes the kept successors of its own `e` only;
-    // overtaking a dependent successor of another change's `e` would
-    // change a pair the row does not name.
-    for c in changes.iter().filter(|c| moved(c)) {
-        let (e, s) = *c;
-        let s_pos = seq.events[s].pos.unwrap_or(usize::MAX);
-        let conflict = late.iter().any(|&b| {
-            !seq.precedes(e, b)
-                && seq.events[b].pos.is_some_and(|p| p < s_pos)
-                && dependent(&seq.events[b].op, &seq.events[s].op)
-        });
-        if conflict {
-            return None;
-        }
+    for (rank, &s) in calls.iter().filter(|&&s| s >= seq.executed).enumerate() {
+        members.push((s, slot_at(seq.executed + rank)));
     }
-    let order = linearise(seq, &members, changes, &moved)?;
-    let mut fresh = partners.clone();
-    fresh.extend(late.iter().copied());
+    let order = linearise(seq, &members)?;
+    let fresh: HashSet<usize> = calls.iter().copied().collect();
 
     let mut colours: HashMap<EventId, Colour> = members
         .iter()
-        .filter_map(|&g| {
+        .filter_map(|&(g, _)| {
             let id = seq.events[g].id;
             inherited.get(&id).map(|c| (id, *c))
         })
         .collect();
-    for &(r, s) in changes {
-        colour_change(seq, &members, &fresh, r, s, &mut colours);
+    for &(e, c) in changes {
+        colour_change(seq, &members, &fresh, e, c, &mut colours);
     }
 
-    let call_kept = |s: usize| roots.iter().all(|&r| !seq.precedes_call(r, s));
     let old_races = members
         .iter()
-        .filter(|&&g| g < seq.executed && !partners.contains(&g))
-        .filter_map(|&g| {
+        .map(|&(g, _)| g)
+        .filter(|&g| g < seq.executed && !fresh.contains(&g) && !slots.contains_key(&g))
+        .filter_map(|g| {
             let senders: Vec<EventId> = raw[g]
                 .iter()
-                .copied()
-                .filter(|&s| call_kept(s))
-                .map(|s| seq.events[s].id)
+                .filter(|r| {
+                    if r.how == How::Take {
+                        roots
+                            .iter()
+                            .all(|&(root, _)| !seq.removes_call(root, r.partner))
+                    } else {
+                        members.iter().any(|&(m, _)| m == r.partner)
+                    }
+                })
+                .map(|r| seq.events[r.partner].id)
                 .collect();
             (!senders.is_empty()).then_some((seq.events[g].id, senders))
         })
@@ -222,124 +255,96 @@ fn derive(
             .collect(),
         changed: changes
             .iter()
-            .map(|&(r, s)| (seq.events[s].id, seq.events[r].id))
+            .map(|&(r, c)| (seq.events[c.partners[0]].id, seq.events[r].id))
             .collect(),
         colours,
         old_races,
     })
 }
 
-/// A linearisation of the variant's partial order: happens-before of the
-/// trace among the kept events, each new partner after its call and the
-/// kept events it depends on, and each event overtaken by a moved partner
-/// (with its successors) after that partner. Events get a level (the
-/// number of such overtakings they must follow, a fixpoint over the
-/// timestamps) and are listed by level, then trace order. `None` if the
-/// constraints are cyclic.
-fn linearise(
-    seq: &SynSequence,
-    members: &[usize],
-    changes: &[(usize, usize)],
-    moved: &dyn Fn(&(usize, usize)) -> bool,
-) -> Option<Vec<usize>> {
-    let position = |g: usize| seq.events[g].pos.unwrap_or(usize::MAX);
-    let mut sorted: Vec<usize> = members.to_vec();
-    sorted.sort_by_key(|&g| (position(g), g));
-    let mut level: HashMap<usize, usize> = sorted.iter().map(|&g| (g, 0)).collect();
-    let partner_of: HashMap<usize, usize> = changes.iter().map(|&(e, s)| (s, e)).collect();
-    let overtaken: Vec<(usize, usize)> = changes.iter().copied().filter(|c| moved(c)).collect();
-    loop {
-        let mut changed = false;
-        for &g in &sorted {
-            let ge = &seq.events[g];
-            let mut l = 0;
-            for &h in &sorted {
-                if h == g || position(h) >= position(g) {
-                    continue;
-                }
-                let he = &seq.events[h];
-                let before = match partner_of.get(&g) {
-                    // A new partner follows its call and the kept events it
-                    // depends on that do not follow the event it overtakes.
-                    Some(&e) => {
-                        ge.call.covers(he.id) || (dependent(&he.op, &ge.op) && !seq.precedes(e, h))
-                    }
-                    None => ge.stamp.covers(he.id),
-                };
-                if before {
-                    l = l.max(level[&h]);
-                }
-            }
-            for &(e, s) in &overtaken {
-                if seq.precedes(e, g) && !partner_of.contains_key(&g) {
-                    l = l.max(level[&s] + 1);
-                }
-            }
-            if l > level[&g] {
-                if l > changes.len() {
-                    // The constraints are cyclic: the row names no
-                    // partial order.
-                    return None;
-                }
-                level.insert(g, l);
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-    sorted.sort_by_key(|&g| (level[&g], position(g), g));
-    Some(sorted)
-}
-
-/// Fig. 4, step 3, for one changed receive `r` (the completion of event `r`
-/// in `seq`) whose new partner is `s`. In the variant the receive is the
-/// completion of `s`'s call, so it is named by `s`'s identity. The new
-/// partners and the events that follow them (`fresh`) are not coloured
-/// here.
+/// Fig. 4, step 3, for one changed receive: the receive of event `e`
+/// changed by `choice`. A call taking a write receive's place names the
+/// receive in the variant (it is that call's completion); a moving read
+/// keeps its name. The new partner calls (`fresh`) are not coloured here.
 ///
 /// * (*) the changed receive is black;
-/// * (**) a receive outside `p-struct(r)` that happens before `r` in the
-///   variant is black: changing it could remove `r` and let it be
-///   recollected white;
-/// * (***) a receive outside `p-struct(r)` that happens before the old
-///   partner `send(r, Q)` (the call of `r`'s event) is gray.
+/// * (**) a receive that happens before it in the variant is black:
+///   changing it could remove the receive and let it be recollected white.
+///   Unlike Fig. 4 this includes the receive's prime structure: changing a
+///   receive there would make the changed receive a new event, so that
+///   change was wasted and its target is reached along the path without it
+///   (otherwise the same partial order is exercised twice, measured on the
+///   model tests);
+/// * (***) a receive outside its prime structure that happens before the
+///   old partner `send(r, Q)` is gray.
+///
+/// "Happens before" is the value relation: changing a read's partner
+/// removes nothing but what depends on its value.
 fn colour_change(
     seq: &SynSequence,
-    members: &[usize],
+    members: &[(usize, u64)],
     fresh: &HashSet<usize>,
-    r: usize,
-    s: usize,
+    e: usize,
+    choice: &Choice,
     colours: &mut HashMap<EventId, Colour>,
 ) {
-    let new_id = seq.events[s].id;
-    colours.insert(new_id, Colour::Black);
-    let p_struct = &seq.events[r].object_past;
-    // Happens-before of the changed receive in V: its object's past, the
-    // new partner's call, and the earlier events of V dependent with it.
-    let mut before_r: Stamp = seq.events[r].object_past.clone();
-    before_r.join(&seq.events[s].call);
-    let s_pos = seq.events[s].pos.unwrap_or(usize::MAX);
-    for &g in members {
-        let ge = &seq.events[g];
-        if !fresh.contains(&g)
-            && ge.pos.is_some_and(|p| p < s_pos)
-            && dependent(&ge.op, &seq.events[s].op)
-        {
-            before_r.join(&ge.stamp);
+    let ee = &seq.events[e];
+    if choice.how == How::Take && ee.op.kind == OpKind::ProcessExit {
+        // Every event happens before the exit: only the partners change.
+        for &s in &choice.partners {
+            colours.insert(seq.events[s].id, Colour::Black);
+        }
+        return;
+    }
+    let s = choice.partners[0];
+    let (name, p_struct, mut before_r, old_send) = match choice.how {
+        How::Take => (
+            seq.events[s].id,
+            &ee.object_past,
+            seq.events[s].vcall.clone(),
+            &ee.vcall,
+        ),
+        How::Before | How::After => {
+            let mut before = ee.vcall.clone();
+            let race = Race {
+                partner: s,
+                how: choice.how,
+            };
+            if let Some(w) = new_source(seq, e, race) {
+                before.join(&seq.events[w].vstamp);
+            }
+            (ee.id, &ee.vcall, before, &ee.object_past)
+        }
+    };
+    before_r.join(p_struct);
+    if choice.how == How::Take {
+        // The completion of `s` in `e`'s place follows the writes of its
+        // other objects that precede it.
+        let s_pos = seq.events[s].pos.unwrap_or(usize::MAX);
+        for &(g, _) in members {
+            let ge = &seq.events[g];
+            if !fresh.contains(&g)
+                && !ge.read_only
+                && ge.pos.is_some_and(|p| p < s_pos)
+                && dependent(&ge.op, &seq.events[s].op)
+            {
+                before_r.join(&ge.vstamp);
+            }
         }
     }
-    let old_send = &seq.events[r].call;
-    for &g in members {
+    colours.insert(name, Colour::Black);
+    for &(g, _) in members {
         let id = seq.events[g].id;
-        if fresh.contains(&g) || p_struct.covers(id) {
+        if fresh.contains(&g) || id == name {
             continue;
         }
         if before_r.covers(id) {
             colours.insert(id, Colour::Black);
-        } else if old_send.covers(id) && colours.get(&id) != Some(&Colour::Black) {
-            colours.insert(id, Colour::Gray { link: new_id });
+        } else if !p_struct.covers(id)
+            && old_send.covers(id)
+            && colours.get(&id) != Some(&Colour::Black)
+        {
+            colours.insert(id, Colour::Gray { link: name });
         }
     }
 }
