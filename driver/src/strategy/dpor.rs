@@ -43,6 +43,13 @@ pub struct Dpor {
     root: Option<usize>,
     /// Facts about the coordinator's nodes, for the coordinator.
     reports: Vec<Report>,
+    /// For a parallel worker: the nodes from which it gave subtrees away
+    /// ([`Dpor::split`]) that are still being explored, one entry per
+    /// subtree. Such a node is kept on the path until its subtrees are done,
+    /// since what they learn about it may add choices to it.
+    lent: Vec<usize>,
+    /// The last [`Strategy::next_request`] stopped at a node in `lent`.
+    waiting: bool,
 }
 
 /// What a parallel worker learned about a node above its subtree.
@@ -64,6 +71,8 @@ impl Dpor {
             reads_commute: true,
             root: None,
             reports: Vec::new(),
+            lent: Vec::new(),
+            waiting: false,
         }
     }
 
@@ -113,16 +122,58 @@ impl Dpor {
         candidate
     }
 
+    /// True if node `i` has a backtrack choice left to explore.
+    fn has_choice(&self, i: usize) -> bool {
+        let n = &self.path.nodes[i];
+        !n.backtrack.minus(&n.done).minus(&n.sleep).is_empty()
+    }
+
     /// For the coordinator of a parallel search: the deepest unexplored
     /// backtrack choice on the path, as a request and a search of its own
     /// that explores only the subtree below it. The path is kept (other
     /// choices hang from it); the choice is marked done at once, so later
     /// siblings treat it as explored (it will be, by the worker).
     pub fn take_subtree(&mut self) -> Option<(Request, Dpor)> {
-        let i = (0..self.path.nodes.len()).rev().find(|&i| {
-            let n = &self.path.nodes[i];
-            !n.backtrack.minus(&n.done).minus(&n.sleep).is_empty()
-        })?;
+        let i = (0..self.path.nodes.len())
+            .rev()
+            .find(|&i| self.has_choice(i))?;
+        self.give_away(i)
+    }
+
+    /// For a parallel worker asked to share its work: the unexplored choice
+    /// nearest to its own root (the largest subtree it knows of), as
+    /// [`Dpor::take_subtree`] gives one away. The node it hangs from stays
+    /// on this search's path until [`Dpor::subtree_done`] is called for it
+    /// (with the given search's [`Dpor::root`]).
+    pub fn split(&mut self) -> Option<(Request, Dpor)> {
+        let first = self.root.map_or(0, |r| r + 1);
+        let i = (first..self.path.nodes.len()).find(|&i| self.has_choice(i))?;
+        let given = self.give_away(i)?;
+        self.lent.push(i);
+        Some(given)
+    }
+
+    /// For a parallel worker: the subtree given away from the node at
+    /// `depth` has been explored, and its reports applied.
+    pub fn subtree_done(&mut self, depth: usize) {
+        if let Some(k) = self.lent.iter().position(|&d| d == depth) {
+            self.lent.swap_remove(k);
+        }
+    }
+
+    /// True if the last [`Strategy::next_request`] found no request only
+    /// because a node must wait for subtrees given away from it.
+    pub fn waiting(&self) -> bool {
+        self.waiting
+    }
+
+    /// The node this search's subtree hangs from (`None` for a whole search).
+    pub fn root(&self) -> Option<usize> {
+        self.root
+    }
+
+    /// Gives the first unexplored choice of node `i` away as a subtree.
+    fn give_away(&mut self, i: usize) -> Option<(Request, Dpor)> {
         let node = &self.path.nodes[i];
         let next = node
             .backtrack
@@ -144,11 +195,15 @@ impl Dpor {
             reads_commute: self.reads_commute,
             root: Some(i),
             reports: Vec::new(),
+            lent: Vec::new(),
+            waiting: false,
         };
         Some((self.request(prefix, sleep), worker))
     }
 
-    /// For the coordinator: applies what a worker reported about its nodes.
+    /// Applies what the search of a subtree given away (by
+    /// [`Dpor::take_subtree`] or [`Dpor::split`]) reported about this
+    /// search's nodes.
     pub fn apply_reports(&mut self, reports: &[Report]) {
         for report in reports {
             match *report {
@@ -298,6 +353,7 @@ impl Strategy for Dpor {
             self.started = true;
             return Some(self.request(Vec::new(), ThreadSet::EMPTY));
         }
+        self.waiting = false;
         while let Some(node) = self.path.nodes.last() {
             let i = self.path.nodes.len() - 1;
             if self.root.is_some_and(|r| i <= r) {
@@ -311,6 +367,10 @@ impl Strategy for Dpor {
                 node.chosen = next;
                 let prefix = self.path.prefix_to(i, next);
                 return Some(self.request(prefix, candidate_sleep));
+            }
+            if self.lent.contains(&i) {
+                self.waiting = true;
+                return None;
             }
             self.path.nodes.pop();
         }
