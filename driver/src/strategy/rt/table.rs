@@ -20,9 +20,9 @@
 //! * at least one `t_i > 0`.
 //!
 //! Adaptations: a read receive that moves (reads another write) stays in
-//! the variant and only what depends on its value is removed; a new partner
-//! that reads must be completed in the variant, a new partner call must
-//! stay. Before the process exit a choice may be a *set* of calls taking
+//! the variant and only what depends on its value is removed; the write it
+//! reads must be completed in the variant (checked on the whole row), a new
+//! partner call must stay. Before the process exit a choice may be a *set* of calls taking
 //! its place together (several threads' steps before the exit); one call
 //! may be the new partner of several concurrent receives (a write taking
 //! two places at once); two different new partner calls in one row must be

@@ -65,10 +65,11 @@ impl Variant {
 
 /// Most race-table rows turned into variants for one SYN-sequence, a safety
 /// bound on memory: past it the table is cut short and the search reports
-/// itself incomplete (the race table grows with the product of contended
-/// objects' races: 200 threads on one mutex give about 20000 rows for the
-/// first execution alone, each a variant of the whole trace to keep).
-pub const MAX_ROWS_PER_SEQUENCE: usize = 10_000;
+/// itself incomplete. The table grows with the product of contended
+/// objects' races (200 threads on one mutex give about 20000 rows for the
+/// first execution alone), and every row is a variant to keep, with the
+/// old race sets of its receives.
+pub const MAX_ROWS_PER_SEQUENCE: usize = 1_000;
 
 /// GenerateVariants (Fig. 4): the race variants of `seq`, collected by
 /// prefix-based testing with `parent`, and whether the race table had to be
