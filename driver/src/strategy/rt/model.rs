@@ -8,12 +8,16 @@
 //! before the operation), the *receiving event* is the completion of the
 //! call on the operation's object (its timestamp joins the object's clock).
 //! Both happen in one scheduling step, so the trace stores them as one event.
-//! Memory granules keep a write clock and an access clock so that reads
-//! commute (a read joins the write clock, a write the access clock); a
-//! synchronisation object is all writes, so its completions form a chain,
-//! as the slides' `O.v` does. Thread creation and joining add the usual
-//! edges; ending the process conflicts with everything, so it joins every
-//! thread's clock.
+//! Object granules keep a write clock and an access clock so that reads
+//! commute (a read joins the write clock, a write the access clock): the
+//! full happens-before. A third clock per granule, the last write's *value*
+//! clock, gives the value relation, in which a write follows the earlier
+//! writes but not the earlier reads: a read receives the value of a write
+//! (reads-from), and what it read changes nothing a later write does.
+//! Synchronisation operations are writes, so their completions form a
+//! chain, as the slides' `O.v` does. Thread creation and joining add the
+//! usual edges; ending the process conflicts with everything, so it joins
+//! every thread's clock.
 
 use crate::analysis::objects::{touched, ObjectKey};
 use crate::trace::{as_pending, Trace};
