@@ -89,7 +89,9 @@ fn oracle_two_writers_reader_every_partial_order_once() {
 }
 
 /// Programs with bugs, explored to the end (`--keep-going`): RT exercises
-/// the oracle's partial orders, each once, and reports the same bugs.
+/// the oracle's partial orders, each once, and reports the same bugs. A
+/// crash ends the process like an exit, so the orders of what the other
+/// threads did before it are exercised too.
 #[test]
 fn racy_programs_with_bugs_match_the_oracle() {
     for program in [
@@ -99,6 +101,8 @@ fn racy_programs_with_bugs_match_the_oracle() {
         "abba_deadlock.c",
         "racy_counter.c",
         "exit_underscore.c",
+        "crash_segfault.c",
+        "crash_abort.c",
     ] {
         let options = ["--keep-going", "--stats", "--quiet"];
         let binary = build_example(program);

@@ -23,7 +23,7 @@
 //! | barrier, once, futex | arrive/leave, once, wait/wake | completion on the object |
 //! | thread | create, join, exit | create and join are program-order edges (the child starts with its creator's timestamp, a join takes the joined thread's final one), never races |
 //! | memory granule (shared variable) | load, store, atomic, ranged access | a write (store, RMW, successful CAS) completes on the granule, after every earlier access: its place among the writes; a read (load, `sem_getvalue`) receives the value of a write (reads-from): reads commute |
-//! | the process | `exit` | dependent with every event |
+//! | the process | `exit`; the transition in which a thread crashed (a fatal signal) | dependent with every event |
 //!
 //! **Vector timestamps** (slides "Timestamp Semaphore/Monitor"): a sending
 //! event is stamped with its thread's clock; the receiving event joins the
@@ -116,9 +116,7 @@
 //! variant may reconcile it against the happens-before order. On 1372
 //! random racy model programs (`driver/tests/rt_model.rs`) 5 are inexact
 //! this way (4 with a repeated order, one with one order missed); no order
-//! is ever invented. Executions that end by a crash (a fatal signal) are
-//! not modelled as a receive that conflicts with everything, so orders
-//! after a crash can be missed (`crash_segfault`, `crash_abort`). With
+//! is ever invented. With
 //! `--keep-going`, `oracle_rare_order` misses one of its 21 orders, and on
 //! `prim_cond_timedwait` and `misuse_destroy_cond_waiters` some variants
 //! with a timed or destroyed condition wait are not reproduced by their

@@ -17,7 +17,13 @@
 //! Synchronisation operations are writes, so their completions form a
 //! chain, as the slides' `O.v` does. Thread creation and joining add the
 //! usual edges; ending the process conflicts with everything, so it joins
-//! every thread's clock.
+//! every thread's clock. A crash (a fatal signal) ends the process inside
+//! the transition of the thread that crashed, its last traced event: that
+//! event is modelled as ending the process, like an exit. Its receive then
+//! races with every call that had not completed (paper Sec. 3.1: the exit
+//! is dependent with every event), which is what decides the crash's
+//! partial order; what it read is subsumed, since an exit is dependent
+//! with every access.
 
 use crate::analysis::objects::{touched, ObjectKey};
 use crate::trace::{as_pending, Trace};
@@ -73,8 +79,12 @@ impl Stamp {
 pub struct SynEvent {
     /// Identity.
     pub id: EventId,
-    /// The operation (as executed; as pending for an unreceived call).
+    /// The operation (as executed; as pending for an unreceived call). The
+    /// transition in which the process crashed is a process exit here.
     pub op: Op,
+    /// The operation the trace recorded (what a forced step must match):
+    /// `op`, except for the crashing transition.
+    pub traced: Op,
     /// Position in the trace; `None` for a call pending at the end.
     pub pos: Option<usize>,
     /// Timestamp of the sending event (the caller's clock before the call),
@@ -149,7 +159,17 @@ impl SynSequence {
         let mut last_pos: Vec<Option<usize>> = vec![None; threads];
         let mut by_thread = vec![Vec::new(); threads];
         let mut events = Vec::with_capacity(trace.len() + threads);
-        for (pos, event) in trace.events.iter().enumerate() {
+        let crash = trace.ended_by.and_then(|t| trace.last_event_of(t));
+        for (pos, traced) in trace.events.iter().enumerate() {
+            let mut event = *traced;
+            if crash == Some(pos) {
+                event.op = Op {
+                    kind: OpKind::ProcessExit,
+                    flags: EventFlags::default(),
+                    object: 0,
+                    aux: 0,
+                };
+            }
             let t = event.thread;
             let ti = t as usize;
             let call = clocks[ti].clone();
@@ -218,6 +238,7 @@ impl SynSequence {
             events.push(SynEvent {
                 id,
                 op: event.op,
+                traced: traced.op,
                 pos: Some(pos),
                 call,
                 stamp,
@@ -239,6 +260,7 @@ impl SynSequence {
                     index: counts[t],
                 },
                 op,
+                traced: op,
                 pos: None,
                 call: clocks[t].clone(),
                 stamp: clocks[t].clone(),

@@ -252,7 +252,7 @@ fn derive(
         prefix: order.iter().map(|&g| seq.events[g].id.thread).collect(),
         steps: order
             .iter()
-            .map(|&g| (seq.events[g].op.kind, seq.events[g].op.object))
+            .map(|&g| (seq.events[g].traced.kind, seq.events[g].traced.object))
             .collect(),
         changed: changes
             .iter()
