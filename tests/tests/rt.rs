@@ -75,6 +75,7 @@ fn oracle_programs_every_partial_order_once() {
         "prim_semaphore.c",
         "prim_exit_from_thread.c",
         "prim_detach.c",
+        "prim_cond_timedwait.c",
     ] {
         same_orders(program, "exhaustive", &[]);
     }
@@ -88,21 +89,46 @@ fn oracle_two_writers_reader_every_partial_order_once() {
     assert_eq!(rt.executions(), 6);
 }
 
-/// Programs with bugs, explored to the end (`--keep-going`): RT exercises
-/// the oracle's partial orders, each once, and reports the same bugs. A
-/// crash ends the process like an exit, so the orders of what the other
-/// threads did before it are exercised too.
+/// Every program of the DPOR oracle test (`tests/oracle.rs`), explored to
+/// the end (`--keep-going`): RT exercises the oracle's partial orders, each
+/// once, and reports the same bugs (so never a nondeterminism: every
+/// variant is reproduced by its execution). A crash ends the process like
+/// an exit, so the orders of what the other threads did before it are
+/// exercised too; a timed condition wait's re-acquire waits for the mutex.
 #[test]
-fn racy_programs_with_bugs_match_the_oracle() {
+fn dpor_oracle_programs_match_the_oracle_to_the_end() {
     for program in [
+        "oracle_cas_claim.c",
+        "oracle_cas_counter.c",
+        "oracle_cas_weak.c",
         "oracle_check_then_act.c",
+        "oracle_condvar_broadcast.c",
+        "oracle_condvar_signal.c",
+        "oracle_create_join_chain.c",
+        "oracle_fetch_add.c",
+        "oracle_independent_writers.c",
         "oracle_lost_signal.c",
+        "oracle_message_passing.c",
         "oracle_plain_race.c",
+        "oracle_rare_order.c",
+        "oracle_read_read_write.c",
+        "oracle_readers_only.c",
+        "oracle_trylock.c",
+        "oracle_two_writers_reader.c",
+        "oracle_write_read.c",
+        "mutex_counter.c",
         "abba_deadlock.c",
         "racy_counter.c",
-        "exit_underscore.c",
+        "prim_once.c",
+        "prim_cond_timedwait.c",
+        "prim_timedlock.c",
+        "prim_semaphore.c",
+        "misuse_destroy_cond_waiters.c",
         "crash_segfault.c",
         "crash_abort.c",
+        "exit_underscore.c",
+        "prim_exit_from_thread.c",
+        "prim_detach.c",
     ] {
         let options = ["--keep-going", "--stats", "--quiet"];
         let binary = build_example(program);

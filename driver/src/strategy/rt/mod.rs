@@ -18,7 +18,7 @@
 //! |---|---|---|
 //! | mutex, spinlock | lock, trylock, timed lock, unlock | completion on the mutex; lock open iff the mutex is free, unlock and try/timed variants always |
 //! | semaphore | `sem_wait` (try/timed), `sem_post`, `sem_getvalue` | completion on the semaphore; wait open iff the count is positive (the slides' P/V open list; the runtime records the count each operation found) |
-//! | condition variable (signal-and-continue) | wait (releases the mutex: first half), signal, broadcast, re-acquire (second half) | completions on the condition variable and, for wait/re-acquire, on the mutex; a re-acquire is open once signalled and the mutex is free. A pthread monitor is SC: a signalled thread races with new entrants for the mutex (slides: "SC monitor ... call event when it tries to re-enter") |
+//! | condition variable (signal-and-continue) | wait (releases the mutex: first half), signal, broadcast, re-acquire (second half) | completions on the condition variable and, for wait/re-acquire, on the mutex; a re-acquire is open once signalled and the mutex is free, a timed one (whose outcome, signalled or timed out, is what it reads of the condition variable) whenever the mutex is free. A pthread monitor is SC: a signalled thread races with new entrants for the mutex (slides: "SC monitor ... call event when it tries to re-enter") |
 //! | rwlock | rdlock, wrlock, unlock | completion on the rwlock; rdlock open iff no writer holds it, wrlock iff nobody does |
 //! | barrier, once, futex | arrive/leave, once, wait/wake | completion on the object |
 //! | thread | create, join, exit | create and join are program-order edges (the child starts with its creator's timestamp, a join takes the joined thread's final one), never races |
@@ -91,6 +91,10 @@
 //!   old sending event may only follow a new one through a chain of
 //!   dependent members (otherwise the exit's own tangled cycle would lose
 //!   orders).
+//! * **A crash** (a fatal signal, an `abort`) ends the process inside the
+//!   transition of the thread that crashed, its last traced event: that
+//!   event is modelled as a process exit, so what the other threads did
+//!   before the crash is raced like the steps before an exit.
 //! * **One call, several places.** A call may be the new partner of several
 //!   concurrent receives (a ranged write); different new partner calls of
 //!   one row must be independent.
@@ -116,11 +120,7 @@
 //! variant may reconcile it against the happens-before order. On 1372
 //! random racy model programs (`driver/tests/rt_model.rs`) 5 are inexact
 //! this way (4 with a repeated order, one with one order missed); no order
-//! is ever invented. With
-//! `--keep-going`, `oracle_rare_order` misses one of its 21 orders, and on
-//! `prim_cond_timedwait` and `misuse_destroy_cond_waiters` some variants
-//! with a timed or destroyed condition wait are not reproduced by their
-//! execution (reported as nondeterminism), although every order is reached.
+//! is ever invented.
 
 pub mod linearise;
 pub mod model;

@@ -454,7 +454,14 @@ fn failed(op: &Op) -> bool {
 }
 
 /// True if a call of this operation may have to wait for another thread.
+///
+/// A try or timed variant never waits, except the re-acquire of a timed
+/// condition wait: the timeout only decides whether it returns signalled or
+/// `ETIMEDOUT`, the mutex must still be free (the wait's second half).
 pub fn blocking(op: &Op) -> bool {
+    if op.kind == OpKind::CondRelock {
+        return true;
+    }
     if op.flags.has(EventFlags::TRY) || op.flags.has(EventFlags::TIMED) {
         return false;
     }
