@@ -19,9 +19,9 @@
 //! donor now owns the nodes between its root and the shared subtree: the
 //! coordinator routes each report of a subtree to the nearest ancestor that
 //! owns the node reported on, and a donor keeps the node a shared subtree
-//! hangs from on its path, waiting if it has nothing else to do, until that
-//! subtree is done ([`Dpor::subtree_done`]), so that no reported choice is
-//! lost.
+//! hangs from on its path until that subtree is done
+//! ([`Dpor::subtree_done`]), so that no reported choice is lost. A worker
+//! whose task only waits for such subtrees takes another task on top of it.
 
 use crate::exec::{ExecConfig, Executor, Request};
 use crate::explore::{execute, ExploreOptions, Finding, StopReason, Summary};
@@ -32,22 +32,27 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
+/// Identity of a subtree handed to a worker.
+type TaskId = usize;
+
 /// What a worker tells the coordinator.
 enum Message {
-    /// One execution ran.
+    /// One execution of `task` ran.
     Executed {
-        worker: usize,
+        task: TaskId,
         steps: u64,
         sleep_blocked: bool,
         fingerprint: Option<u64>,
         finding: Option<Box<Finding>>,
         reports: Vec<Report>,
     },
-    /// The worker finished its subtree (or stopped) and is idle.
-    Idle(usize),
-    /// Asked to share, the worker gives away a subtree of its own.
+    /// The worker finished `task` (or stopped exploring it).
+    Done(usize, TaskId),
+    /// The worker only waits for subtrees it lent: it can take a task.
+    Waiting(usize),
+    /// Asked to share, the worker gives away a subtree of `task`.
     Shared {
-        worker: usize,
+        task: TaskId,
         request: Request,
         search: Dpor,
     },
@@ -59,14 +64,14 @@ enum Message {
 
 /// What the coordinator tells a worker.
 enum Order {
-    /// Explore this subtree.
-    Explore(Request, Dpor),
-    /// Give part of the current subtree away.
+    /// Explore this subtree (on top of the tasks the worker waits in).
+    Explore(TaskId, Request, Dpor),
+    /// Give part of the current task's subtree away.
     Share,
-    /// Facts a subtree given away learned about this worker's nodes.
-    Reports(Vec<Report>),
-    /// The subtree given away from the node at this depth is done.
-    SubtreeDone(usize),
+    /// Facts a subtree given away learned about the task's nodes.
+    Reports(TaskId, Vec<Report>),
+    /// The subtree the task lent from the node at this depth is done.
+    SubtreeDone(TaskId, usize),
     /// Stop.
     Quit,
 }
@@ -75,7 +80,7 @@ enum Order {
 struct Task {
     /// The task whose worker owns the nodes above this subtree (`None`:
     /// the coordinator's own search).
-    parent: Option<usize>,
+    parent: Option<TaskId>,
     /// The node the subtree hangs from.
     root: usize,
     /// The worker exploring it.
@@ -171,25 +176,34 @@ pub fn explore_parallel(
 struct Workers<'a> {
     inboxes: &'a [mpsc::Sender<Order>],
     /// Running tasks by id.
-    tasks: HashMap<usize, Task>,
-    /// The task each worker runs.
-    task_of: Vec<Option<usize>>,
-    next_task: usize,
-    idle: Vec<usize>,
-    /// A worker asked to share, and the idle worker kept for what it gives.
+    tasks: HashMap<TaskId, Task>,
+    /// The tasks each worker has, innermost last: a worker waiting for
+    /// subtrees it lent can take another task on top.
+    stacks: Vec<Vec<TaskId>>,
+    next_task: TaskId,
+    /// Workers that can take a task now (no task, or only waiting).
+    available: Vec<usize>,
+    /// A worker asked to share, and the available worker kept for it.
     sharing: Option<(usize, usize)>,
     /// Workers that had nothing to share since their last execution.
     dry: HashSet<usize>,
 }
 
 impl Workers<'_> {
-    /// Starts `search` on idle worker `worker`.
-    fn start(&mut self, worker: usize, parent: Option<usize>, request: Request, search: Dpor) {
+    fn make_available(&mut self, worker: usize) {
+        let kept = self.sharing.map(|(_, spare)| spare) == Some(worker);
+        if !kept && !self.available.contains(&worker) {
+            self.available.push(worker);
+        }
+    }
+
+    /// Starts `search` on available worker `worker`.
+    fn start(&mut self, worker: usize, parent: Option<TaskId>, request: Request, search: Dpor) {
         let id = self.next_task;
         self.next_task += 1;
         let root = search.root().unwrap_or(0);
         if self.inboxes[worker]
-            .send(Order::Explore(request, search))
+            .send(Order::Explore(id, request, search))
             .is_ok()
         {
             self.tasks.insert(
@@ -200,70 +214,75 @@ impl Workers<'_> {
                     worker,
                 },
             );
-            self.task_of[worker] = Some(id);
-        } else {
-            self.idle.push(worker);
+            self.stacks[worker].push(id);
         }
     }
 
     fn busy(&self) -> usize {
-        self.task_of.iter().filter(|t| t.is_some()).count()
+        self.stacks.iter().filter(|s| !s.is_empty()).count()
     }
 
-    /// Delivers reports of `worker`'s task about nodes above its subtree to
-    /// the owner of each node: the nearest ancestor task whose subtree
-    /// contains it, or the coordinator's search.
-    fn route(&self, worker: usize, reports: Vec<Report>, master: &mut Dpor) {
-        let mut by_worker: HashMap<usize, Vec<Report>> = HashMap::new();
+    /// Delivers reports of `task` about nodes above its subtree to the
+    /// owner of each node: the nearest ancestor task whose subtree contains
+    /// it, or the coordinator's search.
+    fn route(&self, task: TaskId, reports: Vec<Report>, master: &mut Dpor) {
+        let Some(reporter) = self.tasks.get(&task) else {
+            return;
+        };
+        let mut by_owner: HashMap<TaskId, Vec<Report>> = HashMap::new();
         for report in reports {
             let depth = match report {
                 Report::Backtrack(d, _) | Report::Crashed(d, _) => d,
             };
-            let task = |t: Option<usize>| t.and_then(|t| self.tasks.get(&t));
-            let Some(mut owner) = task(self.task_of[worker]).map(|t| t.parent) else {
-                continue;
-            };
+            let mut owner = reporter.parent;
+            let mut lost = false;
             while let Some(t) = owner {
-                match task(Some(t)) {
+                match self.tasks.get(&t) {
                     Some(found) if depth > found.root => break,
                     Some(found) => owner = found.parent,
                     // The owner stopped early (the exploration is ending).
-                    None => break,
+                    None => {
+                        lost = true;
+                        break;
+                    }
                 }
             }
             match owner {
-                Some(t) => {
-                    if let Some(found) = task(Some(t)) {
-                        by_worker.entry(found.worker).or_default().push(report);
-                    }
-                }
+                _ if lost => {}
+                Some(t) => by_owner.entry(t).or_default().push(report),
                 None => master.apply_reports(&[report]),
             }
         }
-        for (w, reports) in by_worker {
-            let _ = self.inboxes[w].send(Order::Reports(reports));
+        for (t, reports) in by_owner {
+            if let Some(owner) = self.tasks.get(&t) {
+                let _ = self.inboxes[owner.worker].send(Order::Reports(t, reports));
+            }
         }
     }
 
-    /// `worker` finished its task: its parent's worker may drop the node
-    /// the subtree hung from.
-    fn finished(&mut self, worker: usize) {
-        if let Some(id) = self.task_of[worker].take() {
-            if let Some(task) = self.tasks.remove(&id) {
-                if let Some(parent) = task.parent.and_then(|p| self.tasks.get(&p)) {
-                    let _ = self.inboxes[parent.worker].send(Order::SubtreeDone(task.root));
+    /// `worker` finished `task`: the parent's worker may drop the node the
+    /// subtree hung from.
+    fn finished(&mut self, worker: usize, task: TaskId) {
+        self.stacks[worker].retain(|&t| t != task);
+        if let Some(done) = self.tasks.remove(&task) {
+            if let Some(p) = done.parent {
+                if let Some(parent) = self.tasks.get(&p) {
+                    let _ = self.inboxes[parent.worker].send(Order::SubtreeDone(p, done.root));
                 }
             }
         }
-        self.idle.push(worker);
+        if self.stacks[worker].is_empty() {
+            self.make_available(worker);
+        }
     }
 }
 
-/// Hands out subtrees to idle workers and merges what they report, until
-/// nothing is left or the exploration must stop. When the coordinator's
-/// search has no subtree left for an idle worker, a busy worker is asked to
-/// share part of its own subtree; what a subtree learns about the nodes
-/// above it goes to the worker (or the coordinator) that owns them.
+/// Hands out subtrees to available workers and merges what they report,
+/// until nothing is left or the exploration must stop. When the
+/// coordinator's search has no subtree left for an available worker, a busy
+/// worker is asked to share part of its own subtree; what a subtree learns
+/// about the nodes above it goes to the task (or the coordinator) that owns
+/// them. A worker that only waits for subtrees it lent counts as available.
 #[allow(clippy::too_many_arguments)]
 fn coordinate(
     master: &mut Dpor,
@@ -278,9 +297,9 @@ fn coordinate(
     let mut w = Workers {
         inboxes,
         tasks: HashMap::new(),
-        task_of: vec![None; inboxes.len()],
+        stacks: vec![Vec::new(); inboxes.len()],
         next_task: 0,
-        idle: (0..inboxes.len()).rev().collect(),
+        available: (0..inboxes.len()).rev().collect(),
         sharing: None,
         dry: HashSet::new(),
     };
@@ -290,23 +309,26 @@ fn coordinate(
         .map(|f| f.signature.clone())
         .collect();
     loop {
-        while !stop.load(Ordering::Relaxed) && !w.idle.is_empty() {
+        while !stop.load(Ordering::Relaxed) && !w.available.is_empty() {
             let Some((request, search)) = master.take_subtree() else {
                 break;
             };
-            let Some(id) = w.idle.pop() else { break };
+            let Some(id) = w.available.pop() else { break };
             w.start(id, None, request, search);
         }
         if !stop.load(Ordering::Relaxed) && w.sharing.is_none() {
-            let donor = (0..inboxes.len()).find(|&d| w.task_of[d].is_some() && !w.dry.contains(&d));
-            if let (Some(donor), Some(spare)) = (donor, w.idle.last().copied()) {
-                if inboxes[donor].send(Order::Share).is_ok() {
-                    w.idle.pop();
-                    w.sharing = Some((donor, spare));
+            if let Some(&spare) = w.available.last() {
+                let donor = (0..inboxes.len())
+                    .find(|&d| d != spare && !w.stacks[d].is_empty() && !w.dry.contains(&d));
+                if let Some(donor) = donor {
+                    if inboxes[donor].send(Order::Share).is_ok() {
+                        w.available.pop();
+                        w.sharing = Some((donor, spare));
+                    }
                 }
             }
         }
-        if w.busy() == 0 {
+        if w.busy() == 0 && w.sharing.is_none() {
             break;
         }
         let Ok(message) = from_workers.recv() else {
@@ -314,15 +336,17 @@ fn coordinate(
         };
         match message {
             Message::Executed {
-                worker,
+                task,
                 steps,
                 sleep_blocked,
                 fingerprint,
                 finding,
                 reports,
             } => {
-                w.dry.remove(&worker);
-                w.route(worker, reports, master);
+                if let Some(t) = w.tasks.get(&task) {
+                    w.dry.remove(&t.worker);
+                }
+                w.route(task, reports, master);
                 summary.record(&crate::explore::Examined {
                     steps,
                     sleep_blocked,
@@ -340,24 +364,27 @@ fn coordinate(
                 }
             }
             Message::Shared {
-                worker,
+                task,
                 request,
                 search,
             } => {
                 if let Some((_, spare)) = w.sharing.take() {
-                    let parent = w.task_of[worker];
-                    w.start(spare, parent, request, search);
+                    w.start(spare, Some(task), request, search);
                 }
             }
             Message::NothingToShare(worker) => {
                 w.dry.insert(worker);
                 if let Some((_, spare)) = w.sharing.take() {
-                    w.idle.push(spare);
+                    w.make_available(spare);
                 }
             }
-            Message::Idle(worker) => {
+            Message::Waiting(worker) => {
                 w.dry.remove(&worker);
-                w.finished(worker);
+                w.make_available(worker);
+            }
+            Message::Done(worker, task) => {
+                w.dry.remove(&worker);
+                w.finished(worker, task);
             }
             Message::Failed(message) => {
                 summary.stop = StopReason::Error(message);
@@ -384,9 +411,18 @@ fn coordinate(
     }
 }
 
+/// One task on a worker's stack: its id, its search and its next request.
+struct Level {
+    task: TaskId,
+    search: Dpor,
+    request: Option<Request>,
+}
+
 /// One worker: explores the subtrees it is given, one execution at a time,
 /// and between executions follows the coordinator's orders (share part of
-/// the subtree, apply reports, drop a node whose lent subtree is done).
+/// the current subtree, apply reports, drop a node whose lent subtree is
+/// done). While its current task only waits for subtrees it lent, it tells
+/// the coordinator and takes another task on top of it.
 fn worker(
     id: usize,
     config: &ExecConfig,
@@ -397,111 +433,129 @@ fn worker(
     started: &AtomicU64,
 ) {
     let mut executor = match Executor::new(config.clone()) {
-        Ok(executor) => executor,
+        Ok(executor) => Some(executor),
         Err(e) => {
             let _ = outbox.send(Message::Failed(e.to_string()));
-            // Stay available so the coordinator's bookkeeping stays simple.
-            while let Ok(order) = inbox.recv() {
-                match order {
-                    Order::Explore(..) => {
-                        let _ = outbox.send(Message::Idle(id));
-                    }
-                    Order::Share => {
-                        let _ = outbox.send(Message::NothingToShare(id));
-                    }
-                    Order::Quit => return,
-                    Order::Reports(_) | Order::SubtreeDone(_) => {}
-                }
-            }
-            return;
+            None
         }
     };
+    let mut stack: Vec<Level> = Vec::new();
+    // Whether the coordinator was told that the top task only waits.
+    let mut announced = false;
     loop {
-        let (first, mut search) = match inbox.recv() {
-            Ok(Order::Explore(request, search)) => (request, search),
-            Ok(Order::Share) => {
-                let _ = outbox.send(Message::NothingToShare(id));
-                continue;
-            }
-            Ok(Order::Reports(_) | Order::SubtreeDone(_)) => continue,
-            Ok(Order::Quit) | Err(_) => return,
-        };
-        let mut request = Some(first);
+        let stopping = stop.load(Ordering::Relaxed) || executor.is_none();
+        let top_waits = stack
+            .last()
+            .is_some_and(|l| l.request.is_none() && l.search.waiting());
+        if top_waits && !announced && !stopping {
+            announced = outbox.send(Message::Waiting(id)).is_ok();
+        }
+        // Block for an order when there is nothing to run.
+        let block = stack.is_empty() || (top_waits && !stopping);
+        let mut first = true;
         loop {
-            // Orders that arrived meanwhile; block for one while waiting for
-            // subtrees this search lent.
-            let mut block = request.is_none() && search.waiting() && !stop.load(Ordering::Relaxed);
-            loop {
-                let order = if block {
-                    match inbox.recv() {
-                        Ok(order) => order,
-                        Err(_) => return,
-                    }
-                } else {
-                    match inbox.try_recv() {
-                        Ok(order) => order,
-                        Err(mpsc::TryRecvError::Empty) => break,
-                        Err(mpsc::TryRecvError::Disconnected) => return,
-                    }
-                };
-                block = false;
-                match order {
-                    Order::Share => {
-                        let message = match search.split() {
-                            Some((request, search)) => Message::Shared {
-                                worker: id,
-                                request,
-                                search,
-                            },
-                            None => Message::NothingToShare(id),
-                        };
-                        if outbox.send(message).is_err() {
-                            return;
-                        }
-                    }
-                    Order::Reports(reports) => search.apply_reports(&reports),
-                    Order::SubtreeDone(depth) => search.subtree_done(depth),
-                    Order::Explore(..) | Order::Quit => return,
+            let order = if block && first {
+                match inbox.recv() {
+                    Ok(order) => order,
+                    Err(_) => return,
                 }
-            }
-            if stop.load(Ordering::Relaxed) {
-                break;
-            }
-            let Some(current) = request.take() else {
-                if search.waiting() {
-                    request = search.next_request();
-                    continue;
+            } else {
+                match inbox.try_recv() {
+                    Ok(order) => order,
+                    Err(mpsc::TryRecvError::Empty) => break,
+                    Err(mpsc::TryRecvError::Disconnected) => return,
                 }
-                break;
             };
-            let number = started.fetch_add(1, Ordering::Relaxed) + 1;
-            if options.max_executions.is_some_and(|m| number > m) {
-                break;
-            }
-            match execute(&mut executor, &mut search, &current, options, number) {
-                Ok(examined) => {
-                    let message = Message::Executed {
-                        worker: id,
-                        steps: examined.steps,
-                        sleep_blocked: examined.sleep_blocked,
-                        fingerprint: examined.fingerprint,
-                        finding: examined.finding.map(Box::new),
-                        reports: search.take_reports(),
-                    };
-                    if outbox.send(message).is_err() {
+            first = false;
+            match order {
+                Order::Explore(task, request, search) => {
+                    announced = false;
+                    stack.push(Level {
+                        task,
+                        search,
+                        request: Some(request),
+                    });
+                }
+                Order::Share => {
+                    let given = stack.last_mut().and_then(|l| {
+                        let task = l.task;
+                        l.search.split().map(|(request, search)| Message::Shared {
+                            task,
+                            request,
+                            search,
+                        })
+                    });
+                    if outbox
+                        .send(given.unwrap_or(Message::NothingToShare(id)))
+                        .is_err()
+                    {
                         return;
                     }
                 }
-                Err(message) => {
-                    let _ = outbox.send(Message::Failed(message));
-                    break;
+                Order::Reports(task, reports) => {
+                    if let Some(l) = stack.iter_mut().find(|l| l.task == task) {
+                        l.search.apply_reports(&reports);
+                    }
                 }
+                Order::SubtreeDone(task, depth) => {
+                    if let Some(l) = stack.iter_mut().find(|l| l.task == task) {
+                        l.search.subtree_done(depth);
+                    }
+                }
+                Order::Quit => return,
             }
-            request = search.next_request();
         }
-        if outbox.send(Message::Idle(id)).is_ok() {
+        let stopping = stop.load(Ordering::Relaxed) || executor.is_none();
+        let Some(level) = stack.last_mut() else {
+            continue;
+        };
+        let current = match level.request.take() {
+            Some(current) if !stopping => current,
+            None if !stopping && level.search.paused() => {
+                level.request = level.search.next_request();
+                if level.request.is_some() {
+                    announced = false;
+                }
+                continue;
+            }
+            _ => {
+                let task = level.task;
+                stack.pop();
+                announced = false;
+                if outbox.send(Message::Done(id, task)).is_err() {
+                    return;
+                }
+                continue;
+            }
+        };
+        let number = started.fetch_add(1, Ordering::Relaxed) + 1;
+        if options.max_executions.is_some_and(|m| number > m) {
+            stop.store(true, Ordering::Relaxed);
             continue;
         }
-        return;
+        let Some(executor) = executor.as_mut() else {
+            continue;
+        };
+        match execute(executor, &mut level.search, &current, options, number) {
+            Ok(examined) => {
+                let message = Message::Executed {
+                    task: level.task,
+                    steps: examined.steps,
+                    sleep_blocked: examined.sleep_blocked,
+                    fingerprint: examined.fingerprint,
+                    finding: examined.finding.map(Box::new),
+                    reports: level.search.take_reports(),
+                };
+                if outbox.send(message).is_err() {
+                    return;
+                }
+            }
+            Err(message) => {
+                let _ = outbox.send(Message::Failed(message));
+                stop.store(true, Ordering::Relaxed);
+                continue;
+            }
+        }
+        level.request = level.search.next_request();
     }
 }

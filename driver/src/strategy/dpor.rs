@@ -162,9 +162,22 @@ impl Dpor {
     }
 
     /// True if the last [`Strategy::next_request`] found no request only
-    /// because a node must wait for subtrees given away from it.
+    /// because a node had to wait for subtrees given away from it: calling
+    /// it again continues the search (it may have to wait again).
+    pub fn paused(&self) -> bool {
+        self.waiting
+    }
+
+    /// True if the search is paused and still has to wait: the node it
+    /// stopped at still lends a subtree.
     pub fn waiting(&self) -> bool {
         self.waiting
+            && self
+                .path
+                .nodes
+                .len()
+                .checked_sub(1)
+                .is_some_and(|i| self.lent.contains(&i))
     }
 
     /// The node this search's subtree hangs from (`None` for a whole search).
