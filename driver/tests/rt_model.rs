@@ -147,6 +147,29 @@ fn the_process_ends_before_the_threads() {
     check(&model);
 }
 
+/// As `crash_abort.c`: a checker thread crashes (a fatal signal) in the
+/// transition after reading under the lock, while an updater runs critical
+/// sections: the crash ends the process like an exit, and what the updater
+/// did before it is raced as before an exit.
+#[test]
+fn a_crash_ends_the_process_like_an_exit() {
+    let section = || {
+        vec![
+            op(OpKind::MutexLock, M),
+            op(OpKind::Store, X),
+            op(OpKind::MutexUnlock, M),
+        ]
+    };
+    let mut model = Model::new(vec![
+        [section(), section()].concat(),
+        vec![op(OpKind::MutexLock, M), op(OpKind::Load, X)],
+    ]);
+    model.crash = Some((2, 1));
+    let (oracle, rt) = check(&model);
+    assert!(oracle.orders.len() > 1);
+    assert_eq!(rt.executions, oracle.orders.len());
+}
+
 /// Random generator (xorshift), deterministic.
 struct Rng(u64);
 

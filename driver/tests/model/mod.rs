@@ -31,6 +31,10 @@ pub struct Model {
     pub semaphores: Vec<(u64, u32)>,
     /// Thread 0 ends the process right after creating the others.
     pub exit_early: bool,
+    /// `(t, k)`: thread `t` (1-based) crashes in the transition of its
+    /// `k`-th operation (0-based), ending the process as a fatal signal
+    /// would (the trace's `ended_by`).
+    pub crash: Option<(usize, usize)>,
 }
 
 /// One simulated execution.
@@ -50,6 +54,7 @@ impl Model {
             threads,
             semaphores: Vec::new(),
             exit_early: false,
+            crash: None,
         }
     }
 
@@ -88,6 +93,7 @@ impl Model {
         let mut events = Vec::new();
         let mut current = 0usize;
         let mut exited = false;
+        let mut crashed = None;
         let mut sleep_blocked = false;
         loop {
             let mut enabled = ThreadSet::EMPTY;
@@ -158,6 +164,10 @@ impl Model {
                 site: 0,
                 enabled,
             });
+            if self.crash == Some((chosen, pc[chosen])) {
+                exited = true;
+                crashed = Some(chosen as u32);
+            }
             pc[chosen] += 1;
             current = chosen;
             if request.sleep_sets && step + 1 >= request.prefix.len() {
@@ -172,10 +182,15 @@ impl Model {
         let deadlock =
             !exited && !sleep_blocked && (0..n).any(|t| alive[t] && pc[t] < programs[t].len());
         let final_pending = (0..n)
-            .map(|t| (alive[t] && pc[t] < programs[t].len()).then(|| (programs[t][pc[t]], 0)))
+            .map(|t| {
+                (alive[t] && pc[t] < programs[t].len() && crashed != Some(t as u32))
+                    .then(|| (programs[t][pc[t]], 0))
+            })
             .collect();
+        let mut trace = Trace::new(events, final_pending);
+        trace.ended_by = crashed;
         Execution {
-            trace: Trace::new(events, final_pending),
+            trace,
             sleep_blocked,
             deadlock,
         }
@@ -184,7 +199,10 @@ impl Model {
 
 /// The model as text, for assertion messages.
 pub fn describe(model: &Model) -> String {
-    let mut text = format!("{:?} exit_early={}\n", model.semaphores, model.exit_early);
+    let mut text = format!(
+        "{:?} exit_early={} crash={:?}\n",
+        model.semaphores, model.exit_early, model.crash
+    );
     for (t, ops) in model.threads.iter().enumerate() {
         let ops: Vec<String> = ops
             .iter()
