@@ -35,11 +35,12 @@ ln -sf reach-cc "$bin/reach-c++"
 native=$bin/reach-native
 
 strategies="dpor exhaustive"
-if "$native" --help | grep -Eq '^\s+- rt:|\brt\b.*reachability'; then
+help=$("$native" --help)
+if grep -Eq '^\s+- rt:|\brt\b.*reachability' <<<"$help"; then
   strategies="$strategies rt"
 fi
 has_jobs=0
-if "$native" --help | grep -q -- '--jobs'; then has_jobs=1; fi
+if grep -q -- '--jobs' <<<"$help"; then has_jobs=1; fi
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print "-"; else print v[int((NR+1)/2)]}'; }
 
@@ -157,6 +158,7 @@ build_example() {
 }
 
 # run_one EXE STRATEGY [extra flags...] -> "executions orders time wall rss_driver rss_program status"
+# (program arguments from PROGRAM_ARGS)
 run_one() {
   local exe=$1 strategy=$2; shift 2
   local t0 t1 out status
@@ -164,7 +166,7 @@ run_one() {
   set +e
   out=$("$native" --stats --quiet --keep-going --strategy "$strategy" \
         --max-executions "$MAX_EXECUTIONS" --max-time "$MAX_TIME" --timeout "$TIMEOUT" \
-        --schedule-out "$work/bench.schedule" "$@" "$exe" 2>/dev/null)
+        --schedule-out "$work/bench.schedule" "$@" "$exe" ${PROGRAM_ARGS:-} 2>/dev/null)
   status=$?
   set -e
   t1=$(date +%s.%N)
@@ -231,31 +233,36 @@ done
 echo >> "$OUT"
 
 # ---- parallel exploration ----
-if [ "$has_jobs" = 1 ]; then
+if [ "$has_jobs" = 1 ] && [ "${SKIP_PARALLEL:-0}" != 1 ]; then
   {
     echo "## Parallel exploration (\`--jobs\`)"
     echo
-    echo "Same limits; partial orders must be equal for every job count."
+    echo "Whole explorations (no limits), default strategy, \`--jobs 1\` and \`--jobs 2\`"
+    echo "alternated, medians of $RUNS runs. Partial orders must be equal for every job count."
     echo
-    echo "| example | strategy | jobs | executions | partial orders | time s | exec/s | speed-up |"
-    echo "|---|---|---:|---:|---:|---:|---:|---:|"
+    echo "| example | jobs | executions | partial orders | time s (runs) | median s | speed-up |"
+    echo "|---|---:|---:|---:|---|---:|---:|"
   } >> "$OUT"
-  for name in bounded_buffer dining_philosophers lastzero; do
+  for spec in "indexer 15" "bb_monitor"; do
+    name=${spec%% *}; args=${spec#"$name"}
     [[ $name =~ $filter ]] || continue
     exe=$(build_example "c-examples/$name.c")
-    for strategy in exhaustive dpor; do
-      base=""
+    declare -A times=() execs=() orders=()
+    for _ in $(seq "$RUNS"); do
       for jobs in 1 2; do
-        rows=()
-        for _ in $(seq "$RUNS"); do rows+=("$(run_one "$exe" "$strategy" --jobs "$jobs")"); done
-        col() { printf '%s\n' "${rows[@]}" | awk -v c="$1" '{print $c}' | median; }
-        e=$(col 1); o=$(col 2); t=$(col 3)
-        rate=$(awk -v e="$e" -v t="$t" 'BEGIN {if (t>0) printf "%.0f", e/t; else print 0}')
-        [ -z "$base" ] && base=$rate
-        awk -v n="$name" -v s="$strategy" -v j="$jobs" -v e="$e" -v o="$o" -v t="$t" -v r="$rate" -v b="$base" \
-          'BEGIN {printf "| %s | %s | %s | %s | %s | %.3f | %s | %.2fx |\n", n, s, j, e, o, t, r, (b>0?r/b:0)}' >> "$OUT"
+        row=$(MAX_EXECUTIONS=1000000 MAX_TIME=600 TIMEOUT=10 PROGRAM_ARGS=$args run_one "$exe" dpor --jobs "$jobs")
+        times[$jobs]="${times[$jobs]:-} $(awk '{print $3}' <<<"$row")"
+        execs[$jobs]=$(awk '{print $1}' <<<"$row"); orders[$jobs]=$(awk '{print $2}' <<<"$row")
       done
     done
+    base=""
+    for jobs in 1 2; do
+      m=$(printf '%s\n' ${times[$jobs]} | median)
+      [ -z "$base" ] && base=$m
+      awk -v n="$name$args" -v j="$jobs" -v e="${execs[$jobs]}" -v o="${orders[$jobs]}" -v all="${times[$jobs]}" -v m="$m" -v b="$base" \
+        'BEGIN {printf "| %s | %s | %s | %s |%s | %.3f | %.2fx |\n", n, j, e, o, all, m, (m>0?b/m:0)}' >> "$OUT"
+    done
+    unset times execs orders
   done
   echo >> "$OUT"
 fi

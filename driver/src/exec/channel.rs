@@ -57,17 +57,27 @@ impl Channel {
         if ptr == libc::MAP_FAILED {
             return Err(ExecError::ChannelSetup(io::Error::last_os_error()));
         }
-        // Allocate the header, threads, prefix and the first 64 Ki events
-        // once, here, instead of on first touch inside the program's hot
-        // path in every execution; the runtime then maps them in with few
-        // faults (see its `Chan::write_event`). Best effort: an older kernel
-        // without MADV_POPULATE_WRITE just faults them in later.
-        const POPULATE_EVENT_BYTES: usize = 4 << 20;
-        const MADV_POPULATE_WRITE: libc::c_int = 23;
-        let populate = len.min(layout.events_offset() + POPULATE_EVENT_BYTES);
-        // SAFETY: advising on (a prefix of) the mapping just created.
-        unsafe {
-            libc::madvise(ptr, populate, MADV_POPULATE_WRITE);
+        // Allocate the first 64 Ki events in the memfd once, here, instead of
+        // on first touch inside the program's hot path in every execution;
+        // the runtime then maps them in with few faults (see its
+        // `Chan::write_event`). Written through the file rather than the
+        // mapping so that they do not count in the driver's memory. Best
+        // effort: pages not allocated here are faulted in later.
+        const PREALLOCATED_EVENT_BYTES: usize = 4 << 20;
+        let events = layout.events_offset();
+        let end = len.min(events + PREALLOCATED_EVENT_BYTES);
+        let zeros = [0u8; 64 << 10];
+        let mut at = events;
+        while at < end {
+            let n = zeros.len().min(end - at);
+            // SAFETY: writing from a local buffer to our own fd.
+            let w = unsafe {
+                libc::pwrite(fd.as_raw_fd(), zeros.as_ptr().cast(), n, at as libc::off_t)
+            };
+            if w <= 0 {
+                break;
+            }
+            at += w as usize;
         }
         let base = NonNull::new(ptr as *mut u8)
             .ok_or_else(|| ExecError::ChannelSetup(io::Error::other("null mapping")))?;
