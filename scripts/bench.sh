@@ -130,13 +130,14 @@ if [ "${SKIP_LIMITS:-0}" != 1 ]; then
     echo
     echo "| build and run | ns per access |"
     echo "|---|---:|"
-    for row in "clang-22 -O1, plain:ap" "reach-cc -O1, run on its own:ai" "reach-cc -O1, under reach-native (no thread switch):ar"; do
-      label=${row%%:*}; arr=${row##*:}
-      eval "vals=(\"\${$arr[@]}\")"
-      m=$(printf '%s\n' "${vals[@]}" | median)
-      lo=$(printf '%s\n' "${vals[@]}" | sort -g | head -1); hi=$(printf '%s\n' "${vals[@]}" | sort -g | tail -1)
-      echo "| \`$label\` | $m ($lo–$hi) |"
-    done
+    access_row() {
+      local label=$1; shift
+      local sorted; sorted=$(printf '%s\n' "$@" | sort -g)
+      echo "| \`$label\` | $(median <<<"$sorted") ($(head -1 <<<"$sorted")–$(tail -1 <<<"$sorted")) |"
+    }
+    access_row "clang-22 -O1, plain" "${ap[@]}"
+    access_row "reach-cc -O1, run on its own" "${ai[@]}"
+    access_row "reach-cc -O1, under reach-native (no thread switch)" "${ar[@]}"
     echo
     echo "Target under reach-native: at most 50 ns per access."
     echo

@@ -99,10 +99,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     // Placed as `reach-native` places its executor, unless told otherwise.
     if std::env::var_os("EXEC_COST_NO_PIN").is_none() {
-        let placement = reach_native::affinity::placement();
-        if let Some(cpu) = reach_native::affinity::cpu_for(&placement, 0) {
-            reach_native::affinity::bind_current_thread(cpu);
-        }
+        reach_native::affinity::bind_current_thread(&reach_native::affinity::placement(), 0);
     }
     match args.first().map(String::as_str) {
         Some("per-exec") if args.len() >= 3 => {

@@ -33,8 +33,13 @@ pub fn placement() -> Vec<usize> {
 }
 
 /// Binds the calling thread (and the processes and threads it starts
-/// afterwards) to CPU `cpu`. Best effort: returns false if it could not.
-pub fn bind_current_thread(cpu: usize) -> bool {
+/// afterwards) to the CPU for worker `index` of `placement`
+/// ([`cpu_for`]); does nothing with an empty placement. Best effort:
+/// returns false if the thread was not bound.
+pub fn bind_current_thread(placement: &[usize], index: usize) -> bool {
+    let Some(cpu) = cpu_for(placement, index) else {
+        return false;
+    };
     let mut set = CpuSet::new();
     set.set(cpu).is_ok() && sched_setaffinity(Pid::from_raw(0), &set).is_ok()
 }

@@ -104,9 +104,7 @@ fn run(cli: &Cli) -> Result<u8> {
     } else {
         reach_native::affinity::placement()
     };
-    if let Some(cpu) = reach_native::affinity::cpu_for(&placement, 0) {
-        reach_native::affinity::bind_current_thread(cpu);
-    }
+    reach_native::affinity::bind_current_thread(&placement, 0);
     let mut executor = Executor::new(config).context("cannot prepare the program for testing")?;
     let policy = BugPolicy {
         data_races: !cli.ignore_races,

@@ -145,11 +145,8 @@ pub fn explore_parallel(
             inboxes.push(to_worker);
             let outbox = to_coordinator.clone();
             let (stop, started) = (&stop, &started);
-            let cpu = crate::affinity::cpu_for(placement, id);
             scope.spawn(move || {
-                if let Some(cpu) = cpu {
-                    crate::affinity::bind_current_thread(cpu);
-                }
+                crate::affinity::bind_current_thread(placement, id);
                 worker(id, config, inbox, outbox, options, stop, started)
             });
         }

@@ -82,14 +82,12 @@ type ForkFn = unsafe extern "C" fn() -> libc::pid_t;
 
 /// `_Fork` of the C library (no atfork handlers), or `fork` if it has none.
 fn raw_fork() -> libc::pid_t {
-    // SAFETY: dlsym with a NUL-terminated name; the symbol, if present, has
-    // the prototype `pid_t _Fork(void)`.
-    unsafe {
-        let p = libc::dlsym(libc::RTLD_NEXT, c"_Fork".as_ptr());
-        if p.is_null() {
-            return crate::real!(c"fork", ForkFn)();
-        }
-        core::mem::transmute::<*mut libc::c_void, ForkFn>(p)()
+    static FORK: crate::real::RealFn = crate::real::RealFn::new(c"_Fork");
+    match FORK.lookup() {
+        // SAFETY: `_Fork` has the prototype `pid_t _Fork(void)`.
+        Some(p) => unsafe { core::mem::transmute::<usize, ForkFn>(p)() },
+        // SAFETY: as the C function.
+        None => unsafe { crate::real!(c"fork", ForkFn)() },
     }
 }
 

@@ -50,24 +50,33 @@ impl RealFn {
         }
     }
 
-    /// The address of the next definition; ends the process with a clear
-    /// message if there is none (the C library always defines these).
-    pub fn addr(&self) -> usize {
+    /// The address of the next definition, if there is one (looked up
+    /// once; a missing symbol is looked up again on every call).
+    pub fn lookup(&self) -> Option<usize> {
         let a = self.addr.load(Ordering::Relaxed);
         if a != 0 {
-            return a;
+            return Some(a);
         }
         // SAFETY: `name` is NUL-terminated; RTLD_NEXT lookup has no other
         // preconditions.
         let p = unsafe { libc::dlsym(libc::RTLD_NEXT, self.name.as_ptr()) } as usize;
         if p == 0 {
-            crate::sys::write_stderr(b"reach-runtime: [reach internal bug] missing libc symbol ");
-            crate::sys::write_stderr(self.name.to_bytes());
-            crate::sys::write_stderr(b"\n");
-            crate::sys::exit_group(70);
+            return None;
         }
         self.addr.store(p, Ordering::Relaxed);
-        p
+        Some(p)
+    }
+
+    /// The address of the next definition; ends the process with a clear
+    /// message if there is none (the C library always defines these).
+    pub fn addr(&self) -> usize {
+        if let Some(p) = self.lookup() {
+            return p;
+        }
+        crate::sys::write_stderr(b"reach-runtime: [reach internal bug] missing libc symbol ");
+        crate::sys::write_stderr(self.name.to_bytes());
+        crate::sys::write_stderr(b"\n");
+        crate::sys::exit_group(70)
     }
 }
 

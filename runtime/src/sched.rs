@@ -258,25 +258,27 @@ pub fn next_random(st: &mut State) -> u64 {
 /// changed, not asleep and within the step bound keeps running.
 #[inline]
 pub fn decide(st: &mut State, cur: u32) -> u32 {
-    let step = st.event_count;
-    if step >= st.prefix_len
-        && step < st.max_steps
-        && st.policy == Policy::ContinueThenLowest
-        && !(st.sleep_sets && st.sleep.contains(cur))
-    {
-        if let Some(enabled) = unchanged_enabled(st, cur) {
+    let unchanged = unchanged_enabled(st, cur);
+    if let Some(enabled) = unchanged {
+        let step = st.event_count;
+        if step >= st.prefix_len
+            && step < st.max_steps
+            && st.policy == Policy::ContinueThenLowest
+            && !(st.sleep_sets && st.sleep.contains(cur))
+        {
             st.enabled = enabled;
             return cur;
         }
     }
-    decide_full(st, cur)
+    decide_full(st, cur, unchanged)
 }
 
-/// [`decide`] in general: recomputes the enabled set unless nothing but
-/// memory accesses ran since the last decision.
+/// [`decide`] in general, given [`unchanged_enabled`]'s answer: recomputes
+/// the enabled set unless nothing but memory accesses ran since the last
+/// decision.
 #[inline(never)]
-fn decide_full(st: &mut State, cur: u32) -> u32 {
-    let (enabled, live, spinning) = match unchanged_enabled(st, cur) {
+fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
+    let (enabled, live, spinning) = match unchanged {
         Some(set) => (set, true, false),
         None => {
             let computed = compute_enabled(st);
