@@ -372,3 +372,43 @@ fn killing_the_driver_leaves_no_process() {
         wait_gone(&prog);
     }
 }
+
+const SHOW_ENV: &str = r#"
+#include <stdio.h>
+#include <string.h>
+extern char **environ;
+int main(void) {
+    int locals;
+    for (char **e = environ; *e; e++)
+        if (!strncmp(*e, "REACH_", 6) || !strncmp(*e, "LD_BIND", 7)) printf("%s\n", *e);
+    printf("stack=%p\n", (void *)&locals);
+    return 0;
+}
+"#;
+
+#[test]
+fn the_program_sees_the_same_environment_and_stack_in_both_modes() {
+    let dir = scratch("show-env-src");
+    let src = dir.join("show_env.c");
+    std::fs::write(&src, SHOW_ENV).expect("write source");
+    let prog = build(&src, "show_env");
+    let mut seen = Vec::new();
+    for fork_server in [true, false] {
+        let mut ex = Executor::new(config(&prog, &[], fork_server)).expect("executor");
+        let out = ex.run(&request(&[])).expect("run");
+        assert_eq!(out.status, RunStatus::Exited, "{}", dump(&out));
+        assert_eq!(ex.fork_server_running(), fork_server);
+        seen.push(String::from_utf8_lossy(&out.stdout).to_string());
+    }
+    // The variables the driver sets for the runtime (the channel, the fork
+    // server, symbol binding) are gone before main, and the initial stack is
+    // where it is without the fork server.
+    for line in seen[0].lines() {
+        assert!(
+            !line.starts_with("REACH_") && !line.ends_with("=reach-native"),
+            "{line}"
+        );
+    }
+    assert!(seen[0].contains("stack=0x"), "{}", seen[0]);
+    assert_eq!(seen[0], seen[1]);
+}

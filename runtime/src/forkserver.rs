@@ -4,9 +4,9 @@
 //! channel and runs `main` as one execution.
 //!
 //! Requests and answers travel over two pipes (see `reach_channel::fork`).
-//! The server is single-threaded and allocates nothing; it calls only system
-//! calls and the C library's `_Fork` (which, unlike `fork`, runs no
-//! `pthread_atfork` handlers of the program).
+//! The server is single-threaded and, once warmed up, allocates nothing; it
+//! calls only system calls and the C library's `_Fork` (which, unlike `fork`,
+//! runs no `pthread_atfork` handlers of the program).
 //!
 //! What each child inherits from the server, hence shares with every other
 //! execution: everything static constructors did (memory, open files and
@@ -17,9 +17,7 @@ use crate::fail;
 use crate::state::state;
 use crate::sys;
 use core::sync::atomic::{AtomicI32, Ordering};
-use reach_channel::fork::{
-    encode, parse_env, MSG_DONE, MSG_FORK_FAILED, MSG_READY, MSG_REFUSED, MSG_STARTED,
-};
+use reach_channel::fork::{encode, parse_env, MSG_DONE, MSG_FORK_FAILED, MSG_READY, MSG_REFUSED};
 use reach_channel::RunStatus;
 
 static REQUEST_FD: AtomicI32 = AtomicI32::new(-1);
@@ -121,6 +119,19 @@ fn reap(pid: libc::pid_t) -> i32 {
     }
 }
 
+/// Does once, in the server, what every execution would otherwise do for
+/// the first time, again and again: look up the C library's functions the
+/// runtime forwards to, and initialise the allocator (the first `malloc`
+/// seeds it with a system call for random bytes and grows the heap twice).
+/// Symbols are bound at start-up already (see `reach_channel::env::BIND_NOW`).
+fn warm_up() {
+    crate::real::resolve_all();
+    // SAFETY: one allocation, freed at once; the program's first block of
+    // that size gets the same address as without it.
+    // (`black_box`: the pair must not be optimised away.)
+    unsafe { libc::free(core::hint::black_box(libc::malloc(1))) };
+}
+
 /// Called at entry to `main`. Without a fork server configured it returns at
 /// once. Otherwise the process becomes the server: this function returns
 /// only in a forked child, ready to run `main` as one execution.
@@ -147,9 +158,7 @@ pub fn serve_if_requested() {
         dfl.sa_sigaction = libc::SIG_DFL;
         libc::sigaction(libc::SIGCHLD, &dfl, &mut saved);
     }
-    // Lookups of the C library's functions made now are inherited by every
-    // execution instead of being repeated by each.
-    crate::real::resolve_all();
+    warm_up();
     send(resp, MSG_READY, pre_main as i64);
     // SAFETY: plain query.
     let server = unsafe { libc::getpid() };
@@ -181,9 +190,10 @@ pub fn serve_if_requested() {
         // the driver may signal it.
         unsafe { libc::setpgid(pid, pid) };
         served = served.wrapping_add(1);
+        // The driver is not told the pid (it would wake up for nothing): it
+        // finds the child among the server's children if it must kill it.
         let h = st.chan.header();
         h.fork_request.store(served, Ordering::Relaxed);
-        send(resp, MSG_STARTED, i64::from(pid));
         let status = reap(pid);
         h.fork_response.store(served, Ordering::Relaxed);
         send(resp, MSG_DONE, i64::from(status));

@@ -71,12 +71,18 @@ extern "C" fn reach_init() {
     crate::forkserver::configure(env(c"REACH_FORK_SERVER"));
     // Programs this one executes must not attach to the channel.
     // SAFETY: plain fcntl on the inherited fd; unsetenv with valid names
-    // during single-threaded start-up (the driver always sets both variables,
-    // so the environment has the same layout with and without fork server).
+    // during single-threaded start-up (the driver sets these variables to
+    // values of the same lengths with and without fork server, so the
+    // environment has the same layout in both; `LD_BIND_NOW` goes only if the
+    // driver, not the user, set it).
     unsafe {
         libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
         libc::unsetenv(c"REACH_CHANNEL_FD".as_ptr());
         libc::unsetenv(c"REACH_FORK_SERVER".as_ptr());
+        libc::unsetenv(c"REACH_BIND_LAZY".as_ptr());
+        if env(c"LD_BIND_NOW") == Some(reach_channel::env::BIND_NOW_MARK.as_bytes()) {
+            libc::unsetenv(c"LD_BIND_NOW".as_ptr());
+        }
     }
     // SAFETY: start-up is single-threaded; nothing else uses the state yet.
     let st = unsafe { state() };

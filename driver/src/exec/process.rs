@@ -200,6 +200,66 @@ pub(super) struct ControlFds {
     pub(super) response: RawFd,
 }
 
+/// Pids of the live (unreaped) children of process `pid`, as the kernel
+/// lists them: from `/proc/PID/task/*/children` (children of each of its
+/// threads), or by scanning `/proc` for processes whose parent is `pid` where
+/// those files do not exist.
+pub(super) fn children(pid: libc::pid_t) -> Vec<libc::pid_t> {
+    if pid <= 0 {
+        return Vec::new();
+    }
+    let listed = std::fs::read_dir(format!("/proc/{pid}/task")).map(|tasks| {
+        tasks
+            .filter_map(Result::ok)
+            .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+            .collect::<Vec<String>>()
+    });
+    match listed {
+        Ok(lists) if !lists.is_empty() => lists
+            .iter()
+            .flat_map(|l| l.split_whitespace())
+            .filter_map(|p| p.parse().ok())
+            .collect(),
+        Ok(_) => scan_for_children(pid),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Children of `pid` found by reading every process's parent in `/proc`.
+fn scan_for_children(pid: libc::pid_t) -> Vec<libc::pid_t> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<libc::pid_t>().ok())
+        .filter(|p| parent_of(*p) == Some(pid))
+        .collect()
+}
+
+/// Parent pid of process `pid` from `/proc/PID/stat` (the field after the
+/// state, which follows the command name's closing parenthesis).
+fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// A fork server binds every symbol at start-up, once, instead of each child
+/// binding the ones it calls, lazily, every time; without it the program
+/// gets a variable of the same length instead, so that its initial stack is
+/// the same in both modes. Whatever the user set is left alone.
+fn bind_symbols(cmd: &mut Command, fork_server: bool) {
+    use reach_channel::env::{bind_lazy_value, BIND_LAZY, BIND_NOW, BIND_NOW_MARK};
+    if std::env::var_os(BIND_NOW).is_some() {
+        return;
+    }
+    if fork_server {
+        cmd.env(BIND_NOW, BIND_NOW_MARK);
+    } else {
+        cmd.env(BIND_LAZY, bind_lazy_value());
+    }
+}
+
 /// The command that starts the program under the runtime: environment,
 /// fixed fd numbers, ASLR off, own process group, killed with its parent.
 pub(super) fn program_command(
@@ -220,6 +280,7 @@ pub(super) fn program_command(
         None => ENV_OFF.to_string(),
     };
     let mut cmd = Command::new(&config.program);
+    bind_symbols(&mut cmd, control.is_some());
     cmd.args(&config.args)
         .env(
             reach_channel::env::CHANNEL_FD,
@@ -317,4 +378,23 @@ pub fn run(config: &ExecConfig, channel_fd: RawFd) -> Result<Finished, ExecError
         stderr: err.kept,
         wall,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn children_lists_a_spawned_child_with_its_parent() {
+        let mut child = Command::new("sleep").arg("5").spawn().expect("spawn sleep");
+        let pid = child.id() as libc::pid_t;
+        let me = std::process::id() as libc::pid_t;
+        assert_eq!(parent_of(pid), Some(me));
+        assert!(children(me).contains(&pid));
+        assert!(scan_for_children(me).contains(&pid));
+        assert!(children(pid).is_empty());
+        assert!(children(0).is_empty());
+        let _ = child.kill();
+        let _ = child.wait();
+    }
 }

@@ -13,7 +13,7 @@
 use super::process::{self, Capture, ControlFds, Finished, Group};
 use super::{ExecConfig, ExecError, Termination};
 use reach_channel::fork::{
-    decode, MESSAGE_BYTES, MSG_DONE, MSG_FORK_FAILED, MSG_READY, MSG_REFUSED, MSG_STARTED,
+    decode, MESSAGE_BYTES, MSG_DONE, MSG_FORK_FAILED, MSG_READY, MSG_REFUSED,
 };
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -39,15 +39,14 @@ pub struct ForkServer {
     response: OwnedFd,
     pending: Vec<u8>,
     caps: [Capture; 2],
-    /// The current execution's process (group), until reported reaped.
-    child: Option<libc::pid_t>,
+    /// An execution was asked for and not yet reported reaped.
+    running: bool,
     /// Events recorded before `main` (by static constructors).
     pub pre_main: u64,
 }
 
 /// What a server reported about one execution.
 enum Report {
-    Started(libc::pid_t),
     Done(i32),
     ForkFailed(i32),
     Ready(i64),
@@ -103,7 +102,7 @@ impl ForkServer {
                     kept: Vec::new(),
                 },
             ],
-            child: None,
+            running: false,
             pre_main: 0,
         };
         let ready = server.next_report(Instant::now() + timeout);
@@ -143,7 +142,6 @@ impl ForkServer {
         let (tag, value) = decode(&m);
         Some(match tag {
             MSG_READY => Report::Ready(value),
-            MSG_STARTED => Report::Started(value as libc::pid_t),
             MSG_DONE => Report::Done(value as i32),
             MSG_FORK_FAILED => Report::ForkFailed(value as i32),
             MSG_REFUSED => Report::Refused(value),
@@ -229,7 +227,7 @@ impl ForkServer {
             )));
         }
         let deadline = start + timeout;
-        self.child = None;
+        self.running = true;
         let mut timed_out = false;
         let status = loop {
             let limit = if timed_out {
@@ -238,9 +236,8 @@ impl ForkServer {
                 deadline
             };
             match self.next_report(limit)? {
-                Some(Report::Started(pid)) if pid > 1 => self.child = Some(pid),
                 Some(Report::Done(status)) => {
-                    self.child = None;
+                    self.running = false;
                     break status;
                 }
                 Some(Report::ForkFailed(errno)) => {
@@ -280,13 +277,22 @@ impl ForkServer {
 }
 
 impl ForkServer {
-    /// Kills the current execution's process group, if one is running.
+    /// Kills the current execution's process group, if one is running: the
+    /// group of each child the kernel lists for the server (the program never
+    /// tells which process to kill).
     fn kill_child(&self) {
-        if let Some(pid) = self.child {
-            // SAFETY: the child's own process group, created by the server
-            // before it reported the pid; the server reaps the leader only
-            // after killing the group, so the id is not reused meanwhile.
-            unsafe { libc::kill(-pid, libc::SIGKILL) };
+        if !self.running {
+            return;
+        }
+        for pid in process::children(self.group.pid()) {
+            // SAFETY: plain syscalls. `pid` is the server's unreaped child,
+            // which leads its own process group (made so by the server and by
+            // the child itself); the server reaps it only after killing that
+            // group, so neither id is reused meanwhile.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+                libc::kill(pid, libc::SIGKILL);
+            }
         }
     }
 }

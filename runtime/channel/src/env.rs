@@ -18,6 +18,23 @@ pub const WRAPPER_VERBOSE: &str = "REACH_CC_VERBOSE";
 pub const FORK_SERVER: &str = "REACH_FORK_SERVER";
 /// Read by the runtime: `1` to print scheduler decisions to stderr (debugging).
 pub const RUNTIME_DEBUG: &str = "REACH_DEBUG";
+/// The dynamic linker's variable that binds every symbol at start-up. The
+/// driver sets it to [`BIND_NOW_MARK`] for a fork server (unless the user set
+/// it), so that the server binds once what each child would otherwise bind
+/// lazily, again and again; the runtime removes it before `main`.
+pub const BIND_NOW: &str = "LD_BIND_NOW";
+/// The value the driver gives [`BIND_NOW`].
+pub const BIND_NOW_MARK: &str = "reach-native";
+/// Set by the driver instead of [`BIND_NOW`] when it starts the program with
+/// exec (where binding everything at every start would cost more than it
+/// saves), to a value of the same length, so that the program's initial stack
+/// is the same in both modes; the runtime removes it before `main`.
+pub const BIND_LAZY: &str = "REACH_BIND_LAZY";
+
+/// Value of [`BIND_LAZY`]: as long as `BIND_NOW=BIND_NOW_MARK` in all.
+pub fn bind_lazy_value() -> String {
+    "0".repeat(BIND_NOW.len() + BIND_NOW_MARK.len() - BIND_LAZY.len())
+}
 
 /// All known variables.
 pub const ALL: &[&str] = &[
@@ -28,6 +45,7 @@ pub const ALL: &[&str] = &[
     WRAPPER_VERBOSE,
     FORK_SERVER,
     RUNTIME_DEBUG,
+    BIND_LAZY,
 ];
 
 /// `REACH_*` variables in `vars` that are not in [`ALL`], each with the
@@ -70,5 +88,12 @@ mod tests {
     fn suggests_the_closest_name() {
         let found = unknown_reach_vars(["REACH_CHANEL_FD", "REACH_RUNTIME", "PATH"]);
         assert_eq!(found, vec![("REACH_CHANEL_FD", CHANNEL_FD)]);
+    }
+
+    #[test]
+    fn both_binding_variables_take_the_same_room() {
+        let now = format!("{BIND_NOW}={BIND_NOW_MARK}");
+        let lazy = format!("{BIND_LAZY}={}", bind_lazy_value());
+        assert_eq!(now.len(), lazy.len());
     }
 }

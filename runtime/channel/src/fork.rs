@@ -8,7 +8,12 @@
 //!
 //! * request pipe (driver → server): one byte per execution;
 //! * response pipe (server → driver): [`MESSAGE_BYTES`]-byte messages, each
-//!   written with one `write` (atomic on a pipe).
+//!   written with one `write` (atomic on a pipe); one message per execution,
+//!   when it is over, so the driver sleeps while it runs.
+//!
+//! To end an execution early (time-out), the driver kills the process group
+//! of each child the kernel lists for the server (each child leads its own
+//! group); it never learns that pid from the program.
 //!
 //! The environment variable [`crate::env::FORK_SERVER`] carries the two fd
 //! numbers as `"<request>:<response>"`. The driver always sets the channel fd
@@ -30,9 +35,6 @@ pub const ENV_OFF: &str = "off:off";
 /// Server → driver: the server reached `main`; value: events recorded before
 /// `main` (by static constructors), which every child inherits.
 pub const MSG_READY: u32 = 1;
-/// Server → driver: a child was forked for the request; value: its pid (also
-/// its process group id).
-pub const MSG_STARTED: u32 = 2;
 /// Server → driver: the child ended and was reaped; value: its wait status.
 pub const MSG_DONE: u32 = 3;
 /// Server → driver: the server cannot serve (threads exist before `main`);
@@ -81,10 +83,7 @@ mod tests {
     #[test]
     fn messages_round_trip() {
         assert_eq!(decode(&encode(MSG_DONE, -9)), (MSG_DONE, -9));
-        assert_eq!(
-            decode(&encode(MSG_STARTED, 123_456)),
-            (MSG_STARTED, 123_456)
-        );
+        assert_eq!(decode(&encode(MSG_READY, 123_456)), (MSG_READY, 123_456));
     }
 
     #[test]

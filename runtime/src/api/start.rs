@@ -52,9 +52,10 @@ unsafe extern "C" fn main_wrapper(
     let addr = REAL_MAIN.load(Ordering::Relaxed);
     // SAFETY: stored from the `main` pointer the C start code passed us.
     let main: MainFn = unsafe { core::mem::transmute::<usize, MainFn>(addr) };
+    // Before the fork server (children inherit the CPUs they may use).
+    crate::sched::adapt_waiting_to_cpus();
     // With a fork server this returns only in a child, once per execution.
     crate::forkserver::serve_if_requested();
-    crate::sched::adapt_waiting_to_cpus();
     // SAFETY: calling the program's main with the arguments it expects.
     let code = unsafe { main(argc, argv, envp) };
     process_exit(code);
