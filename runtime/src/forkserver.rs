@@ -132,6 +132,23 @@ fn warm_up() {
     unsafe { libc::free(core::hint::black_box(libc::malloc(1))) };
 }
 
+/// The disposition the server gives itself (so each child that has the
+/// program's own disposition back needs no system call for it).
+fn is_default(action: &libc::sigaction) -> bool {
+    // The flag the C library adds to every action it sets (x86_64).
+    const SA_RESTORER: libc::c_int = 0x0400_0000;
+    // SAFETY: `sigset_t` is plain bytes.
+    let mask: &[u8] = unsafe {
+        core::slice::from_raw_parts(
+            (&action.sa_mask as *const libc::sigset_t).cast(),
+            core::mem::size_of::<libc::sigset_t>(),
+        )
+    };
+    action.sa_sigaction == libc::SIG_DFL
+        && action.sa_flags & !SA_RESTORER == 0
+        && mask.iter().all(|b| *b == 0)
+}
+
 /// Called at entry to `main`. Without a fork server configured it returns at
 /// once. Otherwise the process becomes the server: this function returns
 /// only in a forked child, ready to run `main` as one execution.
@@ -177,7 +194,9 @@ pub fn serve_if_requested() {
                 if libc::getppid() != server {
                     sys::exit_group(0);
                 }
-                libc::sigaction(libc::SIGCHLD, &saved, core::ptr::null_mut());
+                if !is_default(&saved) {
+                    libc::sigaction(libc::SIGCHLD, &saved, core::ptr::null_mut());
+                }
             }
             start_execution(pre_main);
             return;

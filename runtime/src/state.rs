@@ -200,11 +200,14 @@ impl Thread {
 pub const MAX_KEYS: usize = 1024;
 
 /// The whole runtime state.
+///
+/// Laid out in declaration order, most used first: an execution writes the
+/// fields before `threads` and its first threads' entries, which share a
+/// page or two, and every page it writes costs it a copy-on-write fault.
+#[repr(C)]
 pub struct State {
     /// The mapped channel.
     pub chan: Chan,
-    /// Threads by id.
-    pub threads: [Thread; MAX_THREADS],
     /// Threads created so far (ids `0..thread_count`).
     pub thread_count: u32,
     /// The running thread.
@@ -239,10 +242,15 @@ pub struct State {
     pub event_count: u64,
     /// FIFO ticket counter for waits.
     pub next_ticket: u64,
-    /// Synchronisation objects.
-    pub objects: Table,
     /// The runtime's own key whose destructor reports thread exit.
     pub exit_key: libc::pthread_key_t,
+    /// One more than the highest program key ever given a destructor (keys
+    /// at and above it have none).
+    pub key_dtor_limit: usize,
+    /// Threads by id.
+    pub threads: [Thread; MAX_THREADS],
+    /// Synchronisation objects.
+    pub objects: Table,
     /// Destructors of program keys (`0` = none), indexed by key.
     pub key_dtors: [usize; MAX_KEYS],
 }
@@ -255,7 +263,6 @@ unsafe impl Sync for Global {}
 
 static GLOBAL: Global = Global(UnsafeCell::new(State {
     chan: Chan::NULL,
-    threads: [Thread::EMPTY; MAX_THREADS],
     thread_count: 0,
     running: 0,
     enabled: ThreadSet::EMPTY,
@@ -272,8 +279,10 @@ static GLOBAL: Global = Global(UnsafeCell::new(State {
     max_steps: 0,
     event_count: 0,
     next_ticket: 0,
-    objects: Table::EMPTY,
     exit_key: 0,
+    key_dtor_limit: 0,
+    threads: [Thread::EMPTY; MAX_THREADS],
+    objects: Table::EMPTY,
     key_dtors: [0; MAX_KEYS],
 }));
 

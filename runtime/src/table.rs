@@ -88,10 +88,12 @@ impl Obj {
 }
 
 /// The table.
+#[repr(C)]
 pub struct Table {
-    slots: [Obj; CAPACITY],
-    /// Count of insertions and removals (objects created or destroyed).
+    /// Count of insertions and removals (objects created or destroyed);
+    /// first, so that reading it touches only the table's first page.
     changes: u64,
+    slots: [Obj; CAPACITY],
 }
 
 fn home(addr: u64) -> usize {
@@ -101,8 +103,8 @@ fn home(addr: u64) -> usize {
 impl Table {
     /// An empty table.
     pub const EMPTY: Table = Table {
-        slots: [Obj::FREE; CAPACITY],
         changes: 0,
+        slots: [Obj::FREE; CAPACITY],
     };
 
     /// How many objects were inserted or removed so far: unchanged means no

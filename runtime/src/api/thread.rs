@@ -49,7 +49,9 @@ fn run_key_destructors() {
     // POSIX: PTHREAD_DESTRUCTOR_ITERATIONS rounds.
     for _round in 0..4 {
         let mut any = false;
-        for k in 0..MAX_KEYS {
+        // SAFETY: the calling thread holds the right to run.
+        let limit = unsafe { state() }.key_dtor_limit.min(MAX_KEYS);
+        for k in 0..limit {
             // SAFETY: the calling thread holds the right to run; the
             // reference is dropped before the destructor runs.
             let d = unsafe { state() }.key_dtors[k];
@@ -293,7 +295,11 @@ pub unsafe extern "C" fn pthread_key_create(key: *mut pthread_key_t, dtor: Optio
         // SAFETY: the key was just written; the caller holds the right to run.
         let k = unsafe { *key } as usize;
         if k < MAX_KEYS {
-            unsafe { state() }.key_dtors[k] = dtor.map_or(0, |f| f as usize);
+            let st = unsafe { state() };
+            st.key_dtors[k] = dtor.map_or(0, |f| f as usize);
+            if dtor.is_some() {
+                st.key_dtor_limit = st.key_dtor_limit.max(k + 1);
+            }
         }
     }
     rc
