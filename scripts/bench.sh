@@ -58,45 +58,56 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 
 # ---- limit measurements ----
 if [ "${SKIP_LIMITS:-0}" != 1 ]; then
-  clang-22 -O2 -o "$work/fork_exec" benches/fork_exec.c
+  clang-22 -O2 -pthread -o "$work/fork_exec" benches/fork_exec.c
   clang-22 -O2 -o "$work/trivial" benches/trivial.c
   "$bin/reach-cc" -O1 -g benches/tiny.c -o "$work/tiny"
   "$bin/reach-cc" -O0 -g benches/switches.c -o "$work/switches"
-  fw=(); fe=(); pf=(); pe=(); sw=(); st=()
+  fw=(); ft=(); fe=(); pf=(); pe=(); sw=(); st=(); rr=()
   for _ in $(seq "$RUNS"); do
     out=$("$work/fork_exec" 2000 "$work/trivial")
-    fw+=("$(awk '/^fork_wait_us/ {print $2}' <<<"$out")")
+    f=$(awk '/^fork_wait_us/ {print $2}' <<<"$out")
+    fw+=("$f")
+    ft+=("$(awk '/^fork_thread_wait_us/ {print $2}' <<<"$out")")
     fe+=("$(awk '/^fork_exec_wait_us/ {print $2}' <<<"$out")")
     out=$("$bin/examples/exec_cost" per-exec "$work/tiny" 500)
-    pf+=("$(awk '$2=="fork_server" {print $3}' <<<"$out")")
+    p=$(awk '$2=="fork_server" {print $3}' <<<"$out")
+    pf+=("$p")
     pe+=("$(awk '$2=="exec" {print $3}' <<<"$out")")
+    rr+=("$(awk -v a="$p" -v b="$f" 'BEGIN {printf "%.2f", a/b}')")
     out=$("$bin/examples/exec_cost" switch "$work/switches" 20000)
     sw+=("$(awk '{print $2}' <<<"$out")")
     st+=("$(awk '{print $4}' <<<"$out")")
     switches_line=$out
   done
-  m_fw=$(printf '%s\n' "${fw[@]}" | median); m_fe=$(printf '%s\n' "${fe[@]}" | median)
+  m_fw=$(printf '%s\n' "${fw[@]}" | median); m_ft=$(printf '%s\n' "${ft[@]}" | median)
+  m_fe=$(printf '%s\n' "${fe[@]}" | median)
   m_pf=$(printf '%s\n' "${pf[@]}" | median); m_pe=$(printf '%s\n' "${pe[@]}" | median)
   m_sw=$(printf '%s\n' "${sw[@]}" | median); m_st=$(printf '%s\n' "${st[@]}" | median)
+  m_rr=$(printf '%s\n' "${rr[@]}" | median)
   ratio=$(awk -v a="$m_pf" -v b="$m_fw" 'BEGIN {printf "%.2f", a/b}')
+  floor=$(awk -v a="$m_ft" -v b="$m_fw" 'BEGIN {printf "%.2f", a/b}')
   {
     echo "## Per-execution cost against the limit"
     echo
     echo "Medians of $RUNS measurements, µs. \`benches/fork_exec.c\` times a bare"
-    echo "\`fork()\`+\`_exit\`+\`waitpid\` and a \`fork()\`+\`execve\` of a trivial dynamically linked"
-    echo "binary (\`benches/trivial.c\`) + \`waitpid\`. \`exec_cost per-exec\` (driver/examples)"
-    echo "times \`Executor::run\` on \`benches/tiny.c\` (2 threads, 10 visible operations,"
-    echo "default schedule) as the driver does it: channel reset, start, wait, output"
-    echo "capture, trace validation."
+    echo "\`fork()\`+\`_exit\`+\`waitpid\`, the same with a child that creates and joins one"
+    echo "thread before \`_exit\` (no tool involved), and a \`fork()\`+\`execve\` of a trivial"
+    echo "dynamically linked binary (\`benches/trivial.c\`) + \`waitpid\`. \`exec_cost per-exec\`"
+    echo "(driver/examples) times \`Executor::run\` on \`benches/tiny.c\` (2 threads, 10 visible"
+    echo "operations, default schedule) as the driver does it: channel reset, start, wait,"
+    echo "output capture, trace validation."
     echo
     echo "| what | µs |"
     echo "|---|---:|"
     echo "| bare fork + exit + wait | $m_fw |"
+    echo "| fork + create and join one thread + exit + wait | $m_ft |"
     echo "| fork + exec trivial binary + wait | $m_fe |"
     echo "| one execution of tiny.c, fork server | $m_pf |"
     echo "| one execution of tiny.c, exec (\`--no-fork-server\`) | $m_pe |"
     echo
-    echo "Fork server / bare fork = **$ratio** (target: at most 2)."
+    echo "Fork server / bare fork = **$ratio** (ratio of the medians; median of the $RUNS"
+    echo "paired ratios: $m_rr; all: ${rr[*]}; target: at most 2). A child that only"
+    echo "creates and joins one thread already costs $floor times a bare fork."
     echo
     echo "Thread switch (\`exec_cost switch\` on \`benches/switches.c\`: two threads writing"
     echo "their own counter 20000 times each; the same execution under the"
@@ -105,6 +116,31 @@ if [ "${SKIP_LIMITS:-0}" != 1 ]; then
     echo "visible operation without switches. Last run: \`$switches_line\`."
     echo
   } >> "$OUT"
+  if command -v perf >/dev/null \
+     && perf stat -x, -e page-faults true >/dev/null 2>&1; then
+    # Kernel work per execution, counted (not timed): faults, system calls
+    # and context switches of all processes involved.
+    per_run() { # N COMMAND...: the three counters of COMMAND divided by N
+      local n=$1; shift
+      perf stat -x, -e page-faults,context-switches,raw_syscalls:sys_enter -- "$@" 2>&1 >/dev/null \
+        | awk -F, -v n="$n" '$1 ~ /^[0-9]+$/ {printf "%s%.1f", (c++ ? " | " : ""), $1 / n}'
+    }
+    # fork_exec: 5 batches of 1000 of one kind; exec_cost: 500 + 3 warm-up.
+    c_bare=$(per_run 5000 "$work/fork_exec" 1000 - bare)
+    c_thread=$(per_run 5000 "$work/fork_exec" 1000 - thread)
+    c_tiny=$(per_run 503 "$bin/examples/exec_cost" per-exec "$work/tiny" 500 fork-server)
+    {
+      echo "Kernel work per execution, counted with \`perf stat -e"
+      echo "page-faults,context-switches,raw_syscalls:sys_enter\` (all processes involved):"
+      echo
+      echo "| per execution | page faults | context switches | system calls |"
+      echo "|---|---:|---:|---:|"
+      echo "| bare fork + exit + wait | $c_bare |"
+      echo "| fork + create and join one thread + exit + wait | $c_thread |"
+      echo "| tiny.c under the fork server (\`exec_cost per-exec ... fork-server\`) | $c_tiny |"
+      echo
+    } >> "$OUT"
+  fi
 fi
 
 # ---- cost of one instrumented access ----
@@ -306,15 +342,21 @@ Reading the profile (notes written from these measurements):
 - Hand-offs are switches on one CPU (`finish_task_switch`): the driver, the
   fork server and the execution are bound to one CPU and the runtime's
   waiting threads sleep at once instead of polling.
-- `_dl_fixup`: lazy binding of the C library's internal calls, repeated in
-  every child because its result is lost with the child; the runtime's own
-  lookups of the functions it wraps are resolved once in the server.
+- What every child would otherwise do for the first time, the fork server
+  does once before its first fork: binding symbols (`LD_BIND_NOW`, set by the
+  driver; without it each child ran `_dl_fixup` for every function it called
+  first), looking up the functions the runtime wraps, initialising `malloc`
+  (a `getrandom` and two `brk`), reading the CPUs it may use. The driver is
+  told only when an execution ends (one wake-up per execution).
 - With `--no-fork-server`, `ld-linux` (relocation, symbol lookup), `execve`
   and loading the runtime's dependencies are paid per execution.
-- Per execution (`exec_cost per-exec`): a program whose `main` returns at
-  once costs about 1.7x a bare fork+wait (driver request, the server's fork
-  and wait, the report, the child's start and exit); creating and joining one
-  thread adds about 55 µs (clone, stack, four hand-offs).
+- Per execution (`exec_cost per-exec`, and the counted kernel work in the
+  limit table): a child pays for the fork, about 30 faults mapping the code
+  it runs and 20 copy-on-write faults, thread creation and exit, process
+  exit, and about six switches (driver to server, creator to new thread and
+  back, join, exit, server to driver). Mapping all code pages in the server
+  and making the kernel copy their entries at every fork halved the faults
+  but cost as much in the fork and exit as it saved (measured; not kept).
 NOTES
     echo
   } >> "$OUT"

@@ -412,3 +412,48 @@ fn the_program_sees_the_same_environment_and_stack_in_both_modes() {
     assert!(seen[0].contains("stack=0x"), "{}", seen[0]);
     assert_eq!(seen[0], seen[1]);
 }
+
+#[test]
+fn a_program_that_needs_lazy_binding_is_served_lazily_bound() {
+    // A library with a function that calls a function nobody defines: the
+    // program runs as long as it never calls it and symbols are bound lazily,
+    // but cannot start with every symbol bound, as a fork server first tries.
+    let dir = scratch("lazy-src");
+    std::fs::write(
+        dir.join("half.c"),
+        "int missing(void);\nint never_called(void) { return missing(); }\nint answer(void) { return 42; }\n",
+    )
+    .expect("write library");
+    std::fs::write(
+        dir.join("main.c"),
+        "#include <stdio.h>\nint answer(void);\nint main(void) { printf(\"%d\\n\", answer()); return 0; }\n",
+    )
+    .expect("write program");
+    let lib = dir.join("libhalf.so");
+    let st = Command::new("clang-22")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(dir.join("half.c"))
+        .status()
+        .expect("run clang");
+    assert!(st.success(), "building the library failed");
+    let prog = dir.join("needs_lazy");
+    let st = Command::new(workspace().join("target/release/reach-cc"))
+        .arg(dir.join("main.c"))
+        .arg("-o")
+        .arg(&prog)
+        .arg(format!("-L{}", dir.display()))
+        .arg(format!("-Wl,-rpath,{}", dir.display()))
+        .arg("-Wl,--allow-shlib-undefined")
+        .arg("-lhalf")
+        .status()
+        .expect("run the compiler wrapper");
+    assert!(st.success(), "building the program failed");
+    let mut ex = Executor::new(config(&prog, &[], true)).expect("executor");
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.status, RunStatus::Exited, "{}", dump(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "42\n");
+    assert!(ex.fork_server_running());
+    let again = ex.run(&request(&[])).expect("run");
+    assert_eq!(String::from_utf8_lossy(&again.stdout), "42\n");
+}

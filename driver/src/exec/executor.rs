@@ -1,6 +1,7 @@
 //! The [`Executor`]: one channel, one program, many executions.
 
 use super::channel::{Channel, StartState};
+use super::process::Binding;
 use super::server::{ForkServer, Unavailable};
 use super::{outcome, process, ExecConfig, ExecError, Outcome, Request};
 use reach_channel::{Policy, ThreadSet};
@@ -125,12 +126,12 @@ impl Executor {
         if !matches!(self.server, ServerState::Idle) {
             return Ok(());
         }
-        self.channel.prepare(
-            &bootstrap_request(),
-            self.config.max_steps,
-            self.config.spin_threshold,
-        )?;
-        let started = ForkServer::start(&self.config, self.channel.raw_fd(), self.config.timeout)?;
+        let mut started = self.start_server(Binding::Now)?;
+        if matches!(started, Err(Unavailable::NoMain)) {
+            // Perhaps it cannot start with every symbol bound (a function
+            // it never calls is defined nowhere): bind lazily, as usual.
+            started = self.start_server(Binding::Lazy)?;
+        }
         self.server = match started {
             Ok(mut server) => {
                 let start = self.channel.capture_start(server.pre_main)?;
@@ -142,6 +143,24 @@ impl Executor {
             Err(why) => ServerState::Off(Some(why_note(&why))),
         };
         Ok(())
+    }
+
+    /// Starts a fork server with the channel holding the bootstrap request.
+    fn start_server(
+        &mut self,
+        binding: Binding,
+    ) -> Result<Result<ForkServer, Unavailable>, ExecError> {
+        self.channel.prepare(
+            &bootstrap_request(),
+            self.config.max_steps,
+            self.config.spin_threshold,
+        )?;
+        ForkServer::start(
+            &self.config,
+            self.channel.raw_fd(),
+            self.config.timeout,
+            binding,
+        )
     }
 
     /// Runs the program once under `request` and returns the validated result.

@@ -244,20 +244,28 @@ fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
     rest.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// A fork server binds every symbol at start-up, once, instead of each child
-/// binding the ones it calls, lazily, every time; without it the program
-/// gets a variable of the same length instead, so that its initial stack is
-/// the same in both modes. Whatever the user set is left alone.
-fn bind_symbols(cmd: &mut Command, fork_server: bool) {
+/// How the dynamic linker binds the program's symbols.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Binding {
+    /// Every symbol at start-up: a fork server binds them once instead of
+    /// each child binding the ones it calls, again and again.
+    Now,
+    /// On first call (the default), with a variable of the same length as
+    /// the one that asks for [`Binding::Now`], so that the program's initial
+    /// stack is the same either way.
+    Lazy,
+}
+
+/// Sets the environment for `binding`; whatever the user set is left alone.
+fn bind_symbols(cmd: &mut Command, binding: Binding) {
     use reach_channel::env::{bind_lazy_value, BIND_LAZY, BIND_NOW, BIND_NOW_MARK};
     if std::env::var_os(BIND_NOW).is_some() {
         return;
     }
-    if fork_server {
-        cmd.env(BIND_NOW, BIND_NOW_MARK);
-    } else {
-        cmd.env(BIND_LAZY, bind_lazy_value());
-    }
+    match binding {
+        Binding::Now => cmd.env(BIND_NOW, BIND_NOW_MARK),
+        Binding::Lazy => cmd.env(BIND_LAZY, bind_lazy_value()),
+    };
 }
 
 /// The command that starts the program under the runtime: environment,
@@ -266,6 +274,7 @@ pub(super) fn program_command(
     config: &ExecConfig,
     channel_fd: RawFd,
     control: Option<ControlFds>,
+    binding: Binding,
     stdout: OwnedFd,
     stderr: OwnedFd,
 ) -> Command {
@@ -280,7 +289,7 @@ pub(super) fn program_command(
         None => ENV_OFF.to_string(),
     };
     let mut cmd = Command::new(&config.program);
-    bind_symbols(&mut cmd, control.is_some());
+    bind_symbols(&mut cmd, binding);
     cmd.args(&config.args)
         .env(
             reach_channel::env::CHANNEL_FD,
@@ -327,7 +336,7 @@ pub fn run(config: &ExecConfig, channel_fd: RawFd) -> Result<Finished, ExecError
     };
     let (out_r, out_w) = pipe().map_err(spawn_err)?;
     let (err_r, err_w) = pipe().map_err(spawn_err)?;
-    let mut cmd = program_command(config, channel_fd, None, out_w, err_w);
+    let mut cmd = program_command(config, channel_fd, None, Binding::Lazy, out_w, err_w);
     let start = Instant::now();
     let child = cmd.spawn().map_err(spawn_err)?;
     // The parent's copies of the write ends are closed (moved into `cmd`).

@@ -10,7 +10,7 @@
 //! every execution and emptied after it, so each execution's output is kept
 //! separately.
 
-use super::process::{self, Capture, ControlFds, Finished, Group};
+use super::process::{self, Binding, Capture, ControlFds, Finished, Group};
 use super::{ExecConfig, ExecError, Termination};
 use reach_channel::fork::{
     decode, MESSAGE_BYTES, MSG_DONE, MSG_FORK_FAILED, MSG_READY, MSG_REFUSED,
@@ -60,11 +60,13 @@ pub struct Lost(pub String);
 impl ForkServer {
     /// Starts the program as a fork server (the channel must hold a valid
     /// request: static constructors run under it) and waits until it is
-    /// ready at `main`, at most `timeout`.
+    /// ready at `main`, at most `timeout`. With `Binding::Now` the dynamic
+    /// linker binds every symbol before `main`, once for all executions.
     pub fn start(
         config: &ExecConfig,
         channel_fd: RawFd,
         timeout: Duration,
+        binding: Binding,
     ) -> Result<Result<ForkServer, Unavailable>, ExecError> {
         let spawn_err = |source| ExecError::Spawn {
             program: config.program.clone(),
@@ -78,7 +80,8 @@ impl ForkServer {
             request: req_r.as_raw_fd(),
             response: resp_w.as_raw_fd(),
         };
-        let mut cmd = process::program_command(config, channel_fd, Some(control), out_w, err_w);
+        let mut cmd =
+            process::program_command(config, channel_fd, Some(control), binding, out_w, err_w);
         let child = cmd.spawn().map_err(spawn_err)?;
         drop(cmd);
         // Only the server may hold these ends, so that its death is seen.
