@@ -9,6 +9,13 @@
 //! and under the random policy (a switch about every other step); the
 //! difference in time over the difference in switches, in µs.
 //!
+//! `exec_cost compare RUNS PROGRAM_A PROGRAM_B`: two fork servers, the
+//! environment variables in `EXEC_COST_ENV_A` / `EXEC_COST_ENV_B`
+//! (`NAME=VALUE,...`, e.g. `REACH_RUNTIME=` another build's runtime) set for
+//! the start of the first / the second only; their executions alternate one
+//! by one, so both see the same machine. Prints both medians and the median
+//! of the per-pair ratios B/A.
+//!
 //! Binds itself, the fork server and the executions to one CPU as
 //! `reach-native` does, unless `EXEC_COST_NO_PIN` is set.
 //!
@@ -95,6 +102,58 @@ fn per_exec(ex: &mut Executor, runs: usize, policy: Policy) -> (f64, usize, usiz
     (median(times), last.0, last.1)
 }
 
+/// A fork-server executor for `program` started with `env` (`NAME=VALUE,...`)
+/// added to this process's environment for the time of its start.
+fn executor_with_env(program: &str, env: &str) -> Executor {
+    let pairs: Vec<(&str, &str)> = env.split(',').filter_map(|kv| kv.split_once('=')).collect();
+    let saved: Vec<_> = pairs.iter().map(|(k, _)| std::env::var_os(k)).collect();
+    for (k, v) in &pairs {
+        // SAFETY: this program is single-threaded.
+        unsafe { std::env::set_var(k, v) };
+    }
+    let mut ex = executor(program, &[], true);
+    if let Err(e) = ex.run(&request(Policy::ContinueThenLowest)) {
+        eprintln!("exec_cost: {e}");
+        std::process::exit(2);
+    }
+    for ((k, _), old) in pairs.iter().zip(saved) {
+        // SAFETY: this program is single-threaded.
+        match old {
+            Some(v) => unsafe { std::env::set_var(k, v) },
+            None => unsafe { std::env::remove_var(k) },
+        }
+    }
+    ex
+}
+
+/// Alternates executions of `a` and `b` (`runs` pairs, the order flipped
+/// every pair): the times of each and the per-pair ratios b/a.
+fn compare(a: &mut Executor, b: &mut Executor, runs: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let req = request(Policy::ContinueThenLowest);
+    let time = |ex: &mut Executor| {
+        let t = Instant::now();
+        if let Err(e) = ex.run(&req) {
+            eprintln!("exec_cost: {e}");
+            std::process::exit(2);
+        }
+        t.elapsed().as_secs_f64() * 1e6
+    };
+    let (mut ta, mut tb, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..runs {
+        let (x, y) = if i % 2 == 0 {
+            let x = time(a);
+            (x, time(b))
+        } else {
+            let y = time(b);
+            (time(a), y)
+        };
+        ta.push(x);
+        tb.push(y);
+        ratios.push(y / x);
+    }
+    (ta, tb, ratios)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     // Placed as `reach-native` places its executor, unless told otherwise.
@@ -116,6 +175,30 @@ fn main() {
                 println!("per_exec_us {mode} {us:.1} steps {steps}");
             }
         }
+        Some("compare") if args.len() >= 4 => {
+            let runs: usize = args[1].parse().unwrap_or(2000);
+            let env = |name| std::env::var(name).unwrap_or_default();
+            let (env_a, env_b) = (env("EXEC_COST_ENV_A"), env("EXEC_COST_ENV_B"));
+            // Two pairs of servers started in opposite orders, half of the
+            // executions each: a server started later may run faster.
+            let mut a1 = executor_with_env(&args[2], &env_a);
+            let mut b1 = executor_with_env(&args[3], &env_b);
+            let mut b2 = executor_with_env(&args[3], &env_b);
+            let mut a2 = executor_with_env(&args[2], &env_a);
+            let (a_1, b_1, mut r) = compare(&mut a1, &mut b1, runs / 2);
+            let (a_2, b_2, r2) = compare(&mut a2, &mut b2, runs / 2);
+            r.extend(r2);
+            let mut ta = a_1;
+            ta.extend(a_2);
+            let mut tb = b_1;
+            tb.extend(b_2);
+            println!(
+                "compare_us a {:.1} b {:.1} ratio_b_over_a {:.3}",
+                median(ta),
+                median(tb),
+                median(r)
+            );
+        }
         Some("switch") if args.len() >= 2 => {
             let mut ex = executor(&args[1], &args[2..], true);
             let (t_few, steps_few, sw_few) = per_exec(&mut ex, 5, Policy::ContinueThenLowest);
@@ -128,7 +211,7 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: exec_cost per-exec PROGRAM RUNS [fork-server|exec] | exec_cost switch PROGRAM [ARGS...]"
+                "usage: exec_cost per-exec PROGRAM RUNS [fork-server|exec] | exec_cost switch PROGRAM [ARGS...] | exec_cost compare RUNS PROGRAM_A PROGRAM_B"
             );
             std::process::exit(2);
         }
