@@ -179,24 +179,14 @@ fn main() {
             let runs: usize = args[1].parse().unwrap_or(2000);
             let env = |name| std::env::var(name).unwrap_or_default();
             let (env_a, env_b) = (env("EXEC_COST_ENV_A"), env("EXEC_COST_ENV_B"));
-            // Two pairs of servers started in opposite orders, half of the
-            // executions each: a server started later may run faster.
-            let mut a1 = executor_with_env(&args[2], &env_a);
-            let mut b1 = executor_with_env(&args[3], &env_b);
-            let mut b2 = executor_with_env(&args[3], &env_b);
-            let mut a2 = executor_with_env(&args[2], &env_a);
-            let (a_1, b_1, mut r) = compare(&mut a1, &mut b1, runs / 2);
-            let (a_2, b_2, r2) = compare(&mut a2, &mut b2, runs / 2);
-            r.extend(r2);
-            let mut ta = a_1;
-            ta.extend(a_2);
-            let mut tb = b_1;
-            tb.extend(b_2);
+            let mut a = executor_with_env(&args[2], &env_a);
+            let mut b = executor_with_env(&args[3], &env_b);
+            let (ta, tb, ratios) = compare(&mut a, &mut b, runs);
             println!(
                 "compare_us a {:.1} b {:.1} ratio_b_over_a {:.3}",
                 median(ta),
                 median(tb),
-                median(r)
+                median(ratios)
             );
         }
         Some("switch") if args.len() >= 2 => {

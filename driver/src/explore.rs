@@ -92,6 +92,23 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Nothing run yet, by `strategy`; distinct partial orders are counted
+    /// if `count_partial_orders`.
+    pub fn empty(strategy: &'static str, count_partial_orders: bool) -> Summary {
+        Summary {
+            strategy,
+            executions: 0,
+            sleep_blocked: 0,
+            partial_orders: count_partial_orders.then_some(0),
+            fingerprints: HashSet::new(),
+            duplicate_orders: 0,
+            findings: Vec::new(),
+            stop: StopReason::Complete,
+            elapsed: Duration::ZERO,
+            total_steps: 0,
+        }
+    }
+
     /// True if the whole search space was explored.
     pub fn complete(&self) -> bool {
         self.stop == StopReason::Complete
@@ -106,18 +123,7 @@ pub fn explore(
     progress: &mut dyn FnMut(&Summary),
 ) -> Summary {
     let start = Instant::now();
-    let mut summary = Summary {
-        strategy: strategy.name(),
-        executions: 0,
-        sleep_blocked: 0,
-        partial_orders: options.count_partial_orders.then_some(0),
-        fingerprints: HashSet::new(),
-        duplicate_orders: 0,
-        findings: Vec::new(),
-        stop: StopReason::Complete,
-        elapsed: Duration::ZERO,
-        total_steps: 0,
-    };
+    let mut summary = Summary::empty(strategy.name(), options.count_partial_orders);
     let mut signatures = HashSet::new();
     loop {
         if options.interrupt.load(Ordering::Relaxed) {

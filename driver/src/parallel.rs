@@ -102,18 +102,7 @@ pub fn explore_parallel(
     progress: &mut dyn FnMut(&Summary),
 ) -> Summary {
     let start = Instant::now();
-    let mut summary = Summary {
-        strategy: master.name(),
-        executions: 0,
-        sleep_blocked: 0,
-        partial_orders: options.count_partial_orders.then_some(0),
-        fingerprints: HashSet::new(),
-        duplicate_orders: 0,
-        findings: Vec::new(),
-        stop: StopReason::Complete,
-        elapsed: start.elapsed(),
-        total_steps: 0,
-    };
+    let mut summary = Summary::empty(master.name(), options.count_partial_orders);
     let Some(first) = master.next_request() else {
         return summary;
     };

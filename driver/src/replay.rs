@@ -8,24 +8,12 @@ use crate::explore::{Finding, StopReason, Summary};
 use crate::schedule::ScheduleFile;
 use crate::trace::Trace;
 use reach_channel::{Policy, ThreadSet};
-use std::collections::HashSet;
 use std::time::Instant;
 
 /// Replays `schedule` once and reports what the execution showed.
 pub fn replay(executor: &mut Executor, schedule: &ScheduleFile, policy: BugPolicy) -> Summary {
     let start = Instant::now();
-    let mut summary = Summary {
-        strategy: "replay",
-        executions: 0,
-        sleep_blocked: 0,
-        partial_orders: None,
-        fingerprints: HashSet::new(),
-        duplicate_orders: 0,
-        findings: Vec::new(),
-        stop: StopReason::Complete,
-        elapsed: start.elapsed(),
-        total_steps: 0,
-    };
+    let mut summary = Summary::empty("replay", false);
     let request = Request {
         prefix: schedule.schedule.clone(),
         policy: Policy::ContinueThenLowest,

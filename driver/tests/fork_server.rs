@@ -42,6 +42,13 @@ fn build(source: &Path, name: &str) -> PathBuf {
     out
 }
 
+/// Writes `text` as `<name>.c` in a scratch directory and builds it.
+fn build_source(name: &str, text: &str) -> PathBuf {
+    let src = scratch(&format!("{name}-src")).join(format!("{name}.c"));
+    std::fs::write(&src, text).expect("write source");
+    build(&src, name)
+}
+
 fn example(file: &str) -> PathBuf {
     let stem = file.split('.').next().unwrap_or(file);
     build(&workspace().join("c-examples").join(file), stem)
@@ -214,11 +221,8 @@ int main(int argc, char **argv) {
 
 #[test]
 fn constructors_arguments_stdin_and_files() {
-    let dir = scratch("startup-src");
-    let src = dir.join("startup.c");
-    std::fs::write(&src, START_UP).expect("write source");
-    let prog = build(&src, "startup");
-    let file = dir.join("written.txt");
+    let prog = build_source("startup", START_UP);
+    let file = scratch("startup-files").join("written.txt");
     let file_arg = file.to_string_lossy().to_string();
     same_runs(&prog, &["hello", &file_arg], 100);
     // Every execution sees the constructor's effects once, stdin at end of
@@ -388,10 +392,7 @@ int main(void) {
 
 #[test]
 fn the_program_sees_the_same_environment_and_stack_in_both_modes() {
-    let dir = scratch("show-env-src");
-    let src = dir.join("show_env.c");
-    std::fs::write(&src, SHOW_ENV).expect("write source");
-    let prog = build(&src, "show_env");
+    let prog = build_source("show_env", SHOW_ENV);
     let mut seen = Vec::new();
     for fork_server in [true, false] {
         let mut ex = Executor::new(config(&prog, &[], fork_server)).expect("executor");
