@@ -52,6 +52,14 @@ pub struct Cli {
     /// Where to write the schedule of a bug.
     #[arg(long, value_name = "FILE", default_value = "reach-native.schedule")]
     pub schedule_out: PathBuf,
+    /// Write the schedule file of one execution to FILE, whether or not it
+    /// found a bug (the execution `--record-execution` names; with `--replay`,
+    /// the replayed one), so that `--replay FILE` can re-run it.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Which execution `--record` writes (1-based).
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "record")]
+    pub record_execution: u64,
     /// Print exploration statistics (executions, distinct partial orders, ...).
     #[arg(long)]
     pub stats: bool,

@@ -6,6 +6,7 @@ use crate::analysis::fingerprint::fingerprint;
 use crate::analysis::races::find_races;
 use crate::bug::{classify, Bug, BugKind, BugPolicy, Unusable};
 use crate::exec::{ExecError, Executor, Outcome, Request};
+use crate::record::Recorder;
 use crate::strategy::Strategy;
 use crate::trace::Trace;
 use std::collections::HashSet;
@@ -28,6 +29,8 @@ pub struct ExploreOptions {
     pub count_partial_orders: bool,
     /// Set from outside (Ctrl-C) to stop after the current execution.
     pub interrupt: Arc<AtomicBool>,
+    /// Keeps the schedule of one execution (`--record`).
+    pub record: Option<Arc<Recorder>>,
 }
 
 /// A bug with the execution that shows it.
@@ -228,6 +231,9 @@ pub fn execute(
         .run(request)
         .map_err(|e: ExecError| e.to_string())?;
     let trace = Trace::from_outcome(&outcome);
+    if let Some(recorder) = &options.record {
+        recorder.offer(number, &trace);
+    }
     let mut examined = Examined {
         steps: trace.len() as u64,
         sleep_blocked: false,

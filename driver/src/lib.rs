@@ -10,6 +10,7 @@ pub mod exec;
 pub mod explore;
 pub mod parallel;
 pub mod progress;
+pub mod record;
 pub mod replay;
 pub mod report;
 pub mod schedule;

@@ -7,6 +7,7 @@ use reach_native::bug::BugPolicy;
 use reach_native::cli::{Cli, StrategyName};
 use reach_native::exec::{ExecConfig, Executor};
 use reach_native::explore::{explore, ExploreOptions, StopReason, Summary};
+use reach_native::record::{self, Recorder};
 use reach_native::replay::replay;
 use reach_native::report;
 use reach_native::schedule::{ScheduleFile, StepRecord, FORMAT, VERSION};
@@ -112,7 +113,9 @@ fn run(cli: &Cli) -> Result<u8> {
     };
     if let Some(file) = &cli.replay {
         let schedule = ScheduleFile::read(file)?;
-        let summary = replay(&mut executor, &schedule, policy);
+        let recorder = cli.record.as_ref().map(|_| Recorder::new(1));
+        let summary = replay(&mut executor, &schedule, policy, recorder.as_ref());
+        write_recorded(cli, recorder.as_ref())?;
         return finish(cli, &binary, &summary);
     }
     let interrupt = Arc::new(AtomicBool::new(false));
@@ -128,6 +131,10 @@ fn run(cli: &Cli) -> Result<u8> {
         bug_policy: policy,
         count_partial_orders: cli.stats || cli.json.is_some() || cli.audit,
         interrupt,
+        record: cli
+            .record
+            .as_ref()
+            .map(|_| Arc::new(Recorder::new(cli.record_execution))),
     };
     let jobs = match cli.jobs {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -169,6 +176,7 @@ fn run(cli: &Cli) -> Result<u8> {
     progress.finish();
     // Ends the fork server, so its children count in the peak RSS statistics.
     drop(executor);
+    write_recorded(cli, options.record.as_deref())?;
     finish(cli, &binary, &summary)
 }
 
@@ -177,6 +185,48 @@ fn seconds(value: f64, flag: &str) -> Result<Duration> {
         .ok()
         .filter(|d| !d.is_zero())
         .with_context(|| format!("{flag} must be a positive number of seconds"))
+}
+
+/// The schedule file of one execution of `cli.program`.
+fn schedule_file(
+    cli: &Cli,
+    schedule: Vec<u32>,
+    steps: Vec<StepRecord>,
+    bug: Option<String>,
+) -> ScheduleFile {
+    ScheduleFile {
+        format: FORMAT.into(),
+        version: VERSION,
+        program: cli.program.display().to_string(),
+        args: cli
+            .args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+        schedule,
+        steps,
+        bug,
+    }
+}
+
+/// Writes the `--record` file, if asked for and the execution ran.
+fn write_recorded(cli: &Cli, recorder: Option<&Recorder>) -> Result<()> {
+    let (Some(path), Some(recorder)) = (&cli.record, recorder) else {
+        return Ok(());
+    };
+    match recorder.take() {
+        Some(recorded) => schedule_file(cli, recorded.schedule, recorded.steps, None)
+            .write(path)
+            .with_context(|| format!("cannot write {}", path.display())),
+        None => {
+            eprintln!(
+                "reach-native: warning: execution {} did not run; {} not written",
+                recorder.execution(),
+                path.display()
+            );
+            Ok(())
+        }
+    }
 }
 
 /// Prints the result, writes the schedule and JSON files, and picks the exit status.
@@ -190,28 +240,12 @@ fn finish(cli: &Cli, binary: &Binary, summary: &Summary) -> Result<u8> {
                 other.bug.kind, other.execution, other.bug.message
             );
         }
-        let file = ScheduleFile {
-            format: FORMAT.into(),
-            version: VERSION,
-            program: program.clone(),
-            args: cli
-                .args
-                .iter()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect(),
-            schedule: finding.schedule.clone(),
-            steps: finding
-                .trace
-                .events
-                .iter()
-                .map(|e| StepRecord {
-                    thread: e.thread,
-                    op: e.op.kind.name().to_string(),
-                    object: e.op.object,
-                })
-                .collect(),
-            bug: Some(format!("{:?}", finding.bug.kind)),
-        };
+        let file = schedule_file(
+            cli,
+            finding.schedule.clone(),
+            record::steps(&finding.trace),
+            Some(format!("{:?}", finding.bug.kind)),
+        );
         if cli.replay.is_none() {
             file.write(&cli.schedule_out)
                 .with_context(|| format!("cannot write {}", cli.schedule_out.display()))?;

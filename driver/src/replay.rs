@@ -5,13 +5,20 @@
 use crate::bug::{classify, Bug, BugKind, BugPolicy};
 use crate::exec::{Executor, Request};
 use crate::explore::{Finding, StopReason, Summary};
+use crate::record::Recorder;
 use crate::schedule::ScheduleFile;
 use crate::trace::Trace;
 use reach_channel::{Policy, ThreadSet};
 use std::time::Instant;
 
-/// Replays `schedule` once and reports what the execution showed.
-pub fn replay(executor: &mut Executor, schedule: &ScheduleFile, policy: BugPolicy) -> Summary {
+/// Replays `schedule` once and reports what the execution showed; `record`
+/// keeps the replayed execution's schedule (as execution 1).
+pub fn replay(
+    executor: &mut Executor,
+    schedule: &ScheduleFile,
+    policy: BugPolicy,
+    record: Option<&Recorder>,
+) -> Summary {
     let start = Instant::now();
     let mut summary = Summary::empty("replay", false);
     let request = Request {
@@ -30,6 +37,9 @@ pub fn replay(executor: &mut Executor, schedule: &ScheduleFile, policy: BugPolic
     };
     summary.executions = 1;
     let trace = Trace::from_outcome(&outcome);
+    if let Some(recorder) = record {
+        recorder.offer(1, &trace);
+    }
     summary.total_steps = trace.len() as u64;
     let bug = match first_difference(schedule, &trace) {
         Some(message) => Some(Bug {

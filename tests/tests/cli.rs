@@ -183,3 +183,64 @@ fn deadlock_report_names_the_cycle() {
     );
     assert!(message.contains("dining_philosophers.c:33"), "{message}");
 }
+
+#[test]
+fn recorded_clean_execution_replays_exactly() {
+    let program = build_example("mutex_counter.c");
+    let file = |name: &str| scratch().join(format!("record-{}-{name}", std::process::id()));
+    let read = |path: &std::path::Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(path).expect("recorded file")).expect("json")
+    };
+    let (first, second, again) = (file("1"), file("2"), file("again"));
+    for (path, n) in [(&first, "1"), (&second, "2")] {
+        let run = reach(
+            &program,
+            &[
+                "--record",
+                path.to_str().expect("utf-8"),
+                "--record-execution",
+                n,
+            ],
+            &[],
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(run.executions(), 2);
+    }
+    let (one, two) = (read(&first), read(&second));
+    assert!(one["bug"].is_null());
+    assert_ne!(
+        one["schedule"], two["schedule"],
+        "two executions, one interleaving"
+    );
+    let replay = reach(
+        &program,
+        &[
+            "--replay",
+            second.to_str().expect("utf-8"),
+            "--record",
+            again.to_str().expect("utf-8"),
+        ],
+        &[],
+    );
+    assert_eq!(replay.code, 0, "{}", replay.stdout);
+    let replayed = read(&again);
+    assert_eq!(replayed["schedule"], two["schedule"]);
+    assert_eq!(replayed["steps"], two["steps"]);
+    let past_the_end = reach(
+        &program,
+        &[
+            "--max-executions",
+            "1",
+            "--record",
+            again.to_str().expect("utf-8"),
+            "--record-execution",
+            "5",
+        ],
+        &[],
+    );
+    assert!(
+        past_the_end.stderr.contains("execution 5 did not run"),
+        "{}",
+        past_the_end.stderr
+    );
+}
