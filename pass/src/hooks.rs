@@ -19,8 +19,9 @@
 //! }
 //! ```
 //!
-//! Instrumented code calls the guard, which the optimiser (even at `-O0`,
-//! through the always-inliner) inlines into a compare and a branch.
+//! Instrumented code calls the guard, which `reach-instrument
+//! --inline-guards` (as the wrappers run it, [`crate::load::inline_guards`])
+//! or the optimiser, even at `-O0`, inlines into a compare and a branch.
 
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::builder::Builder;

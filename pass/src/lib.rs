@@ -29,13 +29,21 @@ pub use stats::Stats;
 use inkwell::context::Context;
 use std::path::Path;
 
-/// Reads `input`, instruments it, verifies the result and writes bitcode to
-/// `output`. Returns the counts.
-pub fn instrument_file(input: &Path, output: &Path) -> Result<Stats, PassError> {
+/// Reads `input`, instruments it, verifies the result, inlines the hook
+/// guards if `inline_guards` (for code generation without the optimiser)
+/// and writes bitcode to `output`. Returns the counts.
+pub fn instrument_file(
+    input: &Path,
+    output: &Path,
+    inline_guards: bool,
+) -> Result<Stats, PassError> {
     let ctx = Context::create();
     let module = load::read_module(&ctx, input)?;
     let outcome = instrument_module(&module, input)?;
     load::verify(&module, input)?;
+    if inline_guards {
+        load::inline_guards(&module, input)?;
+    }
     load::write_bitcode(&module, output)?;
     Ok(outcome.stats)
 }

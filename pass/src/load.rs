@@ -71,6 +71,44 @@ pub fn verify(module: &Module<'_>, path: &Path) -> Result<(), PassError> {
     })
 }
 
+/// Inlines the hooks' always-inline guards ([`crate::hooks`]) into their
+/// callers, so that code generation alone, without the optimisation
+/// pipeline, turns each into a compare and a branch.
+pub fn inline_guards(module: &Module<'_>, path: &Path) -> Result<(), PassError> {
+    use inkwell::llvm_sys::error::{LLVMDisposeErrorMessage, LLVMGetErrorMessage};
+    use inkwell::llvm_sys::transforms::pass_builder as pb;
+    let passes = c"always-inline";
+    // SAFETY: the module is live for the call; the options are created and
+    // disposed here; a null target machine is allowed (no target-specific
+    // analyses are needed by the inliner); the error message is copied
+    // before it is disposed.
+    let error = unsafe {
+        let options = pb::LLVMCreatePassBuilderOptions();
+        let error = pb::LLVMRunPasses(
+            module.as_mut_ptr(),
+            passes.as_ptr(),
+            std::ptr::null_mut(),
+            options,
+        );
+        pb::LLVMDisposePassBuilderOptions(options);
+        if error.is_null() {
+            None
+        } else {
+            let raw = LLVMGetErrorMessage(error);
+            let text = std::ffi::CStr::from_ptr(raw).to_string_lossy().into_owned();
+            LLVMDisposeErrorMessage(raw);
+            Some(text)
+        }
+    };
+    match error {
+        None => Ok(()),
+        Some(message) => Err(PassError::Internal {
+            path: path.to_path_buf(),
+            message: format!("inlining the hook guards: {message}"),
+        }),
+    }
+}
+
 /// Writes `module` as bitcode to `path`.
 pub fn write_bitcode(module: &Module<'_>, path: &Path) -> Result<(), PassError> {
     if module.write_bitcode_to_path(path) {

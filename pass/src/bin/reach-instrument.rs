@@ -1,5 +1,5 @@
-//! `reach-instrument [--stats] INPUT(.bc|.ll) -o OUTPUT.bc`: instruments one
-//! module for reach-native.
+//! `reach-instrument [--stats] [--inline-guards] INPUT(.bc|.ll) -o OUTPUT.bc`:
+//! instruments one module for reach-native.
 
 use anyhow::Context as _;
 use clap::Parser;
@@ -13,6 +13,10 @@ struct Cli {
     /// Print the instrumentation counts.
     #[arg(long)]
     stats: bool,
+    /// Inline the hooks' null-check guards into their callers, for code
+    /// generation without the optimisation pipeline (what reach-cc does).
+    #[arg(long)]
+    inline_guards: bool,
     /// Output bitcode file.
     #[arg(short = 'o', value_name = "OUTPUT.bc")]
     output: PathBuf,
@@ -22,7 +26,7 @@ struct Cli {
 }
 
 fn run(cli: &Cli) -> anyhow::Result<()> {
-    let stats = reach_pass::instrument_file(&cli.input, &cli.output)
+    let stats = reach_pass::instrument_file(&cli.input, &cli.output, cli.inline_guards)
         .with_context(|| format!("reach-instrument {}", cli.input.display()))?;
     if cli.stats {
         use std::io::Write as _;

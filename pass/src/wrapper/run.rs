@@ -93,6 +93,7 @@ impl Tools {
             Step::Instrument { input, output } => (
                 &self.instrument,
                 vec![
+                    "--inline-guards".to_string(),
                     input.to_string_lossy().into_owned(),
                     "-o".to_string(),
                     output.to_string_lossy().into_owned(),

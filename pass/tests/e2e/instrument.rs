@@ -157,3 +157,32 @@ fn optimised_bitcode_is_instrumented_and_verifies() {
     assert!(ir.contains("section \"reach_sites\""));
     assert!(ir.contains("@llvm.used"));
 }
+
+#[test]
+fn inline_guards_leaves_compares_and_no_guard_calls() {
+    for opt in ["-O0", "-O1"] {
+        let dir = tempdir();
+        std::fs::write(dir.path().join("unit.c"), SOURCE).expect("write source");
+        ok_in(
+            dir.path(),
+            "clang-22",
+            &["-emit-llvm", "-c", "-g", opt, "unit.c", "-o", "unit.bc"],
+        );
+        ok_in(
+            dir.path(),
+            bin("reach-instrument"),
+            &["--inline-guards", "unit.bc", "-o", "unit.inst.bc"],
+        );
+        let ir = disassemble(&dir.path().join("unit.inst.bc"));
+        let worker = function_body(&ir, "worker");
+        assert!(!worker.contains(".guard("), "{opt}: {worker}");
+        assert!(
+            worker.contains("icmp ne ptr @__reach_load, null"),
+            "{opt}: {worker}"
+        );
+        assert!(
+            worker.contains("call void @__reach_load(i64 "),
+            "{opt}: {worker}"
+        );
+    }
+}
