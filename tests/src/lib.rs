@@ -4,6 +4,8 @@
 //! The binaries must have been built first (`cargo build --release
 //! --workspace`, which `make test` does).
 
+pub mod corpus;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -5,7 +5,7 @@
  * SQLite's busy handler sleeps and retries. main checks the totals and
  * removes the files.
  *
- * usage: sqlite_wal [THREADS [ROWS]]   (defaults: 2 threads, 3 rows)
+ * usage: sqlite_wal [THREADS [ROWS]]   (defaults: 2 threads, 5 rows)
  * The directory is created under $TMPDIR (else /tmp) with mkdtemp, so
  * concurrent runs do not share files. Exits 0 when every count is right.
  */
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 static char path[4096];
-static int rows = 3;
+static int rows = 5;
 
 static sqlite3 *open_db(void)
 {

@@ -1,0 +1,239 @@
+//! Real third-party C code under reach-native: SQLite and zstd (sources from
+//! the crates pinned in `tests/corpus/Cargo.toml`, built once with the
+//! wrappers, see `reach_tests::corpus`) driven by the threaded programs in
+//! `tests/corpus/programs/`. Each program is correct, so each time-bounded
+//! exploration must end without a bug (exit 3: stopped by `--max-time`, or 0:
+//! complete), stop on time, write its JSON report, run the expected number
+//! of visible steps per execution, and replay one of its executions exactly.
+//!
+//! Data races: every program runs with races reported (no `--ignore-races`):
+//! SQLite in serialized mode guards its shared state (statistics included)
+//! with its mutexes, and zstd's pool and multithreaded compressor hand every
+//! job over under a mutex, so a race report would be a bug of the tool's
+//! synchronisation model.
+
+use reach_tests::{bin, corpus, scratch};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// `--max-time` of each exploration, in seconds.
+const MAX_TIME: f64 = 20.0;
+
+/// Step bound of one execution: the programs run up to a few hundred
+/// thousand visible operations, above the default bound.
+const MAX_STEPS: &str = "2000000";
+
+/// One corpus program and what a run of it must show.
+struct Case {
+    /// File stem in `tests/corpus/programs/`.
+    name: &'static str,
+    /// Program arguments (empty: the program's defaults).
+    args: &'static [&'static str],
+    /// Visible steps per execution, averaged over the exploration: at least
+    /// half and at most twice what the first execution runs today.
+    steps: (u64, u64),
+}
+
+/// The result of one `reach-native` command.
+struct Outcome {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    json: Value,
+    wall: Duration,
+}
+
+fn reach_native(program: &Path, options: &[&str], args: &[&str], tag: &str) -> Outcome {
+    let name = program
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("prog");
+    let json_path = scratch().join(format!("corpus-{name}-{tag}-{}.json", std::process::id()));
+    let _ = std::fs::remove_file(&json_path);
+    let start = Instant::now();
+    let output = Command::new(bin("reach-native"))
+        .args(["--jobs", "1", "--max-steps", MAX_STEPS, "--json"])
+        .arg(&json_path)
+        .args(options)
+        .arg(program)
+        .args(args)
+        .output()
+        .expect("run reach-native");
+    let wall = start.elapsed();
+    let text = std::fs::read_to_string(&json_path).unwrap_or_default();
+    let json = serde_json::from_str(&text).unwrap_or(Value::Null);
+    Outcome {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        json,
+        wall,
+    }
+}
+
+/// A `NAME: N` line of the `--stats` output.
+fn stat(stdout: &str, name: &str) -> Option<u64> {
+    stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(name))
+        .and_then(|rest| rest.trim_start_matches(':').trim().parse().ok())
+}
+
+fn no_bug(case: &Case, what: &str, run: &Outcome) {
+    assert!(
+        matches!(run.code, 0 | 3),
+        "{} ({what}): exit status {} (0 or 3 expected: no bug)\n{}\n{}",
+        case.name,
+        run.code,
+        run.stdout,
+        run.stderr
+    );
+    assert!(
+        run.json.is_object(),
+        "{} ({what}): no JSON report\n{}",
+        case.name,
+        run.stderr
+    );
+    assert!(
+        run.json["bug"].is_null(),
+        "{} ({what}): unexpected bug\n{}",
+        case.name,
+        run.stdout
+    );
+}
+
+fn read_schedule(path: &PathBuf) -> Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("recorded schedule {}: {e}", path.display()));
+    serde_json::from_str(&text).expect("schedule file is JSON")
+}
+
+fn check(case: Case) {
+    let program = corpus::build_program(case.name)
+        .unwrap_or_else(|e| panic!("building corpus program {}: {e}", case.name));
+
+    // The fixed cost of a run: starting the program up to `main` (the fork
+    // server), one execution, and writing the report. `--max-time` bounds
+    // the exploration, not this, so it is allowed on top of the 10%.
+    let one = reach_native(&program, &["--max-executions", "1"], case.args, "one");
+    no_bug(&case, "one execution", &one);
+    let start_up = one.wall;
+
+    let recorded = scratch().join(format!(
+        "corpus-{}-{}.schedule",
+        case.name,
+        std::process::id()
+    ));
+    let replayed = recorded.with_extension("replayed");
+    let _ = std::fs::remove_file(&recorded);
+    let _ = std::fs::remove_file(&replayed);
+    let max_time = MAX_TIME.to_string();
+    let run = reach_native(
+        &program,
+        &[
+            "--max-time",
+            &max_time,
+            "--stats",
+            "--record",
+            recorded.to_str().expect("utf-8 path"),
+            "--record-execution",
+            "2",
+        ],
+        case.args,
+        "explore",
+    );
+    no_bug(&case, "exploration", &run);
+    let limit = Duration::from_secs_f64(MAX_TIME * 1.1) + start_up;
+    assert!(
+        run.wall <= limit,
+        "{}: --max-time {MAX_TIME} took {:.1} s (limit: 110% plus the {:.1} s of a one-execution run)",
+        case.name,
+        run.wall.as_secs_f64(),
+        start_up.as_secs_f64()
+    );
+    let executions = run.json["executions"].as_u64().unwrap_or(0);
+    assert_eq!(stat(&run.stdout, "executions"), Some(executions));
+    assert!(executions >= 2, "{}: {executions} executions", case.name);
+    let steps = stat(&run.stdout, "steps executed").expect("--stats prints the steps");
+    let per_execution = steps / executions;
+    assert!(
+        (case.steps.0..=case.steps.1).contains(&per_execution),
+        "{}: {per_execution} steps per execution, expected {:?}",
+        case.name,
+        case.steps
+    );
+    eprintln!(
+        "{}: {executions} executions, {per_execution} steps each, {:.1} s (start-up {:.1} s)",
+        case.name,
+        run.wall.as_secs_f64(),
+        start_up.as_secs_f64()
+    );
+
+    // Replay the recorded (second, bug-free) execution and record the replay:
+    // the same schedule and the same operations on the same objects, step
+    // for step, to the end.
+    let replay = reach_native(
+        &program,
+        &[
+            "--replay",
+            recorded.to_str().expect("utf-8 path"),
+            "--record",
+            replayed.to_str().expect("utf-8 path"),
+        ],
+        case.args,
+        "replay",
+    );
+    no_bug(&case, "replay", &replay);
+    assert_eq!(replay.code, 0, "{}: replay\n{}", case.name, replay.stdout);
+    let (first, again) = (read_schedule(&recorded), read_schedule(&replayed));
+    let steps = first["steps"].as_array().map_or(0, Vec::len);
+    assert!(steps > 0, "{}: empty recorded execution", case.name);
+    assert_eq!(
+        first["schedule"], again["schedule"],
+        "{}: replayed schedule",
+        case.name
+    );
+    assert!(
+        first["steps"] == again["steps"],
+        "{}: the replay did not repeat the recorded execution's {steps} steps",
+        case.name
+    );
+}
+
+#[test]
+fn sqlite_shared_connection_serialized() {
+    check(Case {
+        name: "sqlite_shared",
+        args: &[],
+        steps: (50_000, 220_000),
+    });
+}
+
+#[test]
+fn sqlite_wal_two_connections() {
+    check(Case {
+        name: "sqlite_wal",
+        args: &[],
+        steps: (60_000, 260_000),
+    });
+}
+
+#[test]
+fn zstd_multithreaded_compression() {
+    check(Case {
+        name: "zstd_mt",
+        args: &[],
+        steps: (120_000, 500_000),
+    });
+}
+
+#[test]
+fn zstd_thread_pool() {
+    check(Case {
+        name: "zstd_pool",
+        args: &[],
+        steps: (80_000, 320_000),
+    });
+}
