@@ -98,8 +98,16 @@ fn release(t: u32) {
     }
 }
 
-/// Blocks the calling thread `me` until another thread hands it the right to run.
+/// Blocks the calling thread `me` until another thread hands it the right to
+/// run, and until the thread before it is gone if that one finished.
 fn wait_turn(me: u32) {
+    wait_go(me);
+    // SAFETY: `me` now holds the right to run.
+    await_exited(unsafe { state() });
+}
+
+/// Blocks the calling thread `me` until another thread hands it the right to run.
+fn wait_go(me: u32) {
     let w = go_word(me);
     for _ in 0..POLLS.load(Ordering::Relaxed) {
         if w.load(Ordering::Acquire) == GO_RUN {
@@ -118,6 +126,28 @@ fn wait_turn(me: u32) {
             }
             _ => sys::futex_wait(w, GO_SLEEPING),
         }
+    }
+}
+
+/// Marks the calling thread, which just finished for the scheduler, as
+/// exiting: the thread that runs next waits until it is gone. Not the main
+/// thread (after `pthread_exit` it stays until the process ends).
+fn mark_exiting(st: &mut State) {
+    let tid = sys::gettid();
+    if tid != sys::getpid() {
+        st.exiting_tid = tid;
+    }
+}
+
+/// Called by a thread that just got the right to run: if the thread that ran
+/// before it finished, waits until that thread's C library exit path is over
+/// (it releases the thread's malloc arena and cache, and a detached thread's
+/// stack, after its last visible operation), so that what the next thread
+/// allocates depends on the schedule only.
+fn await_exited(st: &mut State) {
+    if st.exiting_tid != 0 {
+        sys::wait_thread_gone(st.exiting_tid);
+        st.exiting_tid = 0;
     }
 }
 
@@ -504,10 +534,14 @@ pub fn thread_finished(me: u32) {
         let parent = st.threads[i].parent;
         st.running = parent;
         st.chan.set_running(parent);
+        mark_exiting(st);
         release(parent);
         return;
     }
     let next = decide(st, NONE);
+    if next != NONE {
+        mark_exiting(st);
+    }
     if next == NONE {
         // The last thread ended (the main thread called pthread_exit): the
         // C library ends the process with status 0.

@@ -244,6 +244,10 @@ pub struct State {
     pub next_ticket: u64,
     /// The runtime's own key whose destructor reports thread exit.
     pub exit_key: libc::pthread_key_t,
+    /// Kernel id of a thread that finished for the scheduler but whose C
+    /// library exit path (arena and thread cache release, stack caching) may
+    /// still run; the next thread to run waits until it is gone (`0`: none).
+    pub exiting_tid: i32,
     /// One more than the highest program key ever given a destructor (keys
     /// at and above it have none).
     pub key_dtor_limit: usize,
@@ -280,6 +284,7 @@ static GLOBAL: Global = Global(UnsafeCell::new(State {
     event_count: 0,
     next_ticket: 0,
     exit_key: 0,
+    exiting_tid: 0,
     key_dtor_limit: 0,
     threads: [Thread::EMPTY; MAX_THREADS],
     objects: Table::EMPTY,

@@ -50,6 +50,33 @@ pub fn futex_wait(word: &AtomicU32, expected: u32) {
     }
 }
 
+/// Kernel id of the calling thread.
+pub fn gettid() -> i32 {
+    // SAFETY: gettid has no arguments and cannot fail.
+    unsafe { raw_syscall(libc::SYS_gettid, [0; 6]) as i32 }
+}
+
+/// Process id of the caller.
+pub fn getpid() -> i32 {
+    // SAFETY: getpid has no arguments and cannot fail.
+    unsafe { raw_syscall(libc::SYS_getpid, [0; 6]) as i32 }
+}
+
+/// Waits until thread `tid` of this process (not its main thread, which
+/// stays a zombie until the process ends) no longer exists, yielding the CPU
+/// to it meanwhile.
+pub fn wait_thread_gone(tid: i32) {
+    let pid = i64::from(getpid());
+    // SAFETY: tgkill with signal 0 only checks that the thread exists (any
+    // error, ESRCH once it is gone, ends the wait); sched_yield has no
+    // arguments.
+    unsafe {
+        while raw_syscall(libc::SYS_tgkill, [pid, i64::from(tid), 0, 0, 0, 0]) == 0 {
+            raw_syscall(libc::SYS_sched_yield, [0; 6]);
+        }
+    }
+}
+
 /// Wakes every waiter of `word`.
 pub fn futex_wake(word: &AtomicU32) {
     // SAFETY: FUTEX_WAKE on a valid, aligned u32.
