@@ -89,6 +89,11 @@ pub struct Summary {
     pub elapsed: Duration,
     /// Events executed over all executions.
     pub total_steps: u64,
+    /// Executions longer than the recording bound (explored only in their
+    /// recorded steps).
+    pub truncated: u64,
+    /// The recording bound those executions hit.
+    pub recorded_bound: Option<u64>,
 }
 
 impl Summary {
@@ -106,6 +111,29 @@ impl Summary {
             stop: StopReason::Complete,
             elapsed: Duration::ZERO,
             total_steps: 0,
+            truncated: 0,
+            recorded_bound: None,
+        }
+    }
+
+    /// A search that ran out of executions is bounded, not complete, if
+    /// some execution was longer than the recording bound: its later steps
+    /// were never explored.
+    pub fn bound_by_truncation(&mut self) {
+        let Some(bound) = self.recorded_bound else {
+            return;
+        };
+        let (n, were, their) = match self.truncated {
+            1 => ("1 execution".to_string(), "was", "its"),
+            n => (format!("{n} executions"), "were", "their"),
+        };
+        let why = format!(
+            "{n} {were} longer than {bound} steps and explored only in {their} first {bound} steps (raise the bound with --max-recorded-steps)"
+        );
+        match &mut self.stop {
+            StopReason::Complete => self.stop = StopReason::Bounded(why),
+            StopReason::Bounded(other) => *other = format!("{other}; {why}"),
+            _ => {}
         }
     }
 
@@ -170,6 +198,7 @@ pub fn explore(
         progress(&summary);
     }
     summary.elapsed = start.elapsed();
+    summary.bound_by_truncation();
     summary
 }
 
@@ -193,6 +222,8 @@ pub struct Examined {
     pub sleep_blocked: bool,
     /// Fingerprint of its partial order (when counting, and not cut short).
     pub fingerprint: Option<u64>,
+    /// Longer than the recording bound: the number of steps recorded.
+    pub truncated_at: Option<u64>,
     /// The bug it shows, if any.
     pub finding: Option<Finding>,
 }
@@ -204,6 +235,10 @@ impl Summary {
         self.total_steps += examined.steps;
         if examined.sleep_blocked {
             self.sleep_blocked += 1;
+        }
+        if let Some(bound) = examined.truncated_at {
+            self.truncated += 1;
+            self.recorded_bound = Some(bound);
         }
         if let Some(print) = examined.fingerprint {
             if self.fingerprints.insert(print) {
@@ -224,14 +259,17 @@ pub fn execute(
     options: &ExploreOptions,
     number: u64,
 ) -> Result<Examined, String> {
-    let outcome = executor
+    let mut outcome = executor
         .run(request)
         .map_err(|e: ExecError| e.to_string())?;
     let trace = Trace::from_outcome(&outcome);
+    // The trace holds the events now; a long execution's are large.
+    outcome.events = Vec::new();
     let mut examined = Examined {
-        steps: trace.len() as u64,
+        steps: trace.total_steps,
         sleep_blocked: false,
         fingerprint: None,
+        truncated_at: trace.truncated.then_some(trace.len() as u64),
         finding: None,
     };
     if let Err(divergence) = strategy.observe(request, &trace) {

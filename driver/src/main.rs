@@ -9,7 +9,7 @@ use reach_native::exec::{ExecConfig, Executor};
 use reach_native::explore::{explore, ExploreOptions, StopReason, Summary};
 use reach_native::replay::replay;
 use reach_native::report;
-use reach_native::schedule::{ScheduleFile, StepRecord, FORMAT, VERSION};
+use reach_native::schedule::ScheduleFile;
 use reach_native::strategy::dpor::Dpor;
 use reach_native::strategy::exhaustive::Exhaustive;
 use reach_native::strategy::rt::ReachabilityTesting;
@@ -89,12 +89,25 @@ fn run(cli: &Cli) -> Result<u8> {
             cli.program.display()
         );
     }
+    let schedule = cli.replay.as_deref().map(ScheduleFile::read).transpose()?;
+    // A replay runs under the recorded step bound unless given another, and
+    // records at least the steps the schedule file checks.
+    let max_steps = cli
+        .max_steps
+        .or_else(|| schedule.as_ref().and_then(|s| s.max_steps));
+    let record_steps = schedule
+        .as_ref()
+        .map_or(0, |s| s.recorded_steps)
+        .max(cli.max_recorded_steps)
+        .min(max_steps.unwrap_or(u64::MAX))
+        .min(reach_native::exec::MAX_EVENTS);
     let config = ExecConfig {
         program: cli.program.clone(),
         args: cli.args.clone(),
         runtime: runtime_library()?,
         timeout: seconds(cli.timeout, "--timeout")?,
-        max_steps: cli.max_steps,
+        max_steps,
+        record_steps,
         spin_threshold: cli.spin_threshold,
         fork_server: !cli.no_fork_server,
     };
@@ -110,9 +123,8 @@ fn run(cli: &Cli) -> Result<u8> {
         data_races: !cli.ignore_races,
         exit_code_is_bug: !cli.ignore_exit_code,
     };
-    if let Some(file) = &cli.replay {
-        let schedule = ScheduleFile::read(file)?;
-        let summary = replay(&mut executor, &schedule, policy);
+    if let Some(schedule) = &schedule {
+        let summary = replay(&mut executor, schedule, policy);
         return finish(cli, &binary, &summary);
     }
     let interrupt = Arc::new(AtomicBool::new(false));
@@ -190,30 +202,13 @@ fn finish(cli: &Cli, binary: &Binary, summary: &Summary) -> Result<u8> {
                 other.bug.kind, other.execution, other.bug.message
             );
         }
-        let file = ScheduleFile {
-            format: FORMAT.into(),
-            version: VERSION,
-            program: program.clone(),
-            args: cli
+        if cli.replay.is_none() {
+            let args: Vec<String> = cli
                 .args
                 .iter()
                 .map(|a| a.to_string_lossy().into_owned())
-                .collect(),
-            schedule: finding.schedule.clone(),
-            steps: finding
-                .trace
-                .events
-                .iter()
-                .map(|e| StepRecord {
-                    thread: e.thread,
-                    op: e.op.kind.name().to_string(),
-                    object: e.op.object,
-                })
-                .collect(),
-            bug: Some(format!("{:?}", finding.bug.kind)),
-        };
-        if cli.replay.is_none() {
-            file.write(&cli.schedule_out)
+                .collect();
+            report::write_schedule(&cli.schedule_out, &program, args, cli.max_steps, finding)
                 .with_context(|| format!("cannot write {}", cli.schedule_out.display()))?;
             println!(
                 "\nSchedule written to {}; replay with:\n  reach-native --replay {} {}",

@@ -43,6 +43,7 @@ enum Message {
         steps: u64,
         sleep_blocked: bool,
         fingerprint: Option<u64>,
+        truncated_at: Option<u64>,
         finding: Option<Box<Finding>>,
         reports: Vec<Report>,
     },
@@ -155,6 +156,7 @@ pub fn explore_parallel(
         }
     });
     summary.elapsed = start.elapsed();
+    summary.bound_by_truncation();
     summary
 }
 
@@ -326,6 +328,7 @@ fn coordinate(
                 steps,
                 sleep_blocked,
                 fingerprint,
+                truncated_at,
                 finding,
                 reports,
             } => {
@@ -337,6 +340,7 @@ fn coordinate(
                     steps,
                     sleep_blocked,
                     fingerprint,
+                    truncated_at,
                     finding: None,
                 });
                 if let Some(finding) = finding {
@@ -529,6 +533,7 @@ fn worker(
                     steps: examined.steps,
                     sleep_blocked: examined.sleep_blocked,
                     fingerprint: examined.fingerprint,
+                    truncated_at: examined.truncated_at,
                     finding: examined.finding.map(Box::new),
                     reports: level.search.take_reports(),
                 };

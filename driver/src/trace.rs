@@ -6,6 +6,11 @@
 //! thread runs, so the pending operation of thread `p` at state `k` is `p`'s
 //! next event at or after `k`, or, if `p` never runs again, the operation the
 //! runtime reported it parked at when the execution ended.
+//!
+//! An execution longer than the recording bound is recorded in its first
+//! steps only: its trace is that prefix, with each thread's pending
+//! operation where recording stopped ([`Trace::truncated`]). To the
+//! strategies it looks like an execution that ended there.
 
 use crate::exec::Outcome;
 use reach_channel::{EventFlags, Op, OpKind, ThreadSet, ThreadState};
@@ -33,8 +38,13 @@ pub struct Trace {
     pub final_pending: Vec<Option<(Op, u64)>>,
     /// Thread whose last transition ended the process abnormally (a fatal
     /// signal): like an exit, that ending conflicts with whatever the other
-    /// threads would still have done.
+    /// threads would still have done. Never set for a truncated trace.
     pub ended_by: Option<u32>,
+    /// Recording stopped before the execution ended: `events` are its first
+    /// steps and `final_pending` the pending operations at that point.
+    pub truncated: bool,
+    /// Steps the execution ran, recorded or not (at least `events.len()`).
+    pub total_steps: u64,
     /// Index of the next event of the same thread after event `i`, if any.
     next_same_thread: Vec<Option<usize>>,
     /// Index of each thread's first event, if it ran at all.
@@ -68,8 +78,8 @@ impl Trace {
                 })
             })
             .collect();
-        let final_pending = outcome
-            .threads
+        let slots = outcome.cut.as_ref().unwrap_or(&outcome.threads);
+        let final_pending = slots
             .iter()
             .map(|slot| {
                 let parked = ThreadState::from_u32(slot.state) == Some(ThreadState::Parked);
@@ -86,6 +96,12 @@ impl Trace {
             })
             .collect();
         let mut trace = Trace::new(events, final_pending);
+        trace.truncated = outcome.cut.is_some();
+        trace.total_steps = outcome.steps.max(trace.len() as u64);
+        if trace.truncated {
+            // The process ended past the recorded steps.
+            return trace;
+        }
         if let crate::exec::Termination::Signaled(_) = outcome.termination {
             trace.ended_by = outcome
                 .culprit
@@ -128,9 +144,11 @@ impl Trace {
         let mut final_pending = final_pending;
         final_pending.resize(threads, None);
         Trace {
+            total_steps: events.len() as u64,
             events,
             final_pending,
             ended_by: None,
+            truncated: false,
             next_same_thread,
             first_event,
             born_at,

@@ -60,7 +60,8 @@ fn config(program: &Path, args: &[&str], fork_server: bool) -> ExecConfig {
         args: args.iter().map(Into::into).collect(),
         runtime: runtime(),
         timeout: Duration::from_secs(20),
-        max_steps: 20_000,
+        max_steps: Some(20_000),
+        record_steps: 20_000,
         spin_threshold: 64,
         fork_server,
     }
@@ -255,7 +256,7 @@ fn timeout_kills_the_child_and_the_server_serves_on() {
     let prog = compile_program("robust.c");
     let mut cfg = config(&prog, &["hang"], true);
     cfg.timeout = Duration::from_millis(800);
-    cfg.max_steps = 1000;
+    cfg.max_steps = Some(1000);
     let mut ex = Executor::new(cfg).expect("executor");
     for _ in 0..2 {
         let out = ex.run(&request(&[])).expect("run");

@@ -236,9 +236,16 @@ pub struct State {
     pub policy: Policy,
     /// PRNG state for the random policy.
     pub rng: u64,
-    /// Step bound.
+    /// Step bound (`u64::MAX`: none).
     pub max_steps: u64,
-    /// Events recorded.
+    /// Recording bound: events past it run unrecorded.
+    pub record_steps: u64,
+    /// Step at which the next decision must take the general path: the
+    /// step bound, or the recording bound while recording.
+    pub check_at: u64,
+    /// Recording stopped at `record_steps`.
+    pub cut: bool,
+    /// Steps executed (events recorded while `event_count <= record_steps`).
     pub event_count: u64,
     /// FIFO ticket counter for waits.
     pub next_ticket: u64,
@@ -277,6 +284,9 @@ static GLOBAL: Global = Global(UnsafeCell::new(State {
     policy: Policy::ContinueThenLowest,
     rng: 0,
     max_steps: 0,
+    record_steps: 0,
+    check_at: 0,
+    cut: false,
     event_count: 0,
     next_ticket: 0,
     exit_key: 0,

@@ -89,7 +89,7 @@ impl Executor {
             .runtime
             .canonicalize()
             .map_err(|_| ExecError::RuntimeMissing(config.runtime.clone()))?;
-        let channel = Channel::create(config.max_steps)?;
+        let channel = Channel::create(config.record_steps)?;
         let server = if config.fork_server {
             ServerState::Idle
         } else {
@@ -150,11 +150,7 @@ impl Executor {
         &mut self,
         binding: Binding,
     ) -> Result<Result<ForkServer, Unavailable>, ExecError> {
-        self.channel.prepare(
-            &bootstrap_request(),
-            self.config.max_steps,
-            self.config.spin_threshold,
-        )?;
+        prepare(&mut self.channel, &self.config, &bootstrap_request())?;
         ForkServer::start(
             &self.config,
             self.channel.raw_fd(),
@@ -168,13 +164,12 @@ impl Executor {
         self.ensure_server()?;
         let mut lost = None;
         if let ServerState::Running(server, start) = &mut self.server {
-            self.channel
-                .prepare(request, self.config.max_steps, self.config.spin_threshold)?;
+            prepare(&mut self.channel, &self.config, request)?;
             self.channel.restore_start(start);
             match server.run(self.config.timeout) {
                 Ok(finished) => {
                     let view = self.channel.view()?;
-                    return outcome::read(&view, finished);
+                    return outcome::read(&view, finished, self.config.timeout);
                 }
                 Err(why) => lost = Some(why),
             }
@@ -185,22 +180,30 @@ impl Executor {
             self.server = ServerState::Idle;
             self.ensure_server()?;
             if let ServerState::Running(server, start) = &mut self.server {
-                self.channel
-                    .prepare(request, self.config.max_steps, self.config.spin_threshold)?;
+                prepare(&mut self.channel, &self.config, request)?;
                 self.channel.restore_start(start);
                 let finished = server.run(self.config.timeout).map_err(|again| {
                     ExecError::ForkServer(format!("{}; after a restart: {}", why.0, again.0))
                 })?;
                 let view = self.channel.view()?;
-                return outcome::read(&view, finished);
+                return outcome::read(&view, finished, self.config.timeout);
             }
         }
-        self.channel
-            .prepare(request, self.config.max_steps, self.config.spin_threshold)?;
+        prepare(&mut self.channel, &self.config, request)?;
         let finished = process::run(&self.config, self.channel.raw_fd())?;
         let view = self.channel.view()?;
-        outcome::read(&view, finished)
+        outcome::read(&view, finished, self.config.timeout)
     }
+}
+
+/// Writes `request` and the bounds of `config` into `channel`.
+fn prepare(channel: &mut Channel, config: &ExecConfig, request: &Request) -> Result<(), ExecError> {
+    channel.prepare(
+        request,
+        config.max_steps,
+        config.record_steps,
+        config.spin_threshold,
+    )
 }
 
 fn why_note(why: &Unavailable) -> String {

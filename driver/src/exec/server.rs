@@ -13,7 +13,7 @@
 use super::process::{self, Binding, Capture, ControlFds, Finished, Group};
 use super::{ExecConfig, ExecError, Termination};
 use reach_channel::fork::{
-    decode, MESSAGE_BYTES, MSG_DONE, MSG_FORK_FAILED, MSG_READY, MSG_REFUSED,
+    decode, MESSAGE_BYTES, MSG_DONE, MSG_FORK_FAILED, MSG_LONG_START, MSG_READY, MSG_REFUSED,
 };
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -30,6 +30,8 @@ pub enum Unavailable {
     NoMain,
     /// Static constructors started threads, which a fork would lose.
     ThreadsBeforeMain(i64),
+    /// Static constructors ran more steps than the recording bound.
+    LongStartUp(i64),
 }
 
 /// A running fork server.
@@ -51,6 +53,7 @@ enum Report {
     ForkFailed(i32),
     Ready(i64),
     Refused(i64),
+    LongStart(i64),
 }
 
 /// The server is gone or misbehaved during an execution.
@@ -115,6 +118,7 @@ impl ForkServer {
                 Ok(server)
             }
             Ok(Some(Report::Refused(threads))) => Err(Unavailable::ThreadsBeforeMain(threads)),
+            Ok(Some(Report::LongStart(steps))) => Err(Unavailable::LongStartUp(steps)),
             _ => Err(Unavailable::NoMain),
         })
     }
@@ -148,6 +152,7 @@ impl ForkServer {
             MSG_DONE => Report::Done(value as i32),
             MSG_FORK_FAILED => Report::ForkFailed(value as i32),
             MSG_REFUSED => Report::Refused(value),
+            MSG_LONG_START => Report::LongStart(value),
             // Unknown messages: treat as a server malfunction.
             _ => Report::Refused(-1),
         })
@@ -310,6 +315,12 @@ impl std::fmt::Display for Unavailable {
                 write!(
                     f,
                     "static constructors started threads ({n} threads at main)"
+                )
+            }
+            Unavailable::LongStartUp(n) => {
+                write!(
+                    f,
+                    "static constructors ran {n} steps, more than the recording bound"
                 )
             }
         }

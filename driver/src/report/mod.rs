@@ -5,8 +5,88 @@ pub mod json;
 pub mod text;
 
 use crate::binary::Binary;
-use crate::trace::TraceEvent;
-use reach_channel::OpKind;
+use crate::explore::Finding;
+use crate::schedule::ScheduleFile;
+use crate::trace::{Trace, TraceEvent};
+use reach_channel::{OpKind, RunStatus};
+use std::path::Path;
+
+/// Traces of at most this many steps are shown whole.
+pub const FULL_TRACE_STEPS: usize = 200;
+/// Of a longer trace, the last this many steps of every thread are shown
+/// (with the steps the bug names).
+pub const THREAD_TAIL_STEPS: usize = 50;
+
+/// The steps of `finding`'s trace a report shows, in order: all of a short
+/// trace; of a long one, the last [`THREAD_TAIL_STEPS`] steps of each thread
+/// and the steps the bug names (a data race's two accesses).
+pub fn shown_steps(finding: &Finding) -> Vec<usize> {
+    let trace = &finding.trace;
+    if trace.len() <= FULL_TRACE_STEPS {
+        return (0..trace.len()).collect();
+    }
+    let mut left = vec![THREAD_TAIL_STEPS; trace.thread_count()];
+    let mut pending = left.len();
+    let mut shown = Vec::new();
+    for (i, e) in trace.events.iter().enumerate().rev() {
+        if pending == 0 {
+            break;
+        }
+        let Some(n) = left.get_mut(e.thread as usize) else {
+            continue;
+        };
+        if *n > 0 {
+            shown.push(i);
+            *n -= 1;
+            if *n == 0 {
+                pending -= 1;
+            }
+        }
+    }
+    if let Some(race) = finding.bug.race {
+        shown.extend(
+            [race.first, race.second]
+                .into_iter()
+                .filter(|&i| i < trace.len()),
+        );
+    }
+    shown.sort_unstable();
+    shown.dedup();
+    shown
+}
+
+/// Recorded steps of each thread of `trace`.
+pub fn steps_per_thread(trace: &Trace) -> Vec<u64> {
+    let mut counts = vec![0u64; trace.thread_count()];
+    for e in &trace.events {
+        if let Some(c) = counts.get_mut(e.thread as usize) {
+            *c += 1;
+        }
+    }
+    counts
+}
+
+/// Writes the schedule file of `finding`, found running `program args`
+/// under step bound `max_steps`.
+pub fn write_schedule(
+    path: &Path,
+    program: &str,
+    args: Vec<String>,
+    max_steps: Option<u64>,
+    finding: &Finding,
+) -> std::io::Result<()> {
+    // The runtime counted every step only if it saw the execution end.
+    let counted = finding.outcome.status != RunStatus::Running;
+    ScheduleFile::of_trace(
+        program.to_string(),
+        args,
+        Some(format!("{:?}", finding.bug.kind)),
+        &finding.trace,
+        max_steps,
+        counted.then_some(finding.trace.total_steps),
+    )
+    .write(path)
+}
 
 /// The object of an event as shown to people: `thread 2`, `0x4040a0`, or nothing.
 pub fn object_text(event: &TraceEvent) -> String {
