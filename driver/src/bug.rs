@@ -117,7 +117,7 @@ pub fn classify(
             return bug(
                 BugKind::Hang,
                 format!(
-                    "livelock (spin detection: every thread that could run re-reads locations no other thread can change; --spin-threshold sets how many re-reads count as spinning): {message}"
+                    "livelock (spin detection: the threads that could run only re-read locations no other thread can still change; --spin-threshold sets how many re-reads count as spinning): {message}"
                 ),
             )
         }

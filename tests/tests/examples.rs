@@ -120,6 +120,7 @@ examples! {
     forks_child: "forks_child.c", [], [] => Clean(1);
     indexer: "indexer.c", [], [] => Clean(8);
     lastzero: "lastzero.c", [], [] => Bug("data_race");
+    long_startup: "long_startup.c", [], [] => Clean(2);
     many_threads: "many_threads.c", ["--max-executions", "5"], [] => Limited(5);
     misuse_destroy_cond_waiters: "misuse_destroy_cond_waiters.c", [], [] => Bug("misuse");
     misuse_destroy_locked: "misuse_destroy_locked.c", [], [] => Bug("misuse");

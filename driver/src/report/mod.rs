@@ -21,7 +21,16 @@ pub const THREAD_TAIL_STEPS: usize = 50;
 /// trace; of a long one, the last [`THREAD_TAIL_STEPS`] steps of each thread
 /// and the steps the bug names (a data race's two accesses).
 pub fn shown_steps(finding: &Finding) -> Vec<usize> {
-    let trace = &finding.trace;
+    let named: Vec<usize> = finding
+        .bug
+        .race
+        .map(|race| vec![race.first, race.second])
+        .unwrap_or_default();
+    steps_to_show(&finding.trace, &named)
+}
+
+/// [`shown_steps`] of `trace` for a bug that names the steps `named`.
+fn steps_to_show(trace: &Trace, named: &[usize]) -> Vec<usize> {
     if trace.len() <= FULL_TRACE_STEPS {
         return (0..trace.len()).collect();
     }
@@ -43,13 +52,7 @@ pub fn shown_steps(finding: &Finding) -> Vec<usize> {
             }
         }
     }
-    if let Some(race) = finding.bug.race {
-        shown.extend(
-            [race.first, race.second]
-                .into_iter()
-                .filter(|&i| i < trace.len()),
-        );
-    }
+    shown.extend(named.iter().copied().filter(|&i| i < trace.len()));
     shown.sort_unstable();
     shown.dedup();
     shown
@@ -148,4 +151,53 @@ pub fn resolve_sites(message: &str, binary: &Binary) -> String {
     }
     out.push_str(rest);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reach_channel::{EventFlags, Op, ThreadSet};
+
+    fn trace_of(threads: &[u32]) -> Trace {
+        let events = threads
+            .iter()
+            .map(|&thread| TraceEvent {
+                thread,
+                op: Op {
+                    kind: OpKind::Load,
+                    flags: EventFlags(0),
+                    object: 0x10,
+                    aux: 4,
+                },
+                site: 0,
+                enabled: ThreadSet::EMPTY,
+            })
+            .collect();
+        Trace::new(events, Vec::new())
+    }
+
+    #[test]
+    fn short_traces_are_shown_whole() {
+        let trace = trace_of(&[0; FULL_TRACE_STEPS]);
+        assert_eq!(steps_to_show(&trace, &[]).len(), FULL_TRACE_STEPS);
+    }
+
+    #[test]
+    fn long_traces_show_each_threads_tail_and_the_named_steps() {
+        // Thread 0 runs 10,000 steps, thread 1 ten steps early on, thread 2
+        // the last 1,000 steps.
+        let mut threads = vec![0u32; 10_000];
+        threads[100..110].fill(1);
+        threads.extend(std::iter::repeat_n(2, 1000));
+        let trace = trace_of(&threads);
+        let shown = steps_to_show(&trace, &[5, 3000]);
+        let of = |t: u32| shown.iter().filter(|&&i| threads[i] == t).count();
+        assert_eq!(of(1), 10, "all of thread 1's steps");
+        assert_eq!(of(2), THREAD_TAIL_STEPS);
+        assert_eq!(of(0), THREAD_TAIL_STEPS + 2, "its tail and the two named steps");
+        assert!(shown.contains(&5) && shown.contains(&3000));
+        assert!(shown.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(shown.last(), Some(&10_999));
+        assert_eq!(steps_per_thread(&trace), vec![9990, 10, 1000]);
+    }
 }
