@@ -308,6 +308,28 @@ int main(void) { return 0; }
     assert!(ex.fork_server_note().is_some());
 }
 
+#[test]
+fn start_up_past_the_recording_bound_falls_back_to_exec() {
+    let src = r#"
+#include <pthread.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+__attribute__((constructor)) static void busy(void) {
+    for (int i = 0; i < 100; i++) { pthread_mutex_lock(&m); pthread_mutex_unlock(&m); }
+}
+int main(void) { pthread_mutex_lock(&m); pthread_mutex_unlock(&m); return 0; }
+"#;
+    let prog = compile("ctor_long", src);
+    let mut cfg = config(&prog, &[], true);
+    cfg.record_steps = 50;
+    let mut ex = Executor::new(cfg).expect("executor");
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.termination, Termination::Exited(0), "{}", dump(&out));
+    assert_eq!((out.events.len(), out.steps), (50, 203));
+    assert!(out.cut.is_some());
+    let note = ex.fork_server_note().unwrap_or_default();
+    assert!(note.contains("recording bound"), "{note}");
+}
+
 /// Pids of live processes running `prog` (by /proc/<pid>/exe).
 fn server_pids(prog: &Path) -> Vec<i32> {
     let want = prog.canonicalize().expect("canonical path");

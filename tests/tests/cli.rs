@@ -117,7 +117,11 @@ fn json_report_has_the_documented_fields() {
     let schedule = bug["schedule"].as_array().expect("schedule");
     let trace = bug["trace"].as_array().expect("trace");
     let scheduled: u64 = schedule.iter().filter_map(|run| run[1].as_u64()).sum();
-    assert_eq!(scheduled, trace.len() as u64, "a short trace is shown whole");
+    assert_eq!(
+        scheduled,
+        trace.len() as u64,
+        "a short trace is shown whole"
+    );
     assert_eq!(bug["steps_recorded"].as_u64(), Some(scheduled));
     assert_eq!(bug["steps_total"].as_u64(), Some(scheduled));
     assert_eq!(bug["steps_shown"].as_u64(), Some(scheduled));
@@ -244,11 +248,19 @@ fn explicit_step_bound_is_a_hang_with_small_reports() {
     assert!(json_bytes < 1 << 20, "JSON report of {json_bytes} bytes");
     let schedule = schedule_of(&program);
     let schedule_bytes = std::fs::metadata(&schedule).expect("schedule").len();
-    assert!(schedule_bytes < 16 << 10, "schedule file of {schedule_bytes} bytes");
+    assert!(
+        schedule_bytes < 16 << 10,
+        "schedule file of {schedule_bytes} bytes"
+    );
 
     let schedule_text = schedule.to_string_lossy().into_owned();
     let replay = reach(&program, &["--replay", schedule_text.as_str()], &[]);
-    assert_eq!(replay.bug_kind().as_deref(), Some("hang"), "{}", replay.stdout);
+    assert_eq!(
+        replay.bug_kind().as_deref(),
+        Some("hang"),
+        "{}",
+        replay.stdout
+    );
     assert_eq!(replay.json["bug"]["trace"], run.json["bug"]["trace"]);
     assert_eq!(replay.json["bug"]["message"], run.json["bug"]["message"]);
 }

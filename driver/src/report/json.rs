@@ -39,7 +39,8 @@ pub struct JsonBug {
     /// of a short trace, the last steps of each thread of a long one and the
     /// steps the bug names.
     pub trace: Vec<JsonStep>,
-    /// Steps the execution ran, recorded or not.
+    /// Steps the execution ran, recorded or not (as far as counted: of an
+    /// execution killed after recording stopped, a lower bound).
     pub steps_total: u64,
     /// Steps recorded (the schedule's length).
     pub steps_recorded: u64,

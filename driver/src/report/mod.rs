@@ -194,7 +194,11 @@ mod tests {
         let of = |t: u32| shown.iter().filter(|&&i| threads[i] == t).count();
         assert_eq!(of(1), 10, "all of thread 1's steps");
         assert_eq!(of(2), THREAD_TAIL_STEPS);
-        assert_eq!(of(0), THREAD_TAIL_STEPS + 2, "its tail and the two named steps");
+        assert_eq!(
+            of(0),
+            THREAD_TAIL_STEPS + 2,
+            "its tail and the two named steps"
+        );
         assert!(shown.contains(&5) && shown.contains(&3000));
         assert!(shown.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(shown.last(), Some(&10_999));

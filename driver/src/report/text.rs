@@ -4,7 +4,7 @@
 use super::{location_text, object_text, THREAD_TAIL_STEPS};
 use crate::binary::Binary;
 use crate::explore::Finding;
-use reach_channel::{OpKind, ThreadState};
+use reach_channel::{OpKind, RunStatus, ThreadState};
 use std::fmt::Write;
 
 /// Renders a finding for the terminal.
@@ -42,7 +42,12 @@ pub fn render(finding: &Finding, binary: &Binary) -> String {
     let trace = &finding.trace;
     let shown = super::shown_steps(finding);
     let elided = events.len() - shown.len();
-    let _ = write!(out, "\nInterleaving ({} steps", trace.total_steps);
+    let at_least = if trace.truncated && finding.outcome.status == RunStatus::Running {
+        "at least "
+    } else {
+        ""
+    };
+    let _ = write!(out, "\nInterleaving ({at_least}{} steps", trace.total_steps);
     if trace.truncated {
         let _ = write!(out, "; the first {} recorded", events.len());
     }
@@ -80,9 +85,15 @@ pub fn render(finding: &Finding, binary: &Binary) -> String {
         let _ = writeln!(out, "  ... {} steps elided", events.len() - next);
     }
     if trace.truncated {
+        // A killed execution's last steps were not counted.
+        let at_least = if finding.outcome.status == RunStatus::Running {
+            "at least "
+        } else {
+            ""
+        };
         let _ = writeln!(
             out,
-            "  ... {} more steps ran unrecorded (past --max-recorded-steps {})",
+            "  ... {at_least}{} more steps ran unrecorded (past --max-recorded-steps {})",
             trace.total_steps.saturating_sub(events.len() as u64),
             events.len()
         );
