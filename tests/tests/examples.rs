@@ -98,6 +98,9 @@ macro_rules! examples {
 
 examples! {
     abba_deadlock: "abba_deadlock.c", [], [] => Bug("deadlock");
+    asm_operand_race: "asm_operand_race.c", [], [] => Bug("data_race");
+    asm_spinlock_counter: "asm_spinlock_counter.c", [], [] => Clean(264);
+    asm_xadd_ticket_race: "asm_xadd_ticket_race.c", [], [] => Bug("assertion");
     bb_monitor: "bb_monitor.c", [], ["2", "2", "1", "1"] => Clean(62);
     bb_semaphore: "bb_semaphore.c", [], ["2", "2", "1", "1"] => Clean(10);
     bounded_buffer: "bounded_buffer.c", [], [] => Clean(62);
