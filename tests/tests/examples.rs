@@ -172,6 +172,7 @@ examples! {
     runs_forever: "runs_forever.c", ["--timeout", "1"], [] => Bug("hang");
     rw_monitor: "rw_monitor.c", [], ["2", "1", "1"] => Clean(62);
     rw_semaphore: "rw_semaphore.c", [], [] => Clean(114);
+    treiber_stack: "treiber_stack.c", [], ["2", "1"] => Clean(40);
 }
 
 /// Without data-race reports the racy counter's lost update shows as an
