@@ -100,3 +100,32 @@ fn a_signal_stops_the_exploration_within_a_second() {
         );
     }
 }
+
+/// The time limit also holds while the program starts: static constructors
+/// that run for minutes (no scheduling point in them) are killed at the
+/// limit.
+#[test]
+fn max_time_holds_while_the_program_starts() {
+    let source = scratch().join("slow_constructor.c");
+    std::fs::write(
+        &source,
+        "__attribute__((constructor)) static void slow(void) {\n\
+         \x20   for (unsigned long i = 0; i < 100000000000UL; i++) __asm__ volatile(\"\" : \"+r\"(i));\n\
+         }\n\
+         int main(void) { return 0; }\n",
+    )
+    .expect("write the source");
+    let program = scratch().join("slow_constructor");
+    let built = Command::new(bin("reach-cc"))
+        .args(["-O1"])
+        .arg(&source)
+        .arg("-o")
+        .arg(&program)
+        .status()
+        .expect("run reach-cc");
+    assert!(built.success());
+    let (run, wall) = timed(&program, &["--max-time", "2"], &[]);
+    assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.json["stop_reason"], "time limit");
+    assert!(wall < Duration::from_secs_f64(2.2) + START_UP, "{wall:?}");
+}

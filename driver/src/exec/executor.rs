@@ -169,6 +169,7 @@ impl Executor {
             self.channel.raw_fd(),
             self.config.timeout,
             binding,
+            &self.cancel,
         )
     }
 

@@ -63,11 +63,14 @@ impl ForkServer {
     /// request: static constructors run under it) and waits until it is
     /// ready at `main`, at most `timeout`. With `Binding::Now` the dynamic
     /// linker binds every symbol before `main`, once for all executions.
+    /// If `cancel` fires first, the program is killed and the result is
+    /// [`ExecError::Cancelled`].
     pub fn start(
         config: &ExecConfig,
         channel_fd: RawFd,
         timeout: Duration,
         binding: Binding,
+        cancel: &Cancel,
     ) -> Result<Result<ForkServer, Unavailable>, ExecError> {
         let spawn_err = |source| ExecError::Spawn {
             program: config.program.clone(),
@@ -109,7 +112,14 @@ impl ForkServer {
             running: false,
             pre_main: 0,
         };
-        let ready = server.next_report(Instant::now() + timeout);
+        let deadline = Instant::now() + timeout;
+        let ready = loop {
+            match server.next_report(cancel.slice_until(deadline)) {
+                Ok(None) if cancel.is_set() => return Err(ExecError::Cancelled),
+                Ok(None) if Instant::now() < deadline => {}
+                other => break other,
+            }
+        };
         Ok(match ready {
             Ok(Some(Report::Ready(n))) if n >= 0 => {
                 server.pre_main = n as u64;
