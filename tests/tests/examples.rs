@@ -98,6 +98,9 @@ macro_rules! examples {
 
 examples! {
     abba_deadlock: "abba_deadlock.c", [], [] => Bug("deadlock");
+    asm_operand_race: "asm_operand_race.c", [], [] => Bug("data_race");
+    asm_spinlock_counter: "asm_spinlock_counter.c", [], [] => Clean(264);
+    asm_xadd_ticket_race: "asm_xadd_ticket_race.c", [], [] => Bug("assertion");
     bb_monitor: "bb_monitor.c", [], ["2", "2", "1", "1"] => Clean(62);
     bb_semaphore: "bb_semaphore.c", [], ["2", "2", "1", "1"] => Clean(10);
     bounded_buffer: "bounded_buffer.c", [], [] => Clean(62);
@@ -170,6 +173,7 @@ examples! {
     runs_forever: "runs_forever.c", ["--timeout", "1"], [] => Bug("hang");
     rw_monitor: "rw_monitor.c", [], ["2", "1", "1"] => Clean(62);
     rw_semaphore: "rw_semaphore.c", [], [] => Clean(114);
+    treiber_stack: "treiber_stack.c", [], ["2", "1"] => Clean(40);
 }
 
 /// Without data-race reports the racy counter's lost update shows as an
