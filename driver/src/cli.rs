@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 /// Default of `--max-recorded-steps`: the steps of one execution the trace
 /// holds (64 bytes each in the channel; analysing a recorded step costs the
-/// driver about 0.7 KB and 3 µs, see BENCHMARKS.md).
+/// driver about 1 KB and 3–4 µs, see BENCHMARKS.md).
 pub const DEFAULT_RECORDED_STEPS: u64 = 1_000_000;
 
 /// Exploration strategies selectable with `--strategy`.
