@@ -109,13 +109,15 @@ pub fn classify(
             )
         }
         RunStatus::Livelock => {
+            let message = with_default(&outcome.message, "threads spin forever");
             return bug(
                 BugKind::Hang,
-                format!(
-                    "livelock: {}",
-                    with_default(&outcome.message, "threads spin forever")
-                ),
-            )
+                if message.starts_with("livelock") {
+                    message
+                } else {
+                    format!("livelock: {message}")
+                },
+            );
         }
         RunStatus::Uncontrolled => {
             return bug(
