@@ -86,9 +86,9 @@ impl Action {
     pub(crate) fn what(&self) -> String {
         match self {
             Action::Plain { what, .. } => (*what).to_string(),
-            Action::Atomic { what, .. }
-            | Action::Rmw { what, .. }
-            | Action::Range { what, .. } => what.clone(),
+            Action::Atomic { what, .. } | Action::Rmw { what, .. } | Action::Range { what, .. } => {
+                what.clone()
+            }
             Action::Fence { .. } => "fence".to_string(),
             Action::CallSite { callee } => format!("call {callee}"),
         }
@@ -159,9 +159,8 @@ impl Classifier {
             }
             Op::LLVMAtomicRMW => {
                 // SAFETY: `inst` is an atomicrmw.
-                let (op, name) = rmw_op(unsafe {
-                    inkwell::llvm_sys::core::LLVMGetAtomicRMWBinOp(inst)
-                });
+                let (op, name) =
+                    rmw_op(unsafe { inkwell::llvm_sys::core::LLVMGetAtomicRMWBinOp(inst) });
                 let operand = llvm::operand(inst, 1);
                 let (ptr, size, ordering) =
                     self.atomic_target(inst, llvm::type_of(operand), stats)?;
@@ -293,11 +292,7 @@ impl Classifier {
             return None;
         }
         stats.atomics += 1;
-        Some((
-            ptr,
-            llvm::store_size(self.module, ty),
-            llvm::ordering(inst),
-        ))
+        Some((ptr, llvm::store_size(self.module, ty), llvm::ordering(inst)))
     }
 
     fn call(&mut self, inst: Value, stats: &mut Stats) -> Option<Action> {

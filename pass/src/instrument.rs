@@ -295,7 +295,9 @@ fn rmw_operand_as_i64<'ctx>(
     if width > 0 && width <= 64 {
         // SAFETY: `v` is an integer value.
         let iv = unsafe { IntValue::new(v) };
-        return builder.build_int_z_extend_or_bit_cast(iv, i64t, "").map(Some);
+        return builder
+            .build_int_z_extend_or_bit_cast(iv, i64t, "")
+            .map(Some);
     }
     match llvm::type_kind(ty) {
         K::LLVMPointerTypeKind if llvm::address_space(ty) == 0 => {
@@ -303,7 +305,10 @@ fn rmw_operand_as_i64<'ctx>(
             let pv = unsafe { PointerValue::new(v) };
             builder.build_ptr_to_int(pv, i64t, "").map(Some)
         }
-        K::LLVMHalfTypeKind | K::LLVMBFloatTypeKind | K::LLVMFloatTypeKind | K::LLVMDoubleTypeKind
+        K::LLVMHalfTypeKind
+        | K::LLVMBFloatTypeKind
+        | K::LLVMFloatTypeKind
+        | K::LLVMDoubleTypeKind
             if op == RmwOp::Xchg =>
         {
             // SAFETY: `v` is a floating-point value.
@@ -315,7 +320,9 @@ fn rmw_operand_as_i64<'ctx>(
                 _ => return Ok(None),
             };
             let iv = builder.build_bit_cast(fv, bits, "")?.into_int_value();
-            builder.build_int_z_extend_or_bit_cast(iv, i64t, "").map(Some)
+            builder
+                .build_int_z_extend_or_bit_cast(iv, i64t, "")
+                .map(Some)
         }
         _ => Ok(None),
     }

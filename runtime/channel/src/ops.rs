@@ -561,7 +561,12 @@ mod tests {
             flags: EventFlags(EventFlags::FAILED),
             ..op(kind, 0x3000, 4)
         };
-        for kind in [OpKind::Load, OpKind::AtomicLoad, OpKind::Yield, OpKind::Fence] {
+        for kind in [
+            OpKind::Load,
+            OpKind::AtomicLoad,
+            OpKind::Yield,
+            OpKind::Fence,
+        ] {
             assert!(op(kind, 0x3000, 4).made_no_progress(), "{kind:?}");
         }
         for kind in [OpKind::CmpXchg, OpKind::MutexTryLock, OpKind::SemWait] {
