@@ -148,6 +148,7 @@ examples! {
     oracle_read_read_write: "oracle_read_read_write.c", [], [] => Clean(4);
     oracle_readers_only: "oracle_readers_only.c", [], [] => Clean(1);
     oracle_trylock: "oracle_trylock.c", [], [] => Clean(3);
+    oracle_rmw_unchanged: "oracle_rmw_unchanged.c", [], [] => Clean(4);
     oracle_two_writers_reader: "oracle_two_writers_reader.c", [], [] => Clean(6);
     oracle_write_read: "oracle_write_read.c", [], [] => Clean(2);
     parallel_pi: "parallel_pi.c", [], [] => Clean(6);
