@@ -5,11 +5,12 @@
 use crate::analysis::fingerprint::fingerprint;
 use crate::analysis::races::find_races;
 use crate::bug::{classify, Bug, BugKind, BugPolicy, Unusable};
+use crate::cancel::{Cancel, Cancelled};
 use crate::exec::{ExecError, Executor, Outcome, Request};
 use crate::strategy::Strategy;
 use crate::trace::Trace;
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -26,8 +27,30 @@ pub struct ExploreOptions {
     pub bug_policy: BugPolicy,
     /// Count distinct partial orders (keeps one hash per distinct order).
     pub count_partial_orders: bool,
-    /// Set from outside (Ctrl-C) to stop after the current execution.
+    /// Set from outside (Ctrl-C, SIGTERM) to stop at once: a running
+    /// execution is killed and the analysis of the last one cut short.
     pub interrupt: Arc<AtomicBool>,
+}
+
+impl ExploreOptions {
+    /// The condition that stops an exploration started at `start`: the
+    /// interrupt flag or the end of `max_time`.
+    pub fn cancel(&self, start: Instant) -> Cancel {
+        Cancel::new(
+            self.interrupt.clone(),
+            self.max_time.map(|limit| start + limit),
+        )
+    }
+}
+
+impl StopReason {
+    /// The stop reason for a fired [`Cancel`].
+    pub fn cancelled(why: Cancelled) -> StopReason {
+        match why {
+            Cancelled::Interrupted => StopReason::Interrupted,
+            Cancelled::TimeLimit => StopReason::TimeLimit,
+        }
+    }
 }
 
 /// A bug with the execution that shows it.
@@ -125,9 +148,12 @@ pub fn explore(
     let start = Instant::now();
     let mut summary = Summary::empty(strategy.name(), options.count_partial_orders);
     let mut signatures = HashSet::new();
+    let cancel = options.cancel(start);
+    executor.set_cancel(cancel.clone());
+    strategy.set_cancel(cancel.clone());
     loop {
-        if options.interrupt.load(Ordering::Relaxed) {
-            summary.stop = StopReason::Interrupted;
+        if let Some(why) = cancel.reason() {
+            summary.stop = StopReason::cancelled(why);
             break;
         }
         if options
@@ -135,10 +161,6 @@ pub fn explore(
             .is_some_and(|m| summary.executions >= m)
         {
             summary.stop = StopReason::ExecutionLimit;
-            break;
-        }
-        if options.max_time.is_some_and(|m| start.elapsed() >= m) {
-            summary.stop = StopReason::TimeLimit;
             break;
         }
         let Some(request) = strategy.next_request() else {
@@ -149,9 +171,10 @@ pub fn explore(
             break;
         };
         match run_one(executor, strategy, &request, options, &mut summary) {
-            Ok(Some(finding)) => {
+            Ok(Ran::Cancelled) => continue,
+            Ok(Ran::Found(finding)) => {
                 if signatures.insert(finding.signature.clone()) {
-                    summary.findings.push(finding);
+                    summary.findings.push(*finding);
                 }
                 if !options.keep_going {
                     summary.stop = StopReason::Bug;
@@ -160,7 +183,7 @@ pub fn explore(
                     break;
                 }
             }
-            Ok(None) => {}
+            Ok(Ran::Clean) => {}
             Err(message) => {
                 summary.stop = StopReason::Error(message);
                 break;
@@ -173,16 +196,31 @@ pub fn explore(
     summary
 }
 
+/// What one iteration of the loop gave.
+enum Ran {
+    /// An execution without a bug.
+    Clean,
+    /// An execution with a bug.
+    Found(Box<Finding>),
+    /// The execution was stopped by the cancel condition: no result.
+    Cancelled,
+}
+
 fn run_one(
     executor: &mut Executor,
     strategy: &mut dyn Strategy,
     request: &Request,
     options: &ExploreOptions,
     summary: &mut Summary,
-) -> Result<Option<Finding>, String> {
-    let examined = execute(executor, strategy, request, options, summary.executions + 1)?;
+) -> Result<Ran, String> {
+    let number = summary.executions + 1;
+    let Some(examined) = execute(executor, strategy, request, options, number)? else {
+        return Ok(Ran::Cancelled);
+    };
     summary.record(&examined);
-    Ok(examined.finding)
+    Ok(examined
+        .finding
+        .map_or(Ran::Clean, |f| Ran::Found(Box::new(f))))
 }
 
 /// What one execution contributed to an exploration.
@@ -217,16 +255,22 @@ impl Summary {
 
 /// Runs `request`, lets `strategy` learn from the trace, and examines the
 /// execution for bugs. `number` is the execution's 1-based number.
+/// `Ok(None)`: the executor's cancel condition fired while the execution
+/// ran. If it fires during the analysis, the strategy learns only part of
+/// the trace (the exploration is about to stop), but the execution is still
+/// examined for bugs.
 pub fn execute(
     executor: &mut Executor,
     strategy: &mut dyn Strategy,
     request: &Request,
     options: &ExploreOptions,
     number: u64,
-) -> Result<Examined, String> {
-    let outcome = executor
-        .run(request)
-        .map_err(|e: ExecError| e.to_string())?;
+) -> Result<Option<Examined>, String> {
+    let outcome = match executor.run(request) {
+        Ok(outcome) => outcome,
+        Err(ExecError::Cancelled) => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
     let trace = Trace::from_outcome(&outcome);
     let mut examined = Examined {
         steps: trace.len() as u64,
@@ -241,11 +285,11 @@ pub fn execute(
             race: None,
         };
         examined.finding = Some(finding(bug, number, trace, outcome));
-        return Ok(examined);
+        return Ok(Some(examined));
     }
     if outcome.status == reach_channel::RunStatus::SleepBlocked {
         examined.sleep_blocked = true;
-        return Ok(examined);
+        return Ok(Some(examined));
     }
     if options.count_partial_orders {
         examined.fingerprint = Some(fingerprint(&trace));
@@ -260,7 +304,7 @@ pub fn execute(
         }
         Err(Unusable::Internal(m)) => return Err(format!("[reach internal bug] {m}")),
     }
-    Ok(examined)
+    Ok(Some(examined))
 }
 
 fn finding(bug: Bug, execution: u64, trace: Trace, outcome: Outcome) -> Finding {

@@ -37,6 +37,8 @@ pub struct Trace {
     pub ended_by: Option<u32>,
     /// Index of the next event of the same thread after event `i`, if any.
     next_same_thread: Vec<Option<usize>>,
+    /// Indices of each thread's events, in order.
+    thread_events: Vec<Vec<u32>>,
     /// Index of each thread's first event, if it ran at all.
     first_event: Vec<Option<usize>>,
     /// State at which each thread exists (0 for main, creation index + 1 otherwise).
@@ -111,9 +113,11 @@ impl Trace {
         let mut first_event = vec![None; threads];
         let mut last: Vec<Option<usize>> = vec![None; threads];
         let mut born_at = vec![None; threads];
+        let mut thread_events: Vec<Vec<u32>> = vec![Vec::new(); threads];
         born_at[0] = Some(0);
         for (i, e) in events.iter().enumerate() {
             let t = e.thread as usize;
+            thread_events[t].push(i as u32);
             match last[t] {
                 Some(prev) => next_same_thread[prev] = Some(i),
                 None => first_event[t] = Some(i),
@@ -132,6 +136,7 @@ impl Trace {
             final_pending,
             ended_by: None,
             next_same_thread,
+            thread_events,
             first_event,
             born_at,
         }
@@ -164,7 +169,21 @@ impl Trace {
 
     /// Index of the last event of thread `t`, if it ran.
     pub fn last_event_of(&self, t: u32) -> Option<usize> {
-        self.events.iter().rposition(|e| e.thread == t)
+        self.events_of(t).last().map(|&i| i as usize)
+    }
+
+    /// Indices of thread `t`'s events, in order.
+    pub fn events_of(&self, t: u32) -> &[u32] {
+        self.thread_events
+            .get(t as usize)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Index of thread `t`'s first event after event `i`, if any.
+    pub fn next_event_of(&self, t: u32, i: usize) -> Option<usize> {
+        let events = self.events_of(t);
+        let at = events.partition_point(|&j| j as usize <= i);
+        events.get(at).map(|&j| j as usize)
     }
 
     /// A cursor for a forward scan over the states of this trace.

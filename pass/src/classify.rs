@@ -4,6 +4,7 @@
 //! operands) and counts what it saw in [`Stats`]. It does not change the IR.
 
 use crate::escape::{EscapeAnalysis, Sharing};
+use crate::inline_asm::{self, AsmAccess, AsmEffect};
 use crate::llvm::{self, Value};
 use crate::stats::Stats;
 use inkwell::llvm_sys::prelude::LLVMModuleRef;
@@ -73,8 +74,15 @@ pub(crate) enum Action {
         /// The compare operand of a cmpxchg.
         expected: Option<Value>,
     },
-    /// `__reach_fence(site, ordering)`.
-    Fence { ordering: u32 },
+    /// `__reach_fence(site, ordering)`: a `fence` instruction, or inline
+    /// assembly that clobbers memory and has no memory operand.
+    Fence { what: &'static str, ordering: u32 },
+    /// The atomic hooks of an inline-asm call's memory operands
+    /// ([`inline_asm::emit`]).
+    InlineAsm {
+        what: String,
+        accesses: Vec<AsmAccess>,
+    },
     /// `__reach_range` once per shared side.
     Range { what: String, parts: Vec<RangePart> },
     /// `__reach_call_site(site)`.
@@ -86,10 +94,11 @@ impl Action {
     pub(crate) fn what(&self) -> String {
         match self {
             Action::Plain { what, .. } => (*what).to_string(),
-            Action::Atomic { what, .. } | Action::Rmw { what, .. } | Action::Range { what, .. } => {
-                what.clone()
-            }
-            Action::Fence { .. } => "fence".to_string(),
+            Action::Atomic { what, .. }
+            | Action::Rmw { what, .. }
+            | Action::Range { what, .. }
+            | Action::InlineAsm { what, .. } => what.clone(),
+            Action::Fence { what, .. } => (*what).to_string(),
             Action::CallSite { callee } => format!("call {callee}"),
         }
     }
@@ -197,10 +206,14 @@ impl Classifier {
                 }
                 stats.atomics += 1;
                 Some(Action::Fence {
+                    what: "fence",
                     ordering: llvm::ordering(inst),
                 })
             }
-            Op::LLVMCall | Op::LLVMInvoke => self.call(inst, stats),
+            Op::LLVMCall | Op::LLVMInvoke | Op::LLVMCallBr => match llvm::called_inline_asm(inst) {
+                Some(asm) => self.inline_asm(inst, asm, stats),
+                None => self.call(inst, stats),
+            },
             _ => None,
         }
     }
@@ -293,6 +306,41 @@ impl Classifier {
         }
         stats.atomics += 1;
         Some((ptr, llvm::store_size(self.module, ty), llvm::ordering(inst)))
+    }
+
+    /// An inline-asm call: atomic hooks for its memory operands on shared
+    /// memory, else a fence if it clobbers memory (see [`inline_asm`]).
+    fn inline_asm(&mut self, inst: Value, asm: Value, stats: &mut Stats) -> Option<Action> {
+        let (accesses, clobbers_memory) = match inline_asm::effect(self.module, inst, asm) {
+            AsmEffect::Invisible => return None,
+            AsmEffect::Fence => (Vec::new(), true),
+            AsmEffect::Accesses(all) => {
+                let clobbers = inline_asm::roles(inst, asm).clobbers_memory;
+                let mut shared = Vec::new();
+                for a in all {
+                    match self.escape.classify(a.ptr) {
+                        Sharing::Shared => shared.push(a),
+                        other => count_skip(stats, other),
+                    }
+                }
+                (shared, clobbers)
+            }
+        };
+        if accesses.is_empty() {
+            if !clobbers_memory {
+                return None;
+            }
+            stats.asm_fences += 1;
+            return Some(Action::Fence {
+                what: "asm fence",
+                ordering: inline_asm::SEQ_CST,
+            });
+        }
+        stats.asm_accesses += accesses.len() as u64;
+        Some(Action::InlineAsm {
+            what: inline_asm::describe(&accesses),
+            accesses,
+        })
     }
 
     fn call(&mut self, inst: Value, stats: &mut Stats) -> Option<Action> {

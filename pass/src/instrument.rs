@@ -18,6 +18,7 @@ use crate::debuginfo::source_loc;
 use crate::error::PassError;
 use crate::escape::EscapeAnalysis;
 use crate::hooks::HookSet;
+use crate::inline_asm;
 use crate::llvm::{self, Value};
 use crate::site_table::{SiteTable, TABLE_GLOBAL};
 use crate::stats::Stats;
@@ -200,7 +201,7 @@ fn emit<'ctx>(
                 Some(*operand),
             )?);
         }
-        Action::Fence { ordering } => {
+        Action::Fence { ordering, .. } => {
             let args = [site_v, i32t.const_int(u64::from(*ordering), false).into()];
             calls.push(hooks.call(builder, &hooks::FENCE, &args)?);
         }
@@ -225,6 +226,9 @@ fn emit<'ctx>(
         }
         Action::CallSite { .. } => {
             calls.push(hooks.call(builder, &hooks::CALL_SITE, &[site_v])?);
+        }
+        Action::InlineAsm { accesses, .. } => {
+            return inline_asm::emit(builder, hooks, site, accesses);
         }
     }
     Ok(calls.into_iter().map(|c| c.as_value_ref()).collect())

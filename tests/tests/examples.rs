@@ -98,6 +98,9 @@ macro_rules! examples {
 
 examples! {
     abba_deadlock: "abba_deadlock.c", [], [] => Bug("deadlock");
+    asm_operand_race: "asm_operand_race.c", [], [] => Bug("data_race");
+    asm_spinlock_counter: "asm_spinlock_counter.c", [], [] => Clean(264);
+    asm_xadd_ticket_race: "asm_xadd_ticket_race.c", [], [] => Bug("assertion");
     bb_monitor: "bb_monitor.c", [], ["2", "2", "1", "1"] => Clean(62);
     bb_semaphore: "bb_semaphore.c", [], ["2", "2", "1", "1"] => Clean(10);
     bounded_buffer: "bounded_buffer.c", [], [] => Clean(62);
@@ -173,6 +176,7 @@ examples! {
     runs_forever: "runs_forever.c", ["--timeout", "1"], [] => Bug("hang");
     rw_monitor: "rw_monitor.c", [], ["2", "1", "1"] => Clean(62);
     rw_semaphore: "rw_semaphore.c", [], [] => Clean(114);
+    treiber_stack: "treiber_stack.c", [], ["2", "1"] => Clean(40);
     xchg_spinlock: "xchg_spinlock.c", [], [] => Clean(132);
     xchg_spinlock_3: "xchg_spinlock.c", ["--spin-threshold", "1"], ["3"] => Clean(342);
     xchg_spinlock_lost_unlock: "xchg_spinlock_lost_unlock.c", [], [] => Bug("hang");

@@ -10,8 +10,17 @@
 use reach_tests::{build_example, reach};
 
 fn check(file: &str, exhaustive_executions: u64, dpor_executions: u64) {
+    check_with(file, &[], exhaustive_executions, dpor_executions);
+}
+
+/// [`check`] with extra options for both runs.
+fn check_with(file: &str, extra: &[&str], exhaustive_executions: u64, dpor_executions: u64) {
     let program = build_example(file);
-    let options = ["--keep-going", "--stats", "--max-executions", "100000"];
+    let options = [
+        &["--keep-going", "--stats", "--max-executions", "100000"][..],
+        extra,
+    ]
+    .concat();
     let oracle = reach(
         &program,
         &[&["--strategy", "exhaustive"][..], &options].concat(),
@@ -98,6 +107,21 @@ oracle_tests! {
     underscore_exit: "exit_underscore.c" => exhaustive 36, dpor 8;
     exit_from_thread: "prim_exit_from_thread.c" => exhaustive 183, dpor 32;
     detach: "prim_detach.c" => exhaustive 155, dpor 8;
+    asm_xadd_ticket_race: "asm_xadd_ticket_race.c" => exhaustive 251, dpor 8;
+    asm_operand_race: "asm_operand_race.c" => exhaustive 19, dpor 4;
+}
+
+/// A spin lock in inline assembly (atomic load, `lock cmpxchg`, asm store):
+/// each spin read is a step of its own, so the spin threshold is lowered to
+/// keep the oracle small (4 · threshold + 8 partial orders).
+#[test]
+fn asm_spinlock_counter() {
+    check_with(
+        "asm_spinlock_counter.c",
+        &["--spin-threshold", "2"],
+        17405,
+        16,
+    );
 }
 
 /// Read-only sharing: the readers' loads commute, so DPOR-CR needs one

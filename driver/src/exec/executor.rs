@@ -4,6 +4,7 @@ use super::channel::{Channel, StartState};
 use super::process::Binding;
 use super::server::{ForkServer, Unavailable};
 use super::{outcome, process, ExecConfig, ExecError, Outcome, Request};
+use crate::cancel::Cancel;
 use reach_channel::{Policy, ThreadSet};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -27,6 +28,7 @@ pub struct Executor {
     config: ExecConfig,
     channel: Channel,
     server: ServerState,
+    cancel: Cancel,
 }
 
 /// Where the fork server stands.
@@ -99,7 +101,14 @@ impl Executor {
             config,
             channel,
             server,
+            cancel: Cancel::never(),
         })
+    }
+
+    /// From now on, an execution still running when `cancel` fires is
+    /// killed and [`Executor::run`] returns [`ExecError::Cancelled`].
+    pub fn set_cancel(&mut self, cancel: Cancel) {
+        self.cancel = cancel;
     }
 
     /// The configuration in use (program path resolved).
@@ -160,6 +169,7 @@ impl Executor {
             self.channel.raw_fd(),
             self.config.timeout,
             binding,
+            &self.cancel,
         )
     }
 
@@ -171,11 +181,12 @@ impl Executor {
             self.channel
                 .prepare(request, self.config.max_steps, self.config.spin_threshold)?;
             self.channel.restore_start(start);
-            match server.run(self.config.timeout) {
-                Ok(finished) => {
+            match server.run(self.config.timeout, &self.cancel) {
+                Ok(Some(finished)) => {
                     let view = self.channel.view()?;
                     return outcome::read(&view, finished);
                 }
+                Ok(None) => return Err(ExecError::Cancelled),
                 Err(why) => lost = Some(why),
             }
         }
@@ -188,16 +199,20 @@ impl Executor {
                 self.channel
                     .prepare(request, self.config.max_steps, self.config.spin_threshold)?;
                 self.channel.restore_start(start);
-                let finished = server.run(self.config.timeout).map_err(|again| {
-                    ExecError::ForkServer(format!("{}; after a restart: {}", why.0, again.0))
-                })?;
+                let finished = server
+                    .run(self.config.timeout, &self.cancel)
+                    .map_err(|again| {
+                        ExecError::ForkServer(format!("{}; after a restart: {}", why.0, again.0))
+                    })?
+                    .ok_or(ExecError::Cancelled)?;
                 let view = self.channel.view()?;
                 return outcome::read(&view, finished);
             }
         }
         self.channel
             .prepare(request, self.config.max_steps, self.config.spin_threshold)?;
-        let finished = process::run(&self.config, self.channel.raw_fd())?;
+        let finished = process::run(&self.config, self.channel.raw_fd(), &self.cancel)?
+            .ok_or(ExecError::Cancelled)?;
         let view = self.channel.view()?;
         outcome::read(&view, finished)
     }
