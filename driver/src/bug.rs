@@ -117,9 +117,9 @@ pub fn classify(
             return bug(
                 BugKind::Hang,
                 format!(
-                    "livelock (spin detection: the threads that could run only re-read locations no other thread can still change; --spin-threshold sets how many re-reads count as spinning): {message}"
+                    "livelock: {message}; (spin detection: --spin-threshold sets how many operations without progress count as spinning)"
                 ),
-            )
+            );
         }
         RunStatus::Uncontrolled => {
             return bug(

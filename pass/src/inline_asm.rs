@@ -25,7 +25,7 @@
 //!
 //! ```text
 //! %p = call i32 asm sideeffect "lock; cmpxchgl $2, $1", "={ax},=*m,r,0,*m,~{memory}"(ptr elementtype(i32) @l, i32 1, i32 0, ptr elementtype(i32) @l)
-//!   -> call void @__reach_atomic_rmw.guard(i64 SITE, ptr @l, i64 4, i32 7)
+//!   -> call void @__reach_atomic_rmw.guard(i64 SITE, ptr @l, i64 4, i32 7, i32 0, i64 0)
 //! call void asm sideeffect "", "~{memory}"()
 //!   -> call void @__reach_fence.guard(i64 SITE, i32 7)
 //! ```
@@ -36,7 +36,7 @@ use inkwell::builder::{Builder, BuilderError};
 use inkwell::llvm_sys::prelude::LLVMModuleRef;
 use inkwell::llvm_sys::LLVMAtomicOrdering;
 use inkwell::values::{AsValueRef, BasicMetadataValueEnum, PointerValue};
-use reach_channel::hooks;
+use reach_channel::hooks::{self, RmwOp};
 
 /// LLVM's numeric `seq_cst` ordering, the ordering of every asm access.
 pub(crate) const SEQ_CST: u32 = LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent as u32;
@@ -216,8 +216,8 @@ pub(crate) fn emit<'ctx>(
     Ok(calls)
 }
 
-/// `__reach_atomic_rmw(site, addr, size, seq_cst)` for a read-modify-write
-/// whose operation is unknown.
+/// `__reach_atomic_rmw(site, addr, size, seq_cst, unknown operation)` for a
+/// read-modify-write whose operation is unknown (always counted as a write).
 pub(crate) fn emit_atomic_rmw<'ctx>(
     builder: &Builder<'ctx>,
     hooks: &HookSet<'ctx>,
@@ -225,10 +225,17 @@ pub(crate) fn emit_atomic_rmw<'ctx>(
     addr: Value,
     size: u64,
 ) -> Result<Value, BuilderError> {
-    let args = access_args(builder, site, addr, size)?;
-    Ok(hooks
-        .call(builder, &hooks::ATOMIC_RMW, &args)?
-        .as_value_ref())
+    Ok(crate::instrument::emit_rmw(
+        builder,
+        hooks,
+        site,
+        addr,
+        size,
+        SEQ_CST,
+        RmwOp::Unknown,
+        None,
+    )?
+    .as_value_ref())
 }
 
 /// `__reach_atomic_load(site, addr, size, seq_cst)`.

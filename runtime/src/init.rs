@@ -92,6 +92,7 @@ extern "C" fn reach_init() {
     st.chan = chan;
     load_request(st);
     st.thread_count = 1;
+    st.live_threads = 1;
     st.running = 0;
     st.event_count = 0;
     let main = &mut st.threads[0];

@@ -232,7 +232,7 @@ fn compute_enabled(st: &mut State) -> (ThreadSet, bool, bool) {
         }
         live = true;
         let mut en = crate::enabled::is_enabled(st, t);
-        if en && st.spin_blocking && st.threads[t as usize].spin.blocked {
+        if en && crate::spin::holds_back(st, t) {
             spinning = true;
             en = false;
         }
@@ -547,6 +547,7 @@ pub fn thread_finished(me: u32) {
     let i = me as usize;
     let starting = st.threads[i].state == TState::Starting;
     st.threads[i].state = TState::Finished;
+    st.live_threads -= 1;
     st.enabled_valid = false;
     publish_counters(st, me);
     set_slot_state(st, me, ThreadState::Finished);

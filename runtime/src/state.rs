@@ -76,11 +76,12 @@ pub const SPIN_READS: usize = 8;
 /// Spin-loop detection state of one thread.
 #[derive(Clone, Copy, Debug)]
 pub struct Spin {
-    /// Read operations since the thread's last write or synchronisation.
+    /// Operations without progress since the thread's last progress
+    /// (`Op::made_no_progress`), one per location.
     pub reads: [Op; SPIN_READS],
     /// Number of valid entries in `reads`.
     pub n: usize,
-    /// Consecutive reads (and yields) without progress.
+    /// Consecutive operations without progress.
     pub count: u64,
     /// Past the threshold: disabled until another thread writes what it read.
     pub blocked: bool,
@@ -222,6 +223,8 @@ pub struct State {
     pub enabled_changes: u64,
     /// Threads with a non-empty spin-detection state.
     pub spinners: ThreadSet,
+    /// Threads created and not finished (starting, parked or running).
+    pub live_threads: u32,
     /// Current sleep set (after the prefix).
     pub sleep: ThreadSet,
     /// Apply sleep sets.
@@ -276,6 +279,7 @@ static GLOBAL: Global = Global(UnsafeCell::new(State {
     enabled_valid: false,
     enabled_changes: 0,
     spinners: ThreadSet::EMPTY,
+    live_threads: 0,
     sleep: ThreadSet::EMPTY,
     sleep_sets: false,
     spin_blocking: false,

@@ -61,6 +61,36 @@ fn static_binary_is_one_clear_error() {
     assert!(stderr.contains("statically linked"), "{stderr}");
 }
 
+/// A program instrumented for an older hook ABI (a site table without a
+/// version record: its read-modify-write hook passes fewer arguments) is
+/// refused with one line saying to rebuild it.
+#[test]
+fn program_built_for_another_hook_abi_is_one_clear_error() {
+    let source = scratch().join("old_abi.c");
+    std::fs::write(
+        &source,
+        "__attribute__((used, section(\"reach_sites\"))) static const char table[] =\n\
+         \"0000000100000000\\tload\\told_abi.c\\t1\\t1\\tmain\\t\\n\";\n\
+         int main(void) { return 0; }\n",
+    )
+    .expect("write");
+    let exe = scratch().join("old_abi");
+    let built = Command::new("clang-22")
+        .arg(&source)
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .expect("run clang-22");
+    assert!(built.success(), "clang-22 failed");
+    let (code, _, stderr) = run_raw(&[exe.to_str().expect("utf-8 path")]);
+    assert_eq!(code, 2, "{stderr}");
+    one_error_line(&stderr);
+    assert!(
+        stderr.contains("hook ABI version 1") && stderr.contains("rebuild it"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn usage_errors_exit_2() {
     let (code, _, _) = run_raw(&["--strategy", "nonsense", "/bin/true"]);

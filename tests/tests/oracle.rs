@@ -88,6 +88,7 @@ oracle_tests! {
     lost_signal: "oracle_lost_signal.c" => exhaustive 4, dpor 2;
     message_passing: "oracle_message_passing.c" => exhaustive 15, dpor 2;
     plain_race: "oracle_plain_race.c" => exhaustive 9, dpor 2;
+    rmw_unchanged: "oracle_rmw_unchanged.c" => exhaustive 1121, dpor 4;
     rare_order: "oracle_rare_order.c" => exhaustive 69, dpor 21;
     read_read_write: "oracle_read_read_write.c" => exhaustive 355, dpor 4;
     trylock: "oracle_trylock.c" => exhaustive 38, dpor 3;

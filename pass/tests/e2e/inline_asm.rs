@@ -88,12 +88,19 @@ fn every_hook(body: &str) -> usize {
 }
 
 fn check(opt: &str) {
+    // The last two arguments of an asm read-modify-write hook: unknown
+    // operation, no operand.
+    let unknown = reach_channel::hooks::RmwOp::Unknown.code(false);
+    let unknown_rmw = format!("i32 {unknown}, i64 0");
     let (ir, stats) = instrumented(opt);
 
     // "+m" (an output and an input on one pointer): one seq_cst RMW, before the asm.
     let xadd = function_body(&ir, "asm_xadd");
     assert_eq!(hooks(xadd, "__reach_atomic_rmw"), 1, "{opt}: {xadd}");
-    assert!(xadd.contains(", i64 4, i32 7)"), "{opt}: {xadd}");
+    assert!(
+        xadd.contains(&format!(", i64 4, i32 7, {unknown_rmw})")),
+        "{opt}: {xadd}"
+    );
     let hook_at = xadd.find("@__reach_atomic_rmw.guard(").expect("rmw hook");
     let asm_at = xadd.find("asm sideeffect \"lock; xaddl").expect("asm");
     assert!(hook_at < asm_at, "{opt}: hook after the asm\n{xadd}");
@@ -102,7 +109,10 @@ fn check(opt: &str) {
     // "=m": an RMW of unknown operation; "m" alone: an atomic load.
     let store = function_body(&ir, "asm_store");
     assert_eq!(hooks(store, "__reach_atomic_rmw"), 1, "{opt}: {store}");
-    assert!(store.contains("ptr @g, i64 4, i32 7)"), "{opt}: {store}");
+    assert!(
+        store.contains(&format!("ptr @g, i64 4, i32 7, {unknown_rmw})")),
+        "{opt}: {store}"
+    );
     assert_eq!(every_hook(store), 1, "{opt}: {store}");
     let load = function_body(&ir, "asm_load");
     assert_eq!(hooks(load, "__reach_atomic_load"), 1, "{opt}: {load}");
@@ -111,8 +121,14 @@ fn check(opt: &str) {
 
     // Sizes come from the operand's element type.
     let sizes = function_body(&ir, "asm_sizes");
-    assert!(sizes.contains("ptr @wide, i64 8, i32 7)"), "{opt}: {sizes}");
-    assert!(sizes.contains("ptr @two, i64 16, i32 7)"), "{opt}: {sizes}");
+    assert!(
+        sizes.contains(&format!("ptr @wide, i64 8, i32 7, {unknown_rmw})")),
+        "{opt}: {sizes}"
+    );
+    assert!(
+        sizes.contains(&format!("ptr @two, i64 16, i32 7, {unknown_rmw})")),
+        "{opt}: {sizes}"
+    );
 
     // A memory clobber without memory operands: a seq_cst fence.
     for name in ["asm_barrier", "asm_mfence"] {
