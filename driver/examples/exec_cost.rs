@@ -46,7 +46,8 @@ fn executor(program: &str, args: &[String], fork_server: bool) -> Executor {
         args: args.iter().map(Into::into).collect(),
         runtime: runtime(),
         timeout: Duration::from_secs(60),
-        max_steps: 1_000_000,
+        max_steps: None,
+        record_steps: 1_000_000,
         spin_threshold: 64,
         fork_server,
     };

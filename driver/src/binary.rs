@@ -2,8 +2,8 @@
 //! executable we can preload into, is it instrumented, and its site table.
 
 use goblin::elf::Elf;
-use reach_channel::hooks::SITES_SECTION;
-use reach_channel::sites::{parse_table, Site};
+use reach_channel::hooks::{ABI_VERSION, SITES_SECTION};
+use reach_channel::sites::{abi_versions, parse_table, Site};
 use std::collections::HashMap;
 use std::path::Path;
 use thiserror::Error;
@@ -25,6 +25,17 @@ pub enum BinaryError {
     /// A static executable: `LD_PRELOAD` cannot reach it.
     #[error("{0} is statically linked: the runtime cannot be preloaded; link it dynamically (reach-cc does)")]
     Static(String),
+    /// Instrumented for another version of the hook ABI: its hooks would
+    /// pass the runtime other arguments than it reads.
+    #[error("{path} was instrumented for hook ABI version {found}, this reach-native speaks version {expected}; rebuild it with this reach-cc")]
+    HookAbi {
+        /// The program path.
+        path: String,
+        /// A version the program's site table states (1 if none).
+        found: u32,
+        /// [`reach_channel::hooks::ABI_VERSION`].
+        expected: u32,
+    },
 }
 
 /// What the driver knows about the program binary.
@@ -33,6 +44,25 @@ pub struct Binary {
     pub instrumented: bool,
     /// Site id → source location.
     pub sites: HashMap<u64, Site>,
+}
+
+/// Every module's table must state the current hook ABI version; a table
+/// stating none was written before versions were recorded (version 1).
+fn check_abi(path: &str, table: &str) -> Result<(), BinaryError> {
+    let versions = abi_versions(table);
+    let found = if versions.is_empty() {
+        Some(1)
+    } else {
+        versions.into_iter().find(|v| *v != ABI_VERSION)
+    };
+    match found {
+        Some(found) => Err(BinaryError::HookAbi {
+            path: path.to_string(),
+            found,
+            expected: ABI_VERSION,
+        }),
+        None => Ok(()),
+    }
 }
 
 impl Binary {
@@ -56,6 +86,7 @@ impl Binary {
                 let start = sh.sh_offset as usize;
                 let end = start.saturating_add(sh.sh_size as usize).min(bytes.len());
                 let text = String::from_utf8_lossy(bytes.get(start..end).unwrap_or_default());
+                check_abi(&shown, &text)?;
                 let sites = parse_table(&text).into_iter().map(|s| (s.id, s)).collect();
                 (true, sites)
             }

@@ -105,17 +105,21 @@ pub fn classify(
         RunStatus::StepLimit => {
             return bug(
                 BugKind::Hang,
-                with_default(&outcome.message, "the execution exceeded the step bound"),
+                format!(
+                    "{} (--max-steps); raise --max-steps, or leave it out to bound executions by --timeout only",
+                    with_default(&outcome.message, "the execution exceeded the step bound")
+                ),
             )
         }
         RunStatus::Livelock => {
+            let message = with_default(&outcome.message, "threads spin forever");
+            let message = message.strip_prefix("livelock: ").unwrap_or(&message);
             return bug(
                 BugKind::Hang,
                 format!(
-                    "livelock: {}",
-                    with_default(&outcome.message, "threads spin forever")
+                    "livelock: {message}; (spin detection: --spin-threshold sets how many operations without progress count as spinning)"
                 ),
-            )
+            );
         }
         RunStatus::Uncontrolled => {
             return bug(
@@ -165,9 +169,12 @@ pub fn classify(
                     )
                 })
                 .unwrap_or_default();
+            let secs = outcome.timeout.as_secs_f64();
             return bug(
                 BugKind::Hang,
-                format!("the execution exceeded the wall-clock bound{who}"),
+                format!(
+                    "the execution exceeded the wall-clock bound of {secs} s (--timeout){who}; raise --timeout if the program is only slow"
+                ),
             );
         }
         Termination::Exited(code) if code != 0 && policy.exit_code_is_bug => {

@@ -4,6 +4,11 @@ use clap::{Parser, ValueEnum};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+/// Default of `--max-recorded-steps`: the steps of one execution the trace
+/// holds (64 bytes each in the channel; analysing a recorded step costs the
+/// driver about 1 KB and 3–4 µs, see BENCHMARKS.md).
+pub const DEFAULT_RECORDED_STEPS: u64 = 1_000_000;
+
 /// Exploration strategies selectable with `--strategy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum StrategyName {
@@ -37,9 +42,21 @@ pub struct Cli {
     /// Wall-clock bound of one execution, in seconds; exceeding it is a hang.
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     pub timeout: f64,
-    /// Step bound of one execution (visible operations); exceeding it is a hang.
-    #[arg(long, value_name = "N", default_value_t = 200_000)]
-    pub max_steps: u64,
+    /// Step bound of one execution (visible operations, recorded or not);
+    /// exceeding it is a hang. Default: none (a long execution is a hang
+    /// only past --timeout, or when it spins).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_steps: Option<u64>,
+    /// Steps of one execution recorded for analysis. A longer execution
+    /// runs to its end (its bugs are still caught), but only its first N
+    /// steps are explored, and the search is then reported as bounded.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = DEFAULT_RECORDED_STEPS,
+        value_parser = clap::value_parser!(u64).range(1..=crate::exec::MAX_EVENTS)
+    )]
+    pub max_recorded_steps: u64,
     /// Unchanged re-reads after which a busy-waiting thread counts as blocked.
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub spin_threshold: u32,

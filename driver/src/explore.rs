@@ -5,12 +5,13 @@
 use crate::analysis::fingerprint::fingerprint;
 use crate::analysis::races::find_races;
 use crate::bug::{classify, Bug, BugKind, BugPolicy, Unusable};
+use crate::cancel::{Cancel, Cancelled};
 use crate::exec::{ExecError, Executor, Outcome, Request};
 use crate::record::Recorder;
 use crate::strategy::Strategy;
 use crate::trace::Trace;
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -27,10 +28,32 @@ pub struct ExploreOptions {
     pub bug_policy: BugPolicy,
     /// Count distinct partial orders (keeps one hash per distinct order).
     pub count_partial_orders: bool,
-    /// Set from outside (Ctrl-C) to stop after the current execution.
+    /// Set from outside (Ctrl-C, SIGTERM) to stop at once: a running
+    /// execution is killed and the analysis of the last one cut short.
     pub interrupt: Arc<AtomicBool>,
     /// Keeps the schedule of one execution (`--record`).
     pub record: Option<Arc<Recorder>>,
+}
+
+impl ExploreOptions {
+    /// The condition that stops an exploration started at `start`: the
+    /// interrupt flag or the end of `max_time`.
+    pub fn cancel(&self, start: Instant) -> Cancel {
+        Cancel::new(
+            self.interrupt.clone(),
+            self.max_time.map(|limit| start + limit),
+        )
+    }
+}
+
+impl StopReason {
+    /// The stop reason for a fired [`Cancel`].
+    pub fn cancelled(why: Cancelled) -> StopReason {
+        match why {
+            Cancelled::Interrupted => StopReason::Interrupted,
+            Cancelled::TimeLimit => StopReason::TimeLimit,
+        }
+    }
 }
 
 /// A bug with the execution that shows it.
@@ -92,6 +115,11 @@ pub struct Summary {
     pub elapsed: Duration,
     /// Events executed over all executions.
     pub total_steps: u64,
+    /// Executions longer than the recording bound (explored only in their
+    /// recorded steps).
+    pub truncated: u64,
+    /// The recording bound those executions hit.
+    pub recorded_bound: Option<u64>,
 }
 
 impl Summary {
@@ -109,6 +137,29 @@ impl Summary {
             stop: StopReason::Complete,
             elapsed: Duration::ZERO,
             total_steps: 0,
+            truncated: 0,
+            recorded_bound: None,
+        }
+    }
+
+    /// A search that ran out of executions is bounded, not complete, if
+    /// some execution was longer than the recording bound: its later steps
+    /// were never explored.
+    pub fn bound_by_truncation(&mut self) {
+        let Some(bound) = self.recorded_bound else {
+            return;
+        };
+        let (n, were, their) = match self.truncated {
+            1 => ("1 execution".to_string(), "was", "its"),
+            n => (format!("{n} executions"), "were", "their"),
+        };
+        let why = format!(
+            "{n} {were} longer than {bound} steps and explored only in {their} first {bound} steps (raise the bound with --max-recorded-steps)"
+        );
+        match &mut self.stop {
+            StopReason::Complete => self.stop = StopReason::Bounded(why),
+            StopReason::Bounded(other) => *other = format!("{other}; {why}"),
+            _ => {}
         }
     }
 
@@ -128,9 +179,12 @@ pub fn explore(
     let start = Instant::now();
     let mut summary = Summary::empty(strategy.name(), options.count_partial_orders);
     let mut signatures = HashSet::new();
+    let cancel = options.cancel(start);
+    executor.set_cancel(cancel.clone());
+    strategy.set_cancel(cancel.clone());
     loop {
-        if options.interrupt.load(Ordering::Relaxed) {
-            summary.stop = StopReason::Interrupted;
+        if let Some(why) = cancel.reason() {
+            summary.stop = StopReason::cancelled(why);
             break;
         }
         if options
@@ -138,10 +192,6 @@ pub fn explore(
             .is_some_and(|m| summary.executions >= m)
         {
             summary.stop = StopReason::ExecutionLimit;
-            break;
-        }
-        if options.max_time.is_some_and(|m| start.elapsed() >= m) {
-            summary.stop = StopReason::TimeLimit;
             break;
         }
         let Some(request) = strategy.next_request() else {
@@ -152,9 +202,10 @@ pub fn explore(
             break;
         };
         match run_one(executor, strategy, &request, options, &mut summary) {
-            Ok(Some(finding)) => {
+            Ok(Ran::Cancelled) => continue,
+            Ok(Ran::Found(finding)) => {
                 if signatures.insert(finding.signature.clone()) {
-                    summary.findings.push(finding);
+                    summary.findings.push(*finding);
                 }
                 if !options.keep_going {
                     summary.stop = StopReason::Bug;
@@ -163,7 +214,7 @@ pub fn explore(
                     break;
                 }
             }
-            Ok(None) => {}
+            Ok(Ran::Clean) => {}
             Err(message) => {
                 summary.stop = StopReason::Error(message);
                 break;
@@ -173,7 +224,18 @@ pub fn explore(
         progress(&summary);
     }
     summary.elapsed = start.elapsed();
+    summary.bound_by_truncation();
     summary
+}
+
+/// What one iteration of the loop gave.
+enum Ran {
+    /// An execution without a bug.
+    Clean,
+    /// An execution with a bug.
+    Found(Box<Finding>),
+    /// The execution was stopped by the cancel condition: no result.
+    Cancelled,
 }
 
 fn run_one(
@@ -182,10 +244,15 @@ fn run_one(
     request: &Request,
     options: &ExploreOptions,
     summary: &mut Summary,
-) -> Result<Option<Finding>, String> {
-    let examined = execute(executor, strategy, request, options, summary.executions + 1)?;
+) -> Result<Ran, String> {
+    let number = summary.executions + 1;
+    let Some(examined) = execute(executor, strategy, request, options, number)? else {
+        return Ok(Ran::Cancelled);
+    };
     summary.record(&examined);
-    Ok(examined.finding)
+    Ok(examined
+        .finding
+        .map_or(Ran::Clean, |f| Ran::Found(Box::new(f))))
 }
 
 /// What one execution contributed to an exploration.
@@ -196,6 +263,8 @@ pub struct Examined {
     pub sleep_blocked: bool,
     /// Fingerprint of its partial order (when counting, and not cut short).
     pub fingerprint: Option<u64>,
+    /// Longer than the recording bound: the number of steps recorded.
+    pub truncated_at: Option<u64>,
     /// The bug it shows, if any.
     pub finding: Option<Finding>,
 }
@@ -207,6 +276,10 @@ impl Summary {
         self.total_steps += examined.steps;
         if examined.sleep_blocked {
             self.sleep_blocked += 1;
+        }
+        if let Some(bound) = examined.truncated_at {
+            self.truncated += 1;
+            self.recorded_bound = Some(bound);
         }
         if let Some(print) = examined.fingerprint {
             if self.fingerprints.insert(print) {
@@ -220,24 +293,33 @@ impl Summary {
 
 /// Runs `request`, lets `strategy` learn from the trace, and examines the
 /// execution for bugs. `number` is the execution's 1-based number.
+/// `Ok(None)`: the executor's cancel condition fired while the execution
+/// ran. If it fires during the analysis, the strategy learns only part of
+/// the trace (the exploration is about to stop), but the execution is still
+/// examined for bugs.
 pub fn execute(
     executor: &mut Executor,
     strategy: &mut dyn Strategy,
     request: &Request,
     options: &ExploreOptions,
     number: u64,
-) -> Result<Examined, String> {
-    let outcome = executor
-        .run(request)
-        .map_err(|e: ExecError| e.to_string())?;
+) -> Result<Option<Examined>, String> {
+    let mut outcome = match executor.run(request) {
+        Ok(outcome) => outcome,
+        Err(ExecError::Cancelled) => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
     let trace = Trace::from_outcome(&outcome);
+    // The trace holds the events now; a long execution's are large.
+    outcome.events = Vec::new();
     if let Some(recorder) = &options.record {
-        recorder.offer(number, &trace);
+        recorder.offer(number, &trace, outcome.status != reach_channel::RunStatus::Running);
     }
     let mut examined = Examined {
-        steps: trace.len() as u64,
+        steps: trace.total_steps,
         sleep_blocked: false,
         fingerprint: None,
+        truncated_at: trace.truncated.then_some(trace.len() as u64),
         finding: None,
     };
     if let Err(divergence) = strategy.observe(request, &trace) {
@@ -247,11 +329,11 @@ pub fn execute(
             race: None,
         };
         examined.finding = Some(finding(bug, number, trace, outcome));
-        return Ok(examined);
+        return Ok(Some(examined));
     }
     if outcome.status == reach_channel::RunStatus::SleepBlocked {
         examined.sleep_blocked = true;
-        return Ok(examined);
+        return Ok(Some(examined));
     }
     if options.count_partial_orders {
         examined.fingerprint = Some(fingerprint(&trace));
@@ -266,7 +348,7 @@ pub fn execute(
         }
         Err(Unusable::Internal(m)) => return Err(format!("[reach internal bug] {m}")),
     }
-    Ok(examined)
+    Ok(Some(examined))
 }
 
 fn finding(bug: Bug, execution: u64, trace: Trace, outcome: Outcome) -> Finding {

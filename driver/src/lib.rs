@@ -5,6 +5,7 @@ pub mod affinity;
 pub mod analysis;
 pub mod binary;
 pub mod bug;
+pub mod cancel;
 pub mod cli;
 pub mod exec;
 pub mod explore;

@@ -7,10 +7,10 @@ use reach_native::bug::BugPolicy;
 use reach_native::cli::{Cli, StrategyName};
 use reach_native::exec::{ExecConfig, Executor};
 use reach_native::explore::{explore, ExploreOptions, StopReason, Summary};
-use reach_native::record::{self, Recorder};
+use reach_native::record::Recorder;
 use reach_native::replay::replay;
 use reach_native::report;
-use reach_native::schedule::{ScheduleFile, StepRecord, FORMAT, VERSION};
+use reach_native::schedule::ScheduleFile;
 use reach_native::strategy::dpor::Dpor;
 use reach_native::strategy::exhaustive::Exhaustive;
 use reach_native::strategy::rt::ReachabilityTesting;
@@ -90,12 +90,25 @@ fn run(cli: &Cli) -> Result<u8> {
             cli.program.display()
         );
     }
+    let schedule = cli.replay.as_deref().map(ScheduleFile::read).transpose()?;
+    // A replay runs under the recorded step bound unless given another, and
+    // records at least the steps the schedule file checks.
+    let max_steps = cli
+        .max_steps
+        .or_else(|| schedule.as_ref().and_then(|s| s.max_steps));
+    let record_steps = schedule
+        .as_ref()
+        .map_or(0, |s| s.recorded_steps)
+        .max(cli.max_recorded_steps)
+        .min(max_steps.unwrap_or(u64::MAX))
+        .min(reach_native::exec::MAX_EVENTS);
     let config = ExecConfig {
         program: cli.program.clone(),
         args: cli.args.clone(),
         runtime: runtime_library()?,
         timeout: seconds(cli.timeout, "--timeout")?,
-        max_steps: cli.max_steps,
+        max_steps,
+        record_steps,
         spin_threshold: cli.spin_threshold,
         fork_server: !cli.no_fork_server,
     };
@@ -111,11 +124,10 @@ fn run(cli: &Cli) -> Result<u8> {
         data_races: !cli.ignore_races,
         exit_code_is_bug: !cli.ignore_exit_code,
     };
-    if let Some(file) = &cli.replay {
-        let schedule = ScheduleFile::read(file)?;
+    if let Some(schedule) = &schedule {
         let recorder = cli.record.as_ref().map(|_| Recorder::new(1));
-        let summary = replay(&mut executor, &schedule, policy, recorder.as_ref());
-        write_recorded(cli, recorder.as_ref())?;
+        let summary = replay(&mut executor, schedule, policy, recorder.as_ref());
+        write_recorded(cli, max_steps, recorder.as_ref())?;
         return finish(cli, &binary, &summary);
     }
     let interrupt = Arc::new(AtomicBool::new(false));
@@ -176,7 +188,7 @@ fn run(cli: &Cli) -> Result<u8> {
     progress.finish();
     // Ends the fork server, so its children count in the peak RSS statistics.
     drop(executor);
-    write_recorded(cli, options.record.as_deref())?;
+    write_recorded(cli, max_steps, options.record.as_deref())?;
     finish(cli, &binary, &summary)
 }
 
@@ -187,37 +199,28 @@ fn seconds(value: f64, flag: &str) -> Result<Duration> {
         .with_context(|| format!("{flag} must be a positive number of seconds"))
 }
 
-/// The schedule file of one execution of `cli.program`.
-fn schedule_file(
-    cli: &Cli,
-    schedule: Vec<u32>,
-    steps: Vec<StepRecord>,
-    bug: Option<String>,
-) -> ScheduleFile {
-    ScheduleFile {
-        format: FORMAT.into(),
-        version: VERSION,
-        program: cli.program.display().to_string(),
-        args: cli
-            .args
-            .iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect(),
-        schedule,
-        steps,
-        bug,
-    }
+/// The program's arguments as text.
+fn args(cli: &Cli) -> Vec<String> {
+    cli.args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
 }
 
-/// Writes the `--record` file, if asked for and the execution ran.
-fn write_recorded(cli: &Cli, recorder: Option<&Recorder>) -> Result<()> {
+/// Writes the `--record` file, if asked for and the execution ran;
+/// `max_steps` is the step bound it ran under.
+fn write_recorded(cli: &Cli, max_steps: Option<u64>, recorder: Option<&Recorder>) -> Result<()> {
     let (Some(path), Some(recorder)) = (&cli.record, recorder) else {
         return Ok(());
     };
     match recorder.take() {
-        Some(recorded) => schedule_file(cli, recorded.schedule, recorded.steps, None)
-            .write(path)
-            .with_context(|| format!("cannot write {}", path.display())),
+        Some(mut file) => {
+            file.program = cli.program.display().to_string();
+            file.args = args(cli);
+            file.max_steps = max_steps;
+            file.write(path)
+                .with_context(|| format!("cannot write {}", path.display()))
+        }
         None => {
             eprintln!(
                 "reach-native: warning: execution {} did not run; {} not written",
@@ -240,14 +243,8 @@ fn finish(cli: &Cli, binary: &Binary, summary: &Summary) -> Result<u8> {
                 other.bug.kind, other.execution, other.bug.message
             );
         }
-        let file = schedule_file(
-            cli,
-            finding.schedule.clone(),
-            record::steps(&finding.trace),
-            Some(format!("{:?}", finding.bug.kind)),
-        );
         if cli.replay.is_none() {
-            file.write(&cli.schedule_out)
+            report::write_schedule(&cli.schedule_out, &program, args(cli), cli.max_steps, finding)
                 .with_context(|| format!("cannot write {}", cli.schedule_out.display()))?;
             println!(
                 "\nSchedule written to {}; replay with:\n  reach-native --replay {} {}",

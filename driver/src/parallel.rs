@@ -23,6 +23,7 @@
 //! ([`Dpor::subtree_done`]), so that no reported choice is lost. A worker
 //! whose task only waits for such subtrees takes another task on top of it.
 
+use crate::cancel::{Cancel, POLL_SLICE};
 use crate::exec::{ExecConfig, Executor, Request};
 use crate::explore::{execute, ExploreOptions, Finding, StopReason, Summary};
 use crate::strategy::dpor::{Dpor, Report};
@@ -43,6 +44,7 @@ enum Message {
         steps: u64,
         sleep_blocked: bool,
         fingerprint: Option<u64>,
+        truncated_at: Option<u64>,
         finding: Option<Box<Finding>>,
         reports: Vec<Report>,
     },
@@ -103,11 +105,21 @@ pub fn explore_parallel(
 ) -> Summary {
     let start = Instant::now();
     let mut summary = Summary::empty(master.name(), options.count_partial_orders);
+    let cancel = options.cancel(start);
+    executor.set_cancel(cancel.clone());
+    master.set_cancel(cancel.clone());
     let Some(first) = master.next_request() else {
         return summary;
     };
     match execute(executor, &mut master, &first, options, 1) {
-        Ok(examined) => {
+        Ok(None) => {
+            if let Some(why) = cancel.reason() {
+                summary.stop = StopReason::cancelled(why);
+            }
+            summary.elapsed = start.elapsed();
+            return summary;
+        }
+        Ok(Some(examined)) => {
             summary.record(&examined);
             if let Some(finding) = examined.finding {
                 summary.findings.push(finding);
@@ -133,19 +145,29 @@ pub fn explore_parallel(
             let (to_worker, inbox) = mpsc::channel::<Order>();
             inboxes.push(to_worker);
             let outbox = to_coordinator.clone();
-            let (stop, started) = (&stop, &started);
+            let shared = Shared {
+                options,
+                stop: &stop,
+                started: &started,
+                cancel: &cancel,
+            };
             scope.spawn(move || {
                 crate::affinity::bind_current_thread(placement, id);
-                worker(id, config, inbox, outbox, options, stop, started)
+                worker(id, config, inbox, outbox, shared)
             });
         }
         drop(to_coordinator);
+        let shared = Shared {
+            options,
+            stop: &stop,
+            started: &started,
+            cancel: &cancel,
+        };
         coordinate(
             &mut master,
             &inboxes,
             &from_workers,
-            options,
-            &stop,
+            shared,
             &mut summary,
             start,
             progress,
@@ -155,6 +177,7 @@ pub fn explore_parallel(
         }
     });
     summary.elapsed = start.elapsed();
+    summary.bound_by_truncation();
     summary
 }
 
@@ -269,17 +292,21 @@ impl Workers<'_> {
 /// worker is asked to share part of its own subtree; what a subtree learns
 /// about the nodes above it goes to the task (or the coordinator) that owns
 /// them. A worker that only waits for subtrees it lent counts as available.
-#[allow(clippy::too_many_arguments)]
 fn coordinate(
     master: &mut Dpor,
     inboxes: &[mpsc::Sender<Order>],
     from_workers: &mpsc::Receiver<Message>,
-    options: &ExploreOptions,
-    stop: &AtomicBool,
+    shared: Shared<'_>,
     summary: &mut Summary,
     start: Instant,
     progress: &mut dyn FnMut(&Summary),
 ) {
+    let Shared {
+        options,
+        stop,
+        cancel,
+        ..
+    } = shared;
     let mut w = Workers {
         inboxes,
         tasks: HashMap::new(),
@@ -317,69 +344,26 @@ fn coordinate(
         if w.busy() == 0 && w.sharing.is_none() {
             break;
         }
-        let Ok(message) = from_workers.recv() else {
-            break;
+        let message = match from_workers.recv_timeout(POLL_SLICE) {
+            Ok(message) => Some(message),
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
         match message {
-            Message::Executed {
-                task,
-                steps,
-                sleep_blocked,
-                fingerprint,
-                finding,
-                reports,
-            } => {
-                if let Some(t) = w.tasks.get(&task) {
-                    w.dry.remove(&t.worker);
-                }
-                w.route(task, reports, master);
-                summary.record(&crate::explore::Examined {
-                    steps,
-                    sleep_blocked,
-                    fingerprint,
-                    finding: None,
-                });
-                if let Some(finding) = finding {
-                    if signatures.insert(finding.signature.clone()) {
-                        summary.findings.push(*finding);
-                    }
-                    if !options.keep_going {
-                        summary.stop = StopReason::Bug;
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                }
-            }
-            Message::Shared {
-                task,
-                request,
-                search,
-            } => {
-                if let Some((_, spare)) = w.sharing.take() {
-                    w.start(spare, Some(task), request, search);
-                }
-            }
-            Message::NothingToShare(worker) => {
-                w.dry.insert(worker);
-                if let Some((_, spare)) = w.sharing.take() {
-                    w.make_available(spare);
-                }
-            }
-            Message::Waiting(worker) => {
-                w.dry.remove(&worker);
-                w.make_available(worker);
-            }
-            Message::Done(worker, task) => {
-                w.dry.remove(&worker);
-                w.finished(worker, task);
-            }
-            Message::Failed(message) => {
-                summary.stop = StopReason::Error(message);
-                stop.store(true, Ordering::Relaxed);
-            }
+            None => {}
+            Some(message) => handle(
+                message,
+                master,
+                &mut w,
+                options,
+                stop,
+                summary,
+                &mut signatures,
+            ),
         }
         if !stop.load(Ordering::Relaxed) {
-            if options.interrupt.load(Ordering::Relaxed) {
-                summary.stop = StopReason::Interrupted;
+            if let Some(why) = cancel.reason() {
+                summary.stop = StopReason::cancelled(why);
                 stop.store(true, Ordering::Relaxed);
             } else if options
                 .max_executions
@@ -387,14 +371,95 @@ fn coordinate(
             {
                 summary.stop = StopReason::ExecutionLimit;
                 stop.store(true, Ordering::Relaxed);
-            } else if options.max_time.is_some_and(|m| start.elapsed() >= m) {
-                summary.stop = StopReason::TimeLimit;
-                stop.store(true, Ordering::Relaxed);
             }
         }
         summary.elapsed = start.elapsed();
         progress(summary);
     }
+}
+
+/// What the coordinator does with one message of a worker.
+fn handle(
+    message: Message,
+    master: &mut Dpor,
+    w: &mut Workers<'_>,
+    options: &ExploreOptions,
+    stop: &AtomicBool,
+    summary: &mut Summary,
+    signatures: &mut HashSet<String>,
+) {
+    match message {
+        Message::Executed {
+            task,
+            steps,
+            sleep_blocked,
+            fingerprint,
+            truncated_at,
+            finding,
+            reports,
+        } => {
+            if let Some(t) = w.tasks.get(&task) {
+                w.dry.remove(&t.worker);
+            }
+            w.route(task, reports, master);
+            summary.record(&crate::explore::Examined {
+                steps,
+                sleep_blocked,
+                fingerprint,
+                truncated_at,
+                finding: None,
+            });
+            if let Some(finding) = finding {
+                if signatures.insert(finding.signature.clone()) {
+                    summary.findings.push(*finding);
+                }
+                if !options.keep_going {
+                    summary.stop = StopReason::Bug;
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+        Message::Shared {
+            task,
+            request,
+            search,
+        } => {
+            if let Some((_, spare)) = w.sharing.take() {
+                w.start(spare, Some(task), request, search);
+            }
+        }
+        Message::NothingToShare(worker) => {
+            w.dry.insert(worker);
+            if let Some((_, spare)) = w.sharing.take() {
+                w.make_available(spare);
+            }
+        }
+        Message::Waiting(worker) => {
+            w.dry.remove(&worker);
+            w.make_available(worker);
+        }
+        Message::Done(worker, task) => {
+            w.dry.remove(&worker);
+            w.finished(worker, task);
+        }
+        Message::Failed(message) => {
+            summary.stop = StopReason::Error(message);
+            stop.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// What the coordinator and every worker share.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
+    options: &'a ExploreOptions,
+    /// Set when the exploration must end: workers stop after their current
+    /// execution.
+    stop: &'a AtomicBool,
+    /// Executions started so far (numbers executions, bounds them).
+    started: &'a AtomicU64,
+    /// Interrupt or time limit: also stops a running execution.
+    cancel: &'a Cancel,
 }
 
 /// One task on a worker's stack: its id, its search and its next request.
@@ -414,12 +479,19 @@ fn worker(
     config: &ExecConfig,
     inbox: mpsc::Receiver<Order>,
     outbox: mpsc::Sender<Message>,
-    options: &ExploreOptions,
-    stop: &AtomicBool,
-    started: &AtomicU64,
+    shared: Shared<'_>,
 ) {
+    let Shared {
+        options,
+        stop,
+        started,
+        cancel,
+    } = shared;
     let mut executor = match Executor::new(config.clone()) {
-        Ok(executor) => Some(executor),
+        Ok(mut executor) => {
+            executor.set_cancel(cancel.clone());
+            Some(executor)
+        }
         Err(e) => {
             let _ = outbox.send(Message::Failed(e.to_string()));
             None
@@ -523,12 +595,17 @@ fn worker(
             continue;
         };
         match execute(executor, &mut level.search, &current, options, number) {
-            Ok(examined) => {
+            Ok(None) => {
+                stop.store(true, Ordering::Relaxed);
+                continue;
+            }
+            Ok(Some(examined)) => {
                 let message = Message::Executed {
                     task: level.task,
                     steps: examined.steps,
                     sleep_blocked: examined.sleep_blocked,
                     fingerprint: examined.fingerprint,
+                    truncated_at: examined.truncated_at,
                     finding: examined.finding.map(Box::new),
                     reports: level.search.take_reports(),
                 };

@@ -2,25 +2,16 @@
 //! it found a bug, so any execution of an exploration (or a replay) can be
 //! replayed and compared step by step.
 
-use crate::schedule::StepRecord;
+use crate::schedule::ScheduleFile;
 use crate::trace::Trace;
 use std::sync::Mutex;
 
-/// The schedule and steps of a recorded execution.
-#[derive(Clone, Debug, Default)]
-pub struct Recorded {
-    /// The thread chosen at each scheduling point.
-    pub schedule: Vec<u32>,
-    /// The steps the execution performed.
-    pub steps: Vec<StepRecord>,
-}
-
-/// Keeps the schedule of the execution with a given number. Shared by the
-/// parallel workers, whose execution numbers are global.
+/// Keeps the schedule file of the execution with a given number. Shared by
+/// the parallel workers, whose execution numbers are global.
 #[derive(Debug)]
 pub struct Recorder {
     execution: u64,
-    kept: Mutex<Option<Recorded>>,
+    kept: Mutex<Option<ScheduleFile>>,
 }
 
 impl Recorder {
@@ -37,32 +28,26 @@ impl Recorder {
         self.execution
     }
 
-    /// Called with every execution's trace; keeps the chosen one.
-    pub fn offer(&self, number: u64, trace: &Trace) {
+    /// Called with every execution's trace; keeps the chosen one. `counted`:
+    /// the runtime counted the execution's steps to its end (it was not
+    /// killed from outside).
+    pub fn offer(&self, number: u64, trace: &Trace, counted: bool) {
         if number == self.execution {
-            let recorded = Recorded {
-                schedule: trace.schedule(),
-                steps: steps(trace),
-            };
-            *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = Some(recorded);
+            let file = ScheduleFile::of_trace(
+                String::new(),
+                Vec::new(),
+                None,
+                trace,
+                None,
+                counted.then_some(trace.total_steps),
+            );
+            *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = Some(file);
         }
     }
 
-    /// The recorded execution, if it ran.
-    pub fn take(&self) -> Option<Recorded> {
+    /// The recorded execution's schedule file (program, arguments and step
+    /// bound left for the caller to fill in), if it ran.
+    pub fn take(&self) -> Option<ScheduleFile> {
         self.kept.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
-}
-
-/// The steps of `trace` as the schedule file records them.
-pub fn steps(trace: &Trace) -> Vec<StepRecord> {
-    trace
-        .events
-        .iter()
-        .map(|e| StepRecord {
-            thread: e.thread,
-            op: e.op.kind.name().to_string(),
-            object: e.op.object,
-        })
-        .collect()
 }

@@ -3,12 +3,12 @@
 //! nondeterminism, with the first step that differs).
 
 use crate::bug::{classify, Bug, BugKind, BugPolicy};
-use crate::exec::{Executor, Request};
+use crate::exec::{Executor, Outcome, Request};
 use crate::explore::{Finding, StopReason, Summary};
 use crate::record::Recorder;
 use crate::schedule::ScheduleFile;
 use crate::trace::Trace;
-use reach_channel::{Policy, ThreadSet};
+use reach_channel::{Policy, RunStatus, ThreadSet};
 use std::time::Instant;
 
 /// Replays `schedule` once and reports what the execution showed; `record`
@@ -22,7 +22,7 @@ pub fn replay(
     let start = Instant::now();
     let mut summary = Summary::empty("replay", false);
     let request = Request {
-        prefix: schedule.schedule.clone(),
+        prefix: schedule.choices(),
         policy: Policy::ContinueThenLowest,
         seed: 0,
         sleep_set: ThreadSet::EMPTY,
@@ -38,10 +38,10 @@ pub fn replay(
     summary.executions = 1;
     let trace = Trace::from_outcome(&outcome);
     if let Some(recorder) = record {
-        recorder.offer(1, &trace);
+        recorder.offer(1, &trace, outcome.status != RunStatus::Running);
     }
     summary.total_steps = trace.len() as u64;
-    let bug = match first_difference(schedule, &trace) {
+    let bug = match first_difference(schedule, &trace, &outcome) {
         Some(message) => Some(Bug {
             kind: BugKind::Nondeterminism,
             message,
@@ -70,25 +70,19 @@ pub fn replay(
     summary
 }
 
-/// `expected X at step N, got Y` for the first recorded step the replay did
-/// not reproduce.
-fn first_difference(schedule: &ScheduleFile, trace: &Trace) -> Option<String> {
-    for (step, expected) in schedule.steps.iter().enumerate() {
-        let got = trace.events.get(step);
-        let same = got.is_some_and(|e| {
-            e.thread == expected.thread
-                && e.op.kind.name() == expected.op
-                && e.op.object == expected.object
-        });
-        if !same {
-            let got = got.map_or("the end of the execution".to_string(), |e| {
-                format!("T{} {} {:#x}", e.thread, e.op.kind.name(), e.op.object)
-            });
-            return Some(format!(
-                "replay diverged: expected T{} {} {:#x} at step {step}, got {got}",
-                expected.thread, expected.op, expected.object
-            ));
-        }
+/// Where the replay did not do what the recorded execution did: the first
+/// recorded step it did not reproduce, or else a different number of steps
+/// in all (when both executions ran to an end the runtime counted).
+fn first_difference(schedule: &ScheduleFile, trace: &Trace, outcome: &Outcome) -> Option<String> {
+    if let Some(difference) = schedule.first_difference(trace) {
+        return Some(difference);
     }
-    None
+    let counted = outcome.status != RunStatus::Running;
+    match schedule.total_steps {
+        Some(expected) if counted && expected != trace.total_steps => Some(format!(
+            "replay diverged after the recorded steps: the execution ran {} steps, the recorded one {expected}",
+            trace.total_steps
+        )),
+        _ => None,
+    }
 }

@@ -1,25 +1,39 @@
-//! The schedule file: one versioned, serialisable artefact for the prefix the
-//! driver sends, the interleaving printed on a bug, and `--replay`'s input.
+//! The schedule file: one versioned, serialisable artefact for the
+//! interleaving of a bug, written when it is found and read by `--replay`.
+//!
+//! It stays small however long the execution: the thread chosen at each
+//! recorded step is run-length encoded (`[thread, count]` per run of steps
+//! of one thread), and what replay checks is a list of *check blocks*
+//! (`[thread, count, hash]`): consecutive steps of one thread with a hash of
+//! their operations and objects. A block never spans two runs, and a block
+//! starting at step `s` has at most `max(1, s / 16)` steps, so the first
+//! steps are checked one by one (a divergence there is named exactly), later
+//! ones in blocks that grow with the position (a divergence is named to
+//! within about 6 % of its step number), and an execution of `n` steps in
+//! `r` runs needs about `r + 16 ln(n / 16)` blocks. Version 1 files (one
+//! entry per step) are still read.
 
+use crate::trace::{Trace, TraceEvent};
 use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
 use std::path::Path;
 use thiserror::Error;
 
 /// Format tag of schedule files.
 pub const FORMAT: &str = "reach-schedule";
 /// Current schedule file version.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
+/// A check block starting at step `s` holds at most `max(1, s / BLOCK_DIVISOR)` steps.
+const BLOCK_DIVISOR: u64 = 16;
 
-/// One step of a recorded interleaving, for the replay check.
+/// `count` consecutive steps of `thread` (serialised as `[thread, count]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Run(pub u32, pub u64);
+
+/// Consecutive steps of one thread with the hash of their operations
+/// (serialised as `[thread, count, "hash"]`, the hash as 16 hex digits).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StepRecord {
-    /// Thread that ran.
-    pub thread: u32,
-    /// Operation name (`LOAD`, `M_LOCK`, ...).
-    pub op: String,
-    /// Object (address or thread id).
-    pub object: u64,
-}
+pub struct Check(pub u32, pub u64, pub String);
 
 /// A schedule file.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -32,12 +46,45 @@ pub struct ScheduleFile {
     pub program: String,
     /// Program arguments it was recorded with.
     pub args: Vec<String>,
-    /// The thread chosen at each scheduling point.
-    pub schedule: Vec<u32>,
-    /// The steps the recorded execution performed.
-    pub steps: Vec<StepRecord>,
     /// Bug kind found by the recorded execution, if any.
     pub bug: Option<String>,
+    /// The step bound (`--max-steps`) the execution ran under, which
+    /// `--replay` applies too unless given another.
+    pub max_steps: Option<u64>,
+    /// Steps the execution recorded (the length of the schedule).
+    pub recorded_steps: u64,
+    /// Steps the execution ran, recorded or not, when the runtime counted
+    /// them to the end (not for an execution killed from outside).
+    pub total_steps: Option<u64>,
+    /// The thread chosen at each recorded scheduling point, run-length encoded.
+    pub schedule: Vec<Run>,
+    /// What each block of the recorded steps did, for `--replay` to check.
+    pub check: Vec<Check>,
+}
+
+/// The version 1 layout: one entry per step.
+#[derive(Deserialize)]
+struct FileV1 {
+    program: String,
+    args: Vec<String>,
+    schedule: Vec<u32>,
+    steps: Vec<StepV1>,
+    bug: Option<String>,
+}
+
+/// One step of a version 1 file.
+#[derive(Deserialize)]
+struct StepV1 {
+    thread: u32,
+    op: String,
+    object: u64,
+}
+
+/// Just the tags, to pick the layout.
+#[derive(Deserialize)]
+struct Tags {
+    format: String,
+    version: u32,
 }
 
 /// Errors reading a schedule file.
@@ -50,27 +97,489 @@ pub enum ScheduleError {
     #[error("{0} is not a reach-native schedule file: {1}")]
     Parse(String, serde_json::Error),
     /// Another format or version.
-    #[error("{0} has format {1} version {2}; this reach-native reads {FORMAT} version {VERSION}")]
+    #[error(
+        "{0} has format {1} version {2}; this reach-native reads {FORMAT} versions 1 and {VERSION}"
+    )]
     Version(String, String, u32),
+    /// The schedule and the check blocks disagree.
+    #[error("{0} is inconsistent: {1}")]
+    Inconsistent(String, String),
+}
+
+/// Run-length encodes a sequence of thread choices.
+pub fn encode_runs(threads: impl IntoIterator<Item = u32>) -> Vec<Run> {
+    let mut runs: Vec<Run> = Vec::new();
+    for t in threads {
+        match runs.last_mut() {
+            Some(Run(thread, count)) if *thread == t => *count += 1,
+            _ => runs.push(Run(t, 1)),
+        }
+    }
+    runs
+}
+
+/// Expands run-length encoded thread choices.
+pub fn decode_runs(runs: &[Run]) -> Vec<u32> {
+    let total = runs.iter().map(|r| r.1 as usize).sum();
+    let mut out = Vec::with_capacity(total);
+    for &Run(thread, count) in runs {
+        out.extend(std::iter::repeat_n(thread, count as usize));
+    }
+    out
+}
+
+/// 64-bit FNV-1a, fixed here so that files stay comparable across builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct StepHash(u64);
+
+impl StepHash {
+    const fn new() -> StepHash {
+        StepHash(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    /// Adds one step: its operation's name and its object.
+    fn step(&mut self, op: &str, object: u64) {
+        self.bytes(op.as_bytes());
+        self.bytes(&[0]);
+        self.bytes(&object.to_le_bytes());
+    }
+
+    fn hex(self) -> String {
+        format!("{:016x}", self.0)
+    }
+}
+
+/// Splits steps (thread, operation name, object) into check blocks.
+fn check_blocks<'a>(steps: impl Iterator<Item = (u32, &'a str, u64)>) -> Vec<Check> {
+    let mut out = Vec::new();
+    let mut current: Option<(u32, u64, StepHash)> = None;
+    let mut block_start = 0u64;
+    for (step, (thread, op, object)) in (0u64..).zip(steps) {
+        let full = current.as_ref().is_some_and(|&(t, count, _)| {
+            t != thread || count >= (block_start / BLOCK_DIVISOR).max(1)
+        });
+        if full {
+            if let Some((t, count, hash)) = current.take() {
+                out.push(Check(t, count, hash.hex()));
+            }
+        }
+        let (_, count, hash) = current.get_or_insert_with(|| {
+            block_start = step;
+            (thread, 0, StepHash::new())
+        });
+        *count += 1;
+        hash.step(op, object);
+    }
+    if let Some((t, count, hash)) = current {
+        out.push(Check(t, count, hash.hex()));
+    }
+    out
+}
+
+/// Check blocks of the steps of `trace`.
+pub fn trace_checks(trace: &Trace) -> Vec<Check> {
+    check_blocks(
+        trace
+            .events
+            .iter()
+            .map(|e| (e.thread, e.op.kind.name(), e.op.object)),
+    )
+}
+
+fn describe(e: &TraceEvent) -> String {
+    format!("T{} {} {:#x}", e.thread, e.op.kind.name(), e.op.object)
 }
 
 impl ScheduleFile {
-    /// Reads and validates a schedule file.
+    /// The schedule file of an execution of `program args` with trace
+    /// `trace`, run under step bound `max_steps`; `total_steps` if the
+    /// runtime counted its steps to the end.
+    pub fn of_trace(
+        program: String,
+        args: Vec<String>,
+        bug: Option<String>,
+        trace: &Trace,
+        max_steps: Option<u64>,
+        total_steps: Option<u64>,
+    ) -> ScheduleFile {
+        ScheduleFile {
+            format: FORMAT.into(),
+            version: VERSION,
+            program,
+            args,
+            bug,
+            max_steps,
+            recorded_steps: trace.len() as u64,
+            total_steps,
+            schedule: encode_runs(trace.events.iter().map(|e| e.thread)),
+            check: trace_checks(trace),
+        }
+    }
+
+    /// The thread chosen at each recorded step.
+    pub fn choices(&self) -> Vec<u32> {
+        decode_runs(&self.schedule)
+    }
+
+    /// Reads and validates a schedule file (version 1 or 2).
     pub fn read(path: &Path) -> Result<ScheduleFile, ScheduleError> {
         let shown = path.display().to_string();
         let text =
             std::fs::read_to_string(path).map_err(|e| ScheduleError::Io(shown.clone(), e))?;
-        let file: ScheduleFile =
-            serde_json::from_str(&text).map_err(|e| ScheduleError::Parse(shown.clone(), e))?;
-        if file.format != FORMAT || file.version != VERSION {
-            return Err(ScheduleError::Version(shown, file.format, file.version));
-        }
+        ScheduleFile::parse(&text, &shown)
+    }
+
+    /// Parses the text of a schedule file; `shown` names it in errors.
+    pub fn parse(text: &str, shown: &str) -> Result<ScheduleFile, ScheduleError> {
+        let parse_err = |e| ScheduleError::Parse(shown.to_string(), e);
+        let tags: Tags = serde_json::from_str(text).map_err(parse_err)?;
+        let file = match (tags.format.as_str(), tags.version) {
+            (FORMAT, VERSION) => serde_json::from_str(text).map_err(parse_err)?,
+            (FORMAT, 1) => {
+                let old: FileV1 = serde_json::from_str(text).map_err(parse_err)?;
+                ScheduleFile {
+                    format: FORMAT.into(),
+                    version: VERSION,
+                    program: old.program,
+                    args: old.args,
+                    bug: old.bug,
+                    max_steps: None,
+                    recorded_steps: old.schedule.len() as u64,
+                    total_steps: None,
+                    schedule: encode_runs(old.schedule),
+                    check: check_blocks(
+                        old.steps
+                            .iter()
+                            .map(|s| (s.thread, s.op.as_str(), s.object)),
+                    ),
+                }
+            }
+            _ => {
+                return Err(ScheduleError::Version(
+                    shown.into(),
+                    tags.format,
+                    tags.version,
+                ))
+            }
+        };
+        file.validate()
+            .map_err(|why| ScheduleError::Inconsistent(shown.into(), why))?;
         Ok(file)
     }
 
-    /// Writes the file as pretty JSON.
+    /// Checks that the schedule and the check blocks describe the same steps.
+    fn validate(&self) -> Result<(), String> {
+        let in_runs: u64 = self.schedule.iter().map(|r| r.1).sum();
+        if in_runs != self.recorded_steps {
+            return Err(format!(
+                "its schedule has {in_runs} steps, {} recorded",
+                self.recorded_steps
+            ));
+        }
+        let in_checks: u64 = self.check.iter().map(|c| c.1).sum();
+        if in_checks > self.recorded_steps {
+            return Err(format!(
+                "its check blocks cover {in_checks} steps, {} recorded",
+                self.recorded_steps
+            ));
+        }
+        if self.check.iter().any(|c| c.1 == 0) || self.schedule.iter().any(|r| r.1 == 0) {
+            return Err("it has an empty run or check block".into());
+        }
+        Ok(())
+    }
+
+    /// The first place where `trace` (a replay of this schedule) does not
+    /// do what the recorded execution did: `expected X at step N, got Y`,
+    /// or the block of steps whose operations differ; `None` if it agrees.
+    pub fn first_difference(&self, trace: &Trace) -> Option<String> {
+        let mut step = 0usize;
+        for Check(thread, count, hash) in &self.check {
+            let end = step + *count as usize;
+            let mut replayed = StepHash::new();
+            for k in step..end {
+                match trace.events.get(k) {
+                    Some(e) if e.thread == *thread => {
+                        replayed.step(e.op.kind.name(), e.op.object);
+                    }
+                    got => {
+                        let got = got.map_or("the end of the recorded steps".to_string(), describe);
+                        return Some(format!(
+                            "replay diverged: expected thread {thread} at step {k}, got {got}"
+                        ));
+                    }
+                }
+            }
+            if replayed.hex() != *hash {
+                let first = describe(&trace.events[step]);
+                return Some(if *count == 1 {
+                    format!(
+                        "replay diverged: at step {step} the replay ran {first}, not the operation recorded there"
+                    )
+                } else {
+                    format!(
+                        "replay diverged in steps {step}..{}: thread {thread} did not perform the operations recorded there (the replay ran {first} first)",
+                        end - 1
+                    )
+                });
+            }
+            step = end;
+        }
+        None
+    }
+
+    /// The file as JSON text: one line per field, per run and per check
+    /// block.
+    pub fn to_text(&self) -> Result<String, serde_json::Error> {
+        let mut out = String::from("{\n");
+        let scalar = |out: &mut String, key: &str, value: String| {
+            let _ = writeln!(out, "  \"{key}\": {value},");
+        };
+        scalar(&mut out, "format", serde_json::to_string(&self.format)?);
+        scalar(&mut out, "version", self.version.to_string());
+        scalar(&mut out, "program", serde_json::to_string(&self.program)?);
+        scalar(&mut out, "args", serde_json::to_string(&self.args)?);
+        scalar(&mut out, "bug", serde_json::to_string(&self.bug)?);
+        scalar(
+            &mut out,
+            "max_steps",
+            serde_json::to_string(&self.max_steps)?,
+        );
+        scalar(&mut out, "recorded_steps", self.recorded_steps.to_string());
+        scalar(
+            &mut out,
+            "total_steps",
+            serde_json::to_string(&self.total_steps)?,
+        );
+        let lines = |items: Vec<String>| -> String {
+            if items.is_empty() {
+                "[]".into()
+            } else {
+                format!("[\n    {}\n  ]", items.join(",\n    "))
+            }
+        };
+        let runs = self
+            .schedule
+            .iter()
+            .map(serde_json::to_string)
+            .collect::<Result<Vec<_>, _>>()?;
+        let _ = writeln!(out, "  \"schedule\": {},", lines(runs));
+        let checks = self
+            .check
+            .iter()
+            .map(serde_json::to_string)
+            .collect::<Result<Vec<_>, _>>()?;
+        let _ = writeln!(out, "  \"check\": {}\n}}", lines(checks));
+        Ok(out)
+    }
+
+    /// Writes the file.
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
-        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        std::fs::write(path, text + "\n")
+        std::fs::write(path, self.to_text().map_err(std::io::Error::other)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reach_channel::{EventFlags, Op, OpKind, ThreadSet};
+
+    fn event(thread: u32, kind: OpKind, object: u64) -> TraceEvent {
+        TraceEvent {
+            thread,
+            op: Op {
+                kind,
+                flags: EventFlags(0),
+                object,
+                aux: 4,
+            },
+            site: 0,
+            enabled: ThreadSet::EMPTY,
+        }
+    }
+
+    /// A trace of `n` steps: thread 0 alone for `n / 2` steps, then threads
+    /// 1 and 2 alternating in runs of 3.
+    fn long_trace(n: usize) -> Trace {
+        let events = (0..n)
+            .map(|i| {
+                let thread = if i < n / 2 {
+                    0
+                } else {
+                    1 + ((i / 3) % 2) as u32
+                };
+                let kind = if i % 2 == 0 {
+                    OpKind::Load
+                } else {
+                    OpKind::Store
+                };
+                event(thread, kind, 0x1000 + 4 * (i as u64 % 977))
+            })
+            .collect();
+        Trace::new(events, Vec::new())
+    }
+
+    fn file_of(trace: &Trace) -> ScheduleFile {
+        ScheduleFile::of_trace(
+            "prog".into(),
+            vec![],
+            Some("Hang".into()),
+            trace,
+            None,
+            None,
+        )
+    }
+
+    #[test]
+    fn runs_round_trip() {
+        let choices = vec![0, 0, 0, 1, 1, 0, 2, 2, 2, 2, 1];
+        let runs = encode_runs(choices.iter().copied());
+        assert_eq!(
+            runs,
+            vec![Run(0, 3), Run(1, 2), Run(0, 1), Run(2, 4), Run(1, 1)]
+        );
+        assert_eq!(decode_runs(&runs), choices);
+        assert!(encode_runs(Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn check_blocks_follow_runs_and_grow_with_the_position() {
+        let trace = long_trace(200_000);
+        let checks = trace_checks(&trace);
+        let mut start = 0u64;
+        for Check(thread, count, _) in &checks {
+            assert!(*count >= 1 && *count <= (start / BLOCK_DIVISOR).max(1));
+            let run: Vec<u32> = trace.events[start as usize..(start + count) as usize]
+                .iter()
+                .map(|e| e.thread)
+                .collect();
+            assert!(run.iter().all(|t| t == thread));
+            start += count;
+        }
+        assert_eq!(start, 200_000);
+        // The first 16 steps one by one; thread 0's 100,000 steps in about
+        // 16 ln(100000 / 16) + 16 blocks; then one block per run of 3.
+        assert!(checks[..16].iter().all(|c| c.1 == 1));
+        let first_run = checks.iter().take_while(|c| c.0 == 0).count();
+        assert!((100..=200).contains(&first_run), "{first_run} blocks");
+        assert_eq!(checks.len() - first_run, 100_000 / 3 + 1);
+    }
+
+    #[test]
+    fn long_single_thread_schedule_is_a_few_kilobytes() {
+        let events = (0..300_000u64)
+            .map(|i| event(0, OpKind::Store, 0x1000 + 4 * (i % 5000)))
+            .collect();
+        let trace = Trace::new(events, Vec::new());
+        let text = file_of(&trace).to_text().expect("text");
+        assert!(text.len() < 8 * 1024, "{} bytes", text.len());
+    }
+
+    #[test]
+    fn text_round_trips() {
+        let trace = long_trace(1000);
+        let file = file_of(&trace);
+        let back = ScheduleFile::parse(&file.to_text().expect("text"), "f").expect("parse");
+        assert_eq!(back.schedule, file.schedule);
+        assert_eq!(back.check, file.check);
+        assert_eq!(back.recorded_steps, 1000);
+        assert_eq!(back.choices(), trace.schedule());
+        assert!(back.first_difference(&trace).is_none());
+    }
+
+    #[test]
+    fn divergence_is_named_exactly_early_and_by_block_later() {
+        let trace = long_trace(100_000);
+        let file = file_of(&trace);
+        let changed = |at: usize, thread: Option<u32>| {
+            let mut events = trace.events.clone();
+            events[at].op.object += 8;
+            if let Some(t) = thread {
+                events[at].thread = t;
+            }
+            file.first_difference(&Trace::new(events, Vec::new()))
+                .expect("a difference")
+        };
+        let early = changed(5, None);
+        assert!(early.contains("at step 5"), "{early}");
+        let late = changed(30_000, None);
+        let (from, to) = block_around(&file, 30_000);
+        assert!(late.contains(&format!("in steps {from}..{to}")), "{late}");
+        assert!(to - from < 30_000 / 16 + 1);
+        let other_thread = changed(70_000, Some(7));
+        assert!(
+            other_thread.contains("expected thread") && other_thread.contains("at step 70000"),
+            "{other_thread}"
+        );
+        let shorter = Trace::new(trace.events[..500].to_vec(), Vec::new());
+        let ended = file.first_difference(&shorter).expect("shorter");
+        assert!(
+            ended.contains("at step 500") && ended.contains("end"),
+            "{ended}"
+        );
+    }
+
+    /// First and last step of the check block holding `step`.
+    fn block_around(file: &ScheduleFile, step: u64) -> (u64, u64) {
+        let mut start = 0;
+        for c in &file.check {
+            if step < start + c.1 {
+                return (start, start + c.1 - 1);
+            }
+            start += c.1;
+        }
+        panic!("step {step} is past the file");
+    }
+
+    #[test]
+    fn version_1_files_are_read() {
+        let text = r#"{"format":"reach-schedule","version":1,"program":"p","args":["a"],
+            "schedule":[0,0,1],
+            "steps":[{"thread":0,"op":"SPAWN","object":1},{"thread":0,"op":"LOAD","object":16},
+                     {"thread":1,"op":"STORE","object":16}],
+            "bug":"Deadlock"}"#;
+        let file = ScheduleFile::parse(text, "old").expect("v1");
+        assert_eq!(file.schedule, vec![Run(0, 2), Run(1, 1)]);
+        assert_eq!(file.check.len(), 3);
+        let trace = Trace::new(
+            vec![
+                event(0, OpKind::ThreadCreate, 1),
+                event(0, OpKind::Load, 16),
+                event(1, OpKind::Store, 16),
+            ],
+            Vec::new(),
+        );
+        assert!(file.first_difference(&trace).is_none());
+        let other = Trace::new(
+            vec![
+                event(0, OpKind::ThreadCreate, 1),
+                event(0, OpKind::Load, 20),
+                event(1, OpKind::Store, 16),
+            ],
+            Vec::new(),
+        );
+        let diff = file.first_difference(&other).expect("differs");
+        assert!(diff.contains("at step 1"), "{diff}");
+    }
+
+    #[test]
+    fn bad_files_are_errors() {
+        let unknown = r#"{"format":"reach-schedule","version":9}"#;
+        assert!(matches!(
+            ScheduleFile::parse(unknown, "f"),
+            Err(ScheduleError::Version(..))
+        ));
+        let inconsistent = r#"{"format":"reach-schedule","version":2,"program":"p","args":[],
+            "bug":null,"max_steps":null,"recorded_steps":5,"total_steps":null,"schedule":[[0,2]],"check":[]}"#;
+        assert!(matches!(
+            ScheduleFile::parse(inconsistent, "f"),
+            Err(ScheduleError::Inconsistent(..))
+        ));
     }
 }

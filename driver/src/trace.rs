@@ -6,6 +6,11 @@
 //! thread runs, so the pending operation of thread `p` at state `k` is `p`'s
 //! next event at or after `k`, or, if `p` never runs again, the operation the
 //! runtime reported it parked at when the execution ended.
+//!
+//! An execution longer than the recording bound is recorded in its first
+//! steps only: its trace is that prefix, with each thread's pending
+//! operation where recording stopped ([`Trace::truncated`]). To the
+//! strategies it looks like an execution that ended there.
 
 use crate::exec::Outcome;
 use reach_channel::{EventFlags, Op, OpKind, ThreadSet, ThreadState};
@@ -33,10 +38,17 @@ pub struct Trace {
     pub final_pending: Vec<Option<(Op, u64)>>,
     /// Thread whose last transition ended the process abnormally (a fatal
     /// signal): like an exit, that ending conflicts with whatever the other
-    /// threads would still have done.
+    /// threads would still have done. Never set for a truncated trace.
     pub ended_by: Option<u32>,
+    /// Recording stopped before the execution ended: `events` are its first
+    /// steps and `final_pending` the pending operations at that point.
+    pub truncated: bool,
+    /// Steps the execution ran, recorded or not (at least `events.len()`).
+    pub total_steps: u64,
     /// Index of the next event of the same thread after event `i`, if any.
     next_same_thread: Vec<Option<usize>>,
+    /// Indices of each thread's events, in order.
+    thread_events: Vec<Vec<u32>>,
     /// Index of each thread's first event, if it ran at all.
     first_event: Vec<Option<usize>>,
     /// State at which each thread exists (0 for main, creation index + 1 otherwise).
@@ -68,8 +80,8 @@ impl Trace {
                 })
             })
             .collect();
-        let final_pending = outcome
-            .threads
+        let slots = outcome.cut.as_ref().unwrap_or(&outcome.threads);
+        let final_pending = slots
             .iter()
             .map(|slot| {
                 let parked = ThreadState::from_u32(slot.state) == Some(ThreadState::Parked);
@@ -86,6 +98,12 @@ impl Trace {
             })
             .collect();
         let mut trace = Trace::new(events, final_pending);
+        trace.truncated = outcome.cut.is_some();
+        trace.total_steps = outcome.steps.max(trace.len() as u64);
+        if trace.truncated {
+            // The process ended past the recorded steps.
+            return trace;
+        }
         if let crate::exec::Termination::Signaled(_) = outcome.termination {
             trace.ended_by = outcome
                 .culprit
@@ -111,9 +129,11 @@ impl Trace {
         let mut first_event = vec![None; threads];
         let mut last: Vec<Option<usize>> = vec![None; threads];
         let mut born_at = vec![None; threads];
+        let mut thread_events: Vec<Vec<u32>> = vec![Vec::new(); threads];
         born_at[0] = Some(0);
         for (i, e) in events.iter().enumerate() {
             let t = e.thread as usize;
+            thread_events[t].push(i as u32);
             match last[t] {
                 Some(prev) => next_same_thread[prev] = Some(i),
                 None => first_event[t] = Some(i),
@@ -128,10 +148,13 @@ impl Trace {
         let mut final_pending = final_pending;
         final_pending.resize(threads, None);
         Trace {
+            total_steps: events.len() as u64,
             events,
             final_pending,
             ended_by: None,
+            truncated: false,
             next_same_thread,
+            thread_events,
             first_event,
             born_at,
         }
@@ -164,7 +187,21 @@ impl Trace {
 
     /// Index of the last event of thread `t`, if it ran.
     pub fn last_event_of(&self, t: u32) -> Option<usize> {
-        self.events.iter().rposition(|e| e.thread == t)
+        self.events_of(t).last().map(|&i| i as usize)
+    }
+
+    /// Indices of thread `t`'s events, in order.
+    pub fn events_of(&self, t: u32) -> &[u32] {
+        self.thread_events
+            .get(t as usize)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Index of thread `t`'s first event after event `i`, if any.
+    pub fn next_event_of(&self, t: u32, i: usize) -> Option<usize> {
+        let events = self.events_of(t);
+        let at = events.partition_point(|&j| j as usize <= i);
+        events.get(at).map(|&j| j as usize)
     }
 
     /// A cursor for a forward scan over the states of this trace.

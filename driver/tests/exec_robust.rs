@@ -137,6 +137,87 @@ fn step_bound_ends_the_run() {
     assert_eq!(out.events.len(), 500);
 }
 
+/// An executor without step bound recording `record` events of `long`.
+fn long_executor(record: u64, fork_server: bool) -> Executor {
+    Executor::new(ExecConfig {
+        program: compile_program("robust.c"),
+        args: vec!["long".into()],
+        runtime: runtime(),
+        timeout: Duration::from_secs(20),
+        max_steps: None,
+        record_steps: record,
+        spin_threshold: 50,
+        fork_server,
+    })
+    .expect("executor")
+}
+
+#[test]
+fn recording_bound_truncates_the_trace_not_the_execution() {
+    for fork_server in [false, true] {
+        let mut whole = long_executor(10_000, fork_server);
+        let all = whole.run(&request(&[])).expect("run");
+        assert_eq!(all.termination, Termination::Exited(0), "{}", all.message);
+        assert_eq!(all.events.len(), 2005);
+        assert_eq!(all.steps, 2005);
+        assert!(all.cut.is_none());
+
+        let mut cut = long_executor(100, fork_server);
+        let out = cut.run(&request(&[])).expect("run");
+        assert_eq!(out.status, RunStatus::Exited, "{}", out.message);
+        assert_eq!(out.termination, Termination::Exited(0));
+        assert_eq!(out.steps, 2005, "every step ran");
+        assert_eq!(out.events, all.events[..100], "the same first steps");
+        // Where recording stopped: main waits to join thread 1, which is
+        // in its loop; thread 2 has not run yet.
+        let slots = out.cut.as_ref().expect("cut slots");
+        assert_eq!(slots.len(), 3);
+        assert_eq!(
+            OpKind::from_u16(slots[0].pending_kind),
+            Some(OpKind::ThreadJoin)
+        );
+        assert_eq!(slots[0].enabled, 0);
+        assert_eq!(slots[2].steps, 0);
+        assert_eq!(
+            OpKind::from_u16(slots[2].pending_kind),
+            Some(OpKind::MutexLock)
+        );
+        let next = all.events[100];
+        assert_eq!(slots[next.thread as usize].pending_kind, next.kind);
+        // Final states are those at the end, not at the cut.
+        assert!(
+            out.threads[1..].iter().all(|t| t.state == 3),
+            "workers finished"
+        );
+        let trace = reach_native::trace::Trace::from_outcome(&out);
+        assert!(trace.truncated);
+        assert_eq!(trace.total_steps, 2005);
+        assert_eq!(
+            trace.final_pending[0].map(|(op, _)| op.kind),
+            Some(OpKind::ThreadJoin)
+        );
+
+        // The recorded prefix replays the whole execution.
+        let schedule: Vec<u32> = out.events.iter().map(|e| e.thread).collect();
+        let again = whole.run(&request(&schedule)).expect("replay");
+        assert_eq!(again.events, all.events);
+    }
+}
+
+#[test]
+fn step_bound_counts_unrecorded_steps() {
+    let mut ex = Executor::new(ExecConfig {
+        max_steps: Some(1500),
+        ..long_executor(100, false).config().clone()
+    })
+    .expect("executor");
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.status, RunStatus::StepLimit, "{}", out.message);
+    assert_eq!(out.steps, 1500);
+    assert_eq!(out.events.len(), 100);
+    assert!(out.message.contains("1500"), "{}", out.message);
+}
+
 #[test]
 fn chatty_output_is_bounded() {
     let prog = compile_program("robust.c");
@@ -153,7 +234,8 @@ fn bad_configurations_are_clear_errors() {
         args: vec![],
         runtime: runtime(),
         timeout: Duration::from_secs(1),
-        max_steps: 10,
+        max_steps: Some(10),
+        record_steps: 10,
         spin_threshold: 0,
         fork_server: false,
     };

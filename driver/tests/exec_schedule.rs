@@ -187,5 +187,79 @@ fn spin_loops_terminate() {
     let mut ex = executor_args(&prog, &["spin-forever"]);
     let out = ex.run(&request(&[])).expect("run");
     assert_eq!(out.status, RunStatus::Livelock, "{}", dump(&out));
-    assert!(out.message.contains("thread 0 spins"), "{}", out.message);
+    assert!(out.message.contains("thread 1 spins"), "{}", out.message);
+}
+
+#[test]
+fn a_thread_alone_or_making_progress_does_not_spin() {
+    let prog = compile_program("hooks.c");
+    // The only live thread re-reads a flag: nobody else could write it, so
+    // the re-reads do not count; the run ends at the step bound.
+    let mut ex = executor_args(&prog, &["spin-alone"]);
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.status, RunStatus::StepLimit, "{}", dump(&out));
+    // Main re-reads its loop bound 200 times (past the threshold of 50)
+    // while another thread is alive, but initialises a mutex each time: the
+    // count starts over, no livelock.
+    let mut ex = executor_args(&prog, &["init-loop"]);
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.status, RunStatus::Exited, "{}", dump(&out));
+    assert_eq!(out.termination, Termination::Exited(0), "{}", dump(&out));
+    let loads = shape(&out.events)
+        .iter()
+        .filter(|e| **e == (0, OpKind::Load))
+        .count();
+    assert_eq!(loads, 201, "{}", dump(&out));
+}
+
+#[test]
+fn read_modify_writes_that_change_nothing_are_reads() {
+    let prog = compile_program("hooks.c");
+    let mut ex = executor_args(&prog, &["rmw"]);
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.termination, Termination::Exited(0), "{}", dump(&out));
+    let rmw: Vec<(u64, bool)> = out
+        .events
+        .iter()
+        .filter(|e| e.kind == OpKind::AtomicRmw as u16)
+        .map(|e| (e.site, EventFlags(e.flags).has(EventFlags::FAILED)))
+        .collect();
+    assert_eq!(
+        rmw,
+        [
+            (11, true),
+            (12, true),
+            (13, true),
+            (14, false),
+            (15, false),
+            (16, false),
+            (17, false)
+        ],
+        "{}",
+        dump(&out)
+    );
+}
+
+#[test]
+fn exchange_spin_is_parked_until_the_lock_is_released() {
+    let prog = compile_program("hooks.c");
+    let mut ex = executor_args(&prog, &["xchg-spin"]);
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.status, RunStatus::Exited, "{}", dump(&out));
+    // Main's exchanges find the lock taken until it counts as spinning (the
+    // threshold is 50), then the releaser runs and main's next one succeeds.
+    let main_rmw: Vec<bool> = out
+        .events
+        .iter()
+        .filter(|e| e.thread == 0 && e.kind == OpKind::AtomicRmw as u16)
+        .map(|e| EventFlags(e.flags).has(EventFlags::FAILED))
+        .collect();
+    assert_eq!(main_rmw.len(), 52, "{}", dump(&out));
+    assert!(main_rmw[..51].iter().all(|f| *f), "{}", dump(&out));
+    assert!(!main_rmw[51], "{}", dump(&out));
+    let store = shape(&out.events)
+        .iter()
+        .position(|e| *e == (1, OpKind::Store))
+        .expect("the releaser's store");
+    assert!(store > 51, "{}", dump(&out));
 }

@@ -60,7 +60,8 @@ fn config(program: &Path, args: &[&str], fork_server: bool) -> ExecConfig {
         args: args.iter().map(Into::into).collect(),
         runtime: runtime(),
         timeout: Duration::from_secs(20),
-        max_steps: 20_000,
+        max_steps: Some(20_000),
+        record_steps: 20_000,
         spin_threshold: 64,
         fork_server,
     }
@@ -256,7 +257,7 @@ fn timeout_kills_the_child_and_the_server_serves_on() {
     let prog = compile_program("robust.c");
     let mut cfg = config(&prog, &["hang"], true);
     cfg.timeout = Duration::from_millis(800);
-    cfg.max_steps = 1000;
+    cfg.max_steps = Some(1000);
     let mut ex = Executor::new(cfg).expect("executor");
     for _ in 0..2 {
         let out = ex.run(&request(&[])).expect("run");
@@ -306,6 +307,28 @@ int main(void) { return 0; }
     let out = ex.run(&request(&[])).expect("run");
     assert_eq!(out.termination, Termination::Signaled(6), "{}", dump(&out));
     assert!(ex.fork_server_note().is_some());
+}
+
+#[test]
+fn start_up_past_the_recording_bound_falls_back_to_exec() {
+    let src = r#"
+#include <pthread.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+__attribute__((constructor)) static void busy(void) {
+    for (int i = 0; i < 100; i++) { pthread_mutex_lock(&m); pthread_mutex_unlock(&m); }
+}
+int main(void) { pthread_mutex_lock(&m); pthread_mutex_unlock(&m); return 0; }
+"#;
+    let prog = compile("ctor_long", src);
+    let mut cfg = config(&prog, &[], true);
+    cfg.record_steps = 50;
+    let mut ex = Executor::new(cfg).expect("executor");
+    let out = ex.run(&request(&[])).expect("run");
+    assert_eq!(out.termination, Termination::Exited(0), "{}", dump(&out));
+    assert_eq!((out.events.len(), out.steps), (50, 203));
+    assert!(out.cut.is_some());
+    let note = ex.fork_server_note().unwrap_or_default();
+    assert!(note.contains("recording bound"), "{note}");
 }
 
 /// Pids of live processes running `prog` (by /proc/<pid>/exe).

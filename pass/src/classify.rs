@@ -4,11 +4,12 @@
 //! operands) and counts what it saw in [`Stats`]. It does not change the IR.
 
 use crate::escape::{EscapeAnalysis, Sharing};
+use crate::inline_asm::{self, AsmAccess, AsmEffect};
 use crate::llvm::{self, Value};
 use crate::stats::Stats;
 use inkwell::llvm_sys::prelude::LLVMModuleRef;
 use inkwell::llvm_sys::{LLVMAtomicRMWBinOp as Rmw, LLVMOpcode as Op, LLVMTypeKind};
-use reach_channel::hooks::{self, HookSpec};
+use reach_channel::hooks::{self, HookSpec, RmwOp};
 
 /// Library functions the runtime interposes (besides every `pthread_*` and
 /// `sem_*`): calls to them get a call-site hook.
@@ -52,7 +53,18 @@ pub(crate) enum Action {
         ptr: Value,
         size: u64,
     },
-    /// Atomic load/store/rmw/cmpxchg hook.
+    /// `__reach_atomic_rmw(site, ptr, size, ordering, op, operand)`.
+    Rmw {
+        what: String,
+        ptr: Value,
+        size: u64,
+        ordering: u32,
+        /// The operation.
+        op: RmwOp,
+        /// The value operand (passed when its value can be read as a `u64`).
+        operand: Value,
+    },
+    /// Atomic load/store/cmpxchg hook.
     Atomic {
         spec: HookSpec,
         what: String,
@@ -62,8 +74,15 @@ pub(crate) enum Action {
         /// The compare operand of a cmpxchg.
         expected: Option<Value>,
     },
-    /// `__reach_fence(site, ordering)`.
-    Fence { ordering: u32 },
+    /// `__reach_fence(site, ordering)`: a `fence` instruction, or inline
+    /// assembly that clobbers memory and has no memory operand.
+    Fence { what: &'static str, ordering: u32 },
+    /// The atomic hooks of an inline-asm call's memory operands
+    /// ([`inline_asm::emit`]).
+    InlineAsm {
+        what: String,
+        accesses: Vec<AsmAccess>,
+    },
     /// `__reach_range` once per shared side.
     Range { what: String, parts: Vec<RangePart> },
     /// `__reach_call_site(site)`.
@@ -75,8 +94,11 @@ impl Action {
     pub(crate) fn what(&self) -> String {
         match self {
             Action::Plain { what, .. } => (*what).to_string(),
-            Action::Atomic { what, .. } | Action::Range { what, .. } => what.clone(),
-            Action::Fence { .. } => "fence".to_string(),
+            Action::Atomic { what, .. }
+            | Action::Rmw { what, .. }
+            | Action::Range { what, .. }
+            | Action::InlineAsm { what, .. } => what.clone(),
+            Action::Fence { what, .. } => (*what).to_string(),
             Action::CallSite { callee } => format!("call {callee}"),
         }
     }
@@ -102,24 +124,30 @@ fn sized(t: inkwell::llvm_sys::prelude::LLVMTypeRef) -> bool {
     llvm::type_kind(t) != LLVMTypeKind::LLVMScalableVectorTypeKind
 }
 
-fn rmw_name(op: Rmw) -> &'static str {
+/// The hook ABI's name for an `atomicrmw` operation, and its IR name.
+fn rmw_op(op: Rmw) -> (RmwOp, &'static str) {
     match op {
-        Rmw::LLVMAtomicRMWBinOpXchg => "xchg",
-        Rmw::LLVMAtomicRMWBinOpAdd => "add",
-        Rmw::LLVMAtomicRMWBinOpSub => "sub",
-        Rmw::LLVMAtomicRMWBinOpAnd => "and",
-        Rmw::LLVMAtomicRMWBinOpNand => "nand",
-        Rmw::LLVMAtomicRMWBinOpOr => "or",
-        Rmw::LLVMAtomicRMWBinOpXor => "xor",
-        Rmw::LLVMAtomicRMWBinOpMax => "max",
-        Rmw::LLVMAtomicRMWBinOpMin => "min",
-        Rmw::LLVMAtomicRMWBinOpUMax => "umax",
-        Rmw::LLVMAtomicRMWBinOpUMin => "umin",
-        Rmw::LLVMAtomicRMWBinOpFAdd => "fadd",
-        Rmw::LLVMAtomicRMWBinOpFSub => "fsub",
-        Rmw::LLVMAtomicRMWBinOpFMax => "fmax",
-        Rmw::LLVMAtomicRMWBinOpFMin => "fmin",
-        _ => "op",
+        Rmw::LLVMAtomicRMWBinOpXchg => (RmwOp::Xchg, "xchg"),
+        Rmw::LLVMAtomicRMWBinOpAdd => (RmwOp::Add, "add"),
+        Rmw::LLVMAtomicRMWBinOpSub => (RmwOp::Sub, "sub"),
+        Rmw::LLVMAtomicRMWBinOpAnd => (RmwOp::And, "and"),
+        Rmw::LLVMAtomicRMWBinOpNand => (RmwOp::Nand, "nand"),
+        Rmw::LLVMAtomicRMWBinOpOr => (RmwOp::Or, "or"),
+        Rmw::LLVMAtomicRMWBinOpXor => (RmwOp::Xor, "xor"),
+        Rmw::LLVMAtomicRMWBinOpMax => (RmwOp::Max, "max"),
+        Rmw::LLVMAtomicRMWBinOpMin => (RmwOp::Min, "min"),
+        Rmw::LLVMAtomicRMWBinOpUMax => (RmwOp::UMax, "umax"),
+        Rmw::LLVMAtomicRMWBinOpUMin => (RmwOp::UMin, "umin"),
+        Rmw::LLVMAtomicRMWBinOpFAdd => (RmwOp::FAdd, "fadd"),
+        Rmw::LLVMAtomicRMWBinOpFSub => (RmwOp::FSub, "fsub"),
+        Rmw::LLVMAtomicRMWBinOpFMax => (RmwOp::FMax, "fmax"),
+        Rmw::LLVMAtomicRMWBinOpFMin => (RmwOp::FMin, "fmin"),
+        Rmw::LLVMAtomicRMWBinOpUIncWrap => (RmwOp::UIncWrap, "uinc_wrap"),
+        Rmw::LLVMAtomicRMWBinOpUDecWrap => (RmwOp::UDecWrap, "udec_wrap"),
+        Rmw::LLVMAtomicRMWBinOpUSubCond => (RmwOp::USubCond, "usub_cond"),
+        Rmw::LLVMAtomicRMWBinOpUSubSat => (RmwOp::USubSat, "usub_sat"),
+        Rmw::LLVMAtomicRMWBinOpFMaximum => (RmwOp::FMaximum, "fmaximum"),
+        Rmw::LLVMAtomicRMWBinOpFMinimum => (RmwOp::FMinimum, "fminimum"),
     }
 }
 
@@ -140,10 +168,19 @@ impl Classifier {
             }
             Op::LLVMAtomicRMW => {
                 // SAFETY: `inst` is an atomicrmw.
-                let op = unsafe { inkwell::llvm_sys::core::LLVMGetAtomicRMWBinOp(inst) };
-                let what = format!("atomic rmw {}", rmw_name(op));
-                let ty = llvm::type_of(llvm::operand(inst, 1));
-                self.atomic(inst, hooks::ATOMIC_RMW, what, ty, None, stats)
+                let (op, name) =
+                    rmw_op(unsafe { inkwell::llvm_sys::core::LLVMGetAtomicRMWBinOp(inst) });
+                let operand = llvm::operand(inst, 1);
+                let (ptr, size, ordering) =
+                    self.atomic_target(inst, llvm::type_of(operand), stats)?;
+                Some(Action::Rmw {
+                    what: format!("atomic rmw {name}"),
+                    ptr,
+                    size,
+                    ordering,
+                    op,
+                    operand,
+                })
             }
             Op::LLVMAtomicCmpXchg => {
                 let what = if llvm::is_weak(inst) {
@@ -169,10 +206,14 @@ impl Classifier {
                 }
                 stats.atomics += 1;
                 Some(Action::Fence {
+                    what: "fence",
                     ordering: llvm::ordering(inst),
                 })
             }
-            Op::LLVMCall | Op::LLVMInvoke => self.call(inst, stats),
+            Op::LLVMCall | Op::LLVMInvoke | Op::LLVMCallBr => match llvm::called_inline_asm(inst) {
+                Some(asm) => self.inline_asm(inst, asm, stats),
+                None => self.call(inst, stats),
+            },
             _ => None,
         }
     }
@@ -229,6 +270,25 @@ impl Classifier {
         expected: Option<Value>,
         stats: &mut Stats,
     ) -> Option<Action> {
+        let (ptr, size, ordering) = self.atomic_target(inst, ty, stats)?;
+        Some(Action::Atomic {
+            spec,
+            what,
+            ptr,
+            size,
+            ordering,
+            expected,
+        })
+    }
+
+    /// The address, size and ordering of an atomic instruction accessing a
+    /// value of type `ty`, if it is to be instrumented (counted in `stats`).
+    fn atomic_target(
+        &mut self,
+        inst: Value,
+        ty: inkwell::llvm_sys::prelude::LLVMTypeRef,
+        stats: &mut Stats,
+    ) -> Option<(Value, u64, u32)> {
         let ptr = llvm::operand(
             inst,
             if llvm::opcode(inst) == Some(Op::LLVMStore) {
@@ -245,13 +305,41 @@ impl Classifier {
             return None;
         }
         stats.atomics += 1;
-        Some(Action::Atomic {
-            spec,
-            what,
-            ptr,
-            size: llvm::store_size(self.module, ty),
-            ordering: llvm::ordering(inst),
-            expected,
+        Some((ptr, llvm::store_size(self.module, ty), llvm::ordering(inst)))
+    }
+
+    /// An inline-asm call: atomic hooks for its memory operands on shared
+    /// memory, else a fence if it clobbers memory (see [`inline_asm`]).
+    fn inline_asm(&mut self, inst: Value, asm: Value, stats: &mut Stats) -> Option<Action> {
+        let (accesses, clobbers_memory) = match inline_asm::effect(self.module, inst, asm) {
+            AsmEffect::Invisible => return None,
+            AsmEffect::Fence => (Vec::new(), true),
+            AsmEffect::Accesses(all) => {
+                let clobbers = inline_asm::roles(inst, asm).clobbers_memory;
+                let mut shared = Vec::new();
+                for a in all {
+                    match self.escape.classify(a.ptr) {
+                        Sharing::Shared => shared.push(a),
+                        other => count_skip(stats, other),
+                    }
+                }
+                (shared, clobbers)
+            }
+        };
+        if accesses.is_empty() {
+            if !clobbers_memory {
+                return None;
+            }
+            stats.asm_fences += 1;
+            return Some(Action::Fence {
+                what: "asm fence",
+                ordering: inline_asm::SEQ_CST,
+            });
+        }
+        stats.asm_accesses += accesses.len() as u64;
+        Some(Action::InlineAsm {
+            what: inline_asm::describe(&accesses),
+            accesses,
         })
     }
 

@@ -20,6 +20,7 @@
 //! store i32 1, ptr %y          ; -> Sharing::Shared, hooked
 //! ```
 
+use crate::inline_asm;
 use crate::llvm::{self, Value};
 use inkwell::llvm_sys::LLVMOpcode as Op;
 use std::collections::HashMap;
@@ -120,9 +121,11 @@ impl EscapeAnalysis {
 
     /// True if the address of `alloca` may leave its function: it (or a
     /// pointer derived from it through GEP/cast/phi/select) is stored as a
-    /// value, passed to a call other than lifetime/debug/mem* intrinsics,
-    /// returned, converted to an integer, or used in any way not known to be
-    /// harmless.
+    /// value, passed to a call other than lifetime/debug/mem* intrinsics or
+    /// the library functions that keep no pointer, given to inline assembly
+    /// other than as a memory operand (`"m"(x)` lets the asm access `x`, a
+    /// register operand hands it the address), returned, converted to an
+    /// integer, or used in any way not known to be harmless.
     pub(crate) fn escapes(&mut self, alloca: Value) -> bool {
         if let Some(&e) = self.escapes.get(&alloca) {
             return e;
@@ -161,6 +164,16 @@ fn derived_pointer_escapes(root: Value) -> bool {
                     | Op::LLVMPHI
                     | Op::LLVMSelect,
                 ) => true,
+                Some(Op::LLVMCall | Op::LLVMInvoke | Op::LLVMCallBr)
+                    if llvm::called_inline_asm(user).is_some() =>
+                {
+                    // A memory operand lets the asm access the object, not
+                    // learn its address; a register operand may publish it.
+                    if !inline_asm::is_memory_operand(user, idx) {
+                        return true;
+                    }
+                    false
+                }
                 Some(Op::LLVMCall) => {
                     let harmless = llvm::called_function(user)
                         .map(|f| {

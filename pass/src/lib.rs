@@ -15,6 +15,7 @@ pub mod demangle;
 pub mod error;
 pub mod escape;
 pub mod hooks;
+mod inline_asm;
 pub mod instrument;
 mod llvm;
 pub mod load;

@@ -215,3 +215,45 @@ pub(crate) fn is_declaration(f: Value) -> bool {
     // SAFETY: `f` is a global value.
     unsafe { c::LLVMIsDeclaration(f) != 0 }
 }
+
+/// The inline-assembly value a call/invoke/callbr calls, if it calls one.
+pub(crate) fn called_inline_asm(call: Value) -> Option<Value> {
+    // SAFETY: `call` is a call-like instruction.
+    unsafe {
+        let callee = c::LLVMGetCalledValue(call);
+        (!callee.is_null() && !c::LLVMIsAInlineAsm(callee).is_null()).then_some(callee)
+    }
+}
+
+/// The constraint string of an inline-assembly value.
+pub(crate) fn inline_asm_constraints(asm: Value) -> String {
+    let mut len = 0usize;
+    // SAFETY: `asm` is an InlineAsm value; LLVM returns a pointer/length pair.
+    let p = unsafe { c::LLVMGetInlineAsmConstraintString(asm, &mut len) };
+    lstr(p, len)
+}
+
+/// The type of the `elementtype` attribute of argument `i` of a call, if any.
+pub(crate) fn arg_element_type(call: Value, i: u32) -> Option<LLVMTypeRef> {
+    let kind = inkwell::attributes::Attribute::get_named_enum_kind_id("elementtype");
+    if kind == 0 {
+        return None;
+    }
+    // SAFETY: `call` is a call-like instruction; attribute index 1 is its first argument.
+    unsafe {
+        let a = c::LLVMGetCallSiteEnumAttribute(call, i + 1, kind);
+        if a.is_null() || c::LLVMIsTypeAttribute(a) == 0 {
+            return None;
+        }
+        let t = c::LLVMGetTypeAttributeValue(a);
+        (!t.is_null()).then_some(t)
+    }
+}
+
+/// True if `t` has a fixed size (not a function, label, opaque struct or
+/// scalable vector type).
+pub(crate) fn is_sized(t: LLVMTypeRef) -> bool {
+    // SAFETY: live type.
+    let sized = unsafe { c::LLVMTypeIsSized(t) != 0 };
+    sized && type_kind(t) != LLVMTypeKind::LLVMScalableVectorTypeKind
+}

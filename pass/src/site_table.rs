@@ -17,7 +17,7 @@ use inkwell::llvm_sys::core as c;
 use inkwell::module::{Linkage, Module};
 use inkwell::values::{AsValueRef, BasicValueEnum, PointerValue};
 use reach_channel::hooks::SITES_SECTION;
-use reach_channel::sites::{site_id, Site};
+use reach_channel::sites::{abi_record, site_id, Site};
 
 /// Name of the table global; its presence marks an already instrumented module.
 pub const TABLE_GLOBAL: &str = "__reach_sites.table";
@@ -59,14 +59,12 @@ impl SiteTable {
         &self.sites
     }
 
-    /// The table as text (what the section holds).
+    /// The table as text (what the section holds): the hook ABI record,
+    /// then one record per site.
     pub fn text(&self) -> String {
-        let text: String = self.sites.iter().map(Site::to_record).collect();
-        if text.is_empty() {
-            "\n".to_string()
-        } else {
-            text
-        }
+        let mut text = abi_record();
+        text.extend(self.sites.iter().map(Site::to_record));
+        text
     }
 
     /// Embeds the table in `module` and appends it to `llvm.used`.

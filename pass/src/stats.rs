@@ -27,6 +27,11 @@ pub struct Stats {
     pub atomics: u64,
     /// Atomics skipped (single-thread scope, or on a non-shared object).
     pub atomics_skipped: u64,
+    /// Inline-asm memory operands given an atomic hook.
+    pub asm_accesses: u64,
+    /// Inline-asm calls with a memory clobber and no shared memory operand,
+    /// given a fence hook.
+    pub asm_fences: u64,
     /// Ranged operations (`memcpy`/`memmove`/`memset` and libc equivalents) given a hook.
     pub ranged: u64,
     /// Calls to interposed library functions given a call-site hook.
@@ -43,7 +48,7 @@ impl Stats {
         }
     }
 
-    fn fields(&self) -> [u64; 14] {
+    fn fields(&self) -> [u64; 16] {
         [
             self.functions,
             self.functions_skipped,
@@ -56,13 +61,15 @@ impl Stats {
             self.skipped_unsized,
             self.atomics,
             self.atomics_skipped,
+            self.asm_accesses,
+            self.asm_fences,
             self.ranged,
             self.call_sites,
             self.sites,
         ]
     }
 
-    fn fields_mut(&mut self) -> [&mut u64; 14] {
+    fn fields_mut(&mut self) -> [&mut u64; 16] {
         [
             &mut self.functions,
             &mut self.functions_skipped,
@@ -75,6 +82,8 @@ impl Stats {
             &mut self.skipped_unsized,
             &mut self.atomics,
             &mut self.atomics_skipped,
+            &mut self.asm_accesses,
+            &mut self.asm_fences,
             &mut self.ranged,
             &mut self.call_sites,
             &mut self.sites,
@@ -82,7 +91,7 @@ impl Stats {
     }
 }
 
-const LABELS: [&str; 14] = [
+const LABELS: [&str; 16] = [
     "functions instrumented",
     "functions skipped",
     "loads/stores seen",
@@ -94,6 +103,8 @@ const LABELS: [&str; 14] = [
     "  skipped: unsized type",
     "atomics instrumented",
     "atomics skipped",
+    "inline asm operands instrumented",
+    "inline asm fences",
     "ranged ops instrumented",
     "call sites",
     "site records",

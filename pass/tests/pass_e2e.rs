@@ -6,6 +6,7 @@
 mod e2e {
     pub mod common;
     mod cxx;
+    mod inline_asm;
     mod inputs;
     mod instrument;
     mod projects;

@@ -14,6 +14,7 @@ const PAGE_BYTES: usize = 4096;
 pub struct Chan {
     hdr: *mut Header,
     slots: *mut ThreadSlot,
+    cut: *mut ThreadSlot,
     prefix: *const u32,
     events: *mut Event,
     /// Prefix capacity (entries).
@@ -35,6 +36,7 @@ impl Chan {
     pub const NULL: Chan = Chan {
         hdr: core::ptr::null_mut(),
         slots: core::ptr::null_mut(),
+        cut: core::ptr::null_mut(),
         prefix: core::ptr::null(),
         events: core::ptr::null_mut(),
         prefix_capacity: 0,
@@ -106,6 +108,7 @@ impl Chan {
             Ok(Chan {
                 hdr,
                 slots: b.add(layout.threads_offset()) as *mut ThreadSlot,
+                cut: b.add(layout.cut_offset()) as *mut ThreadSlot,
                 prefix: b.add(layout.prefix_offset()) as *const u32,
                 events: b.add(layout.events_offset()) as *mut Event,
                 prefix_capacity: layout.prefix_capacity,
@@ -138,6 +141,13 @@ impl Chan {
     pub fn slot(&self, t: u32) -> &mut ThreadSlot {
         // SAFETY: `t` is reduced below MAX_THREADS; slots are in the mapping.
         unsafe { &mut *self.slots.add(t as usize % MAX_THREADS) }
+    }
+
+    /// Slot `t` of the cut region (thread `t` when recording stopped).
+    #[allow(clippy::mut_from_ref)]
+    pub fn cut_slot(&self, t: u32) -> &mut ThreadSlot {
+        // SAFETY: `t` is reduced below MAX_THREADS; the cut region is in the mapping.
+        unsafe { &mut *self.cut.add(t as usize % MAX_THREADS) }
     }
 
     /// Writes event `i` (ignored beyond the capacity).
@@ -178,6 +188,18 @@ impl Chan {
     pub fn set_event_count(&self, n: u64) {
         // SAFETY: valid header.
         unsafe { (*self.hdr()).event_count.store(n, Ordering::Relaxed) };
+    }
+
+    /// Publishes the number of steps executed, recorded or not.
+    pub fn set_step_count(&self, n: u64) {
+        // SAFETY: valid header.
+        unsafe { (*self.hdr()).step_count.store(n, Ordering::Relaxed) };
+    }
+
+    /// Publishes that recording stopped with `threads` threads in the cut region.
+    pub fn set_cut_threads(&self, threads: u32) {
+        // SAFETY: valid header.
+        unsafe { (*self.hdr()).cut_threads.store(threads, Ordering::Relaxed) };
     }
 
     /// Publishes the number of threads.

@@ -96,7 +96,7 @@ pub fn describe_blocked(st: &State, m: &mut crate::fmtbuf::FmtBuf) {
             continue;
         }
         let en = is_enabled(st, t);
-        if en && !(st.spin_blocking && th.spin.blocked) {
+        if en && !crate::spin::holds_back(st, t) {
             continue;
         }
         if !first {

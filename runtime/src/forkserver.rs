@@ -17,7 +17,9 @@ use crate::fail;
 use crate::state::state;
 use crate::sys;
 use core::sync::atomic::{AtomicI32, Ordering};
-use reach_channel::fork::{encode, parse_env, MSG_DONE, MSG_FORK_FAILED, MSG_READY, MSG_REFUSED};
+use reach_channel::fork::{
+    encode, parse_env, MSG_DONE, MSG_FORK_FAILED, MSG_LONG_START, MSG_READY, MSG_REFUSED,
+};
 use reach_channel::RunStatus;
 
 static REQUEST_FD: AtomicI32 = AtomicI32::new(-1);
@@ -163,6 +165,12 @@ pub fn serve_if_requested() {
     if st.thread_count != 1 {
         // Threads of static constructors do not survive a fork.
         send(resp, MSG_REFUSED, i64::from(st.thread_count));
+        sys::exit_group(0);
+    }
+    if st.cut {
+        // Every child would start past the recording bound, with the
+        // server's cut region: run each execution by exec instead.
+        send(resp, MSG_LONG_START, st.event_count as i64);
         sys::exit_group(0);
     }
     let pre_main = st.event_count;

@@ -6,6 +6,7 @@ use crate::api::mk;
 use crate::sched::{run_access, run_op};
 use crate::state::{me, set_call_site};
 use core::ffi::c_void;
+use reach_channel::hooks::RmwOp;
 use reach_channel::{EventFlags, OpKind};
 
 #[inline]
@@ -39,15 +40,40 @@ pub extern "C" fn __reach_atomic_store(site: u64, addr: *const c_void, size: u64
     access(OpKind::AtomicStore, site, addr, size);
 }
 
-/// Before an atomic read-modify-write.
+/// Before an atomic read-modify-write: `op` says which ([`RmwOp::code`]),
+/// `operand` its operand when known. When the thread runs, an operation
+/// that would leave memory unchanged (an exchange of the current value,
+/// adding 0, ...) is recorded as one that did not change memory
+/// ([`EventFlags::FAILED`]): a read.
 #[no_mangle]
-pub extern "C" fn __reach_atomic_rmw(site: u64, addr: *const c_void, size: u64, _ordering: u32) {
-    access(OpKind::AtomicRmw, site, addr, size);
+pub extern "C" fn __reach_atomic_rmw(
+    site: u64,
+    addr: *const c_void,
+    size: u64,
+    _ordering: u32,
+    op: u32,
+    operand: u64,
+) {
+    let Some(me) = me() else { return };
+    let a = addr as u64;
+    let (rmw, known) = RmwOp::decode(op);
+    run_op(me, mk(OpKind::AtomicRmw, 0, a, size), site, |_, _, op| {
+        if known && leaves_unchanged(rmw, a, size, operand) {
+            op.flags.0 |= EventFlags::FAILED;
+        }
+    });
+}
+
+/// Would `rmw` with `operand` leave the `size` bytes at `addr` as they are?
+fn leaves_unchanged(rmw: RmwOp, addr: u64, size: u64, operand: u64) -> bool {
+    read_int(addr, size)
+        .and_then(|cur| rmw.result(cur, operand, size).map(|new| new == cur))
+        .unwrap_or(false)
 }
 
 /// Reads `size` bytes at `addr` as an integer (sizes 1, 2, 4, 8).
 fn read_int(addr: u64, size: u64) -> Option<u64> {
-    // SAFETY: the instrumented cmpxchg is about to access these bytes.
+    // SAFETY: the instrumented atomic operation is about to access these bytes.
     unsafe {
         Some(match size {
             1 => u64::from((addr as *const u8).read_volatile()),

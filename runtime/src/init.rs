@@ -42,7 +42,10 @@ pub fn load_request(st: &mut State) {
     st.prefix_len = u64::from(h.prefix_len.min(st.chan.prefix_capacity));
     st.policy = Policy::from_u32(h.policy).unwrap_or(Policy::ContinueThenLowest);
     st.rng = (h.seed ^ 0x9E37_79B9_7F4A_7C15) | 1;
-    st.max_steps = h.max_steps.min(u64::from(st.chan.event_capacity));
+    st.max_steps = h.max_steps;
+    st.record_steps = h.record_steps.min(u64::from(st.chan.event_capacity));
+    st.check_at = st.max_steps.min(st.record_steps);
+    st.cut = false;
     st.sleep_sets = h.request_flags & REQ_SLEEP_SETS != 0;
     st.spin_blocking = h.request_flags & REQ_SPIN_BLOCKING != 0;
     st.spin_threshold = u64::from(h.spin_threshold);
@@ -89,6 +92,7 @@ extern "C" fn reach_init() {
     st.chan = chan;
     load_request(st);
     st.thread_count = 1;
+    st.live_threads = 1;
     st.running = 0;
     st.event_count = 0;
     let main = &mut st.threads[0];

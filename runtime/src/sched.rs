@@ -24,10 +24,10 @@ use reach_channel::{Event, Op, OpKind, Policy, RunStatus, ThreadSet, ThreadState
 /// `site`. Never returns: the process exits at once.
 pub fn end_run(st: &mut State, status: RunStatus, site: u64, msg: &FmtBuf) -> ! {
     publish_parked(st);
+    publish_counts(st);
     let chan = &st.chan;
     chan.set_message(msg.bytes());
     chan.set_culprit(st.running, site);
-    chan.set_event_count(st.event_count);
     chan.set_thread_count(st.thread_count);
     chan.set_status(status);
     MODE.store(MODE_ENDED, Ordering::SeqCst);
@@ -42,6 +42,12 @@ pub fn end_run(st: &mut State, status: RunStatus, site: u64, msg: &FmtBuf) -> ! 
         libc::fflush(core::ptr::null_mut());
     }
     sys::exit_group(0)
+}
+
+/// Publishes the numbers of events recorded and of steps executed.
+pub fn publish_counts(st: &State) {
+    st.chan.set_event_count(st.event_count.min(st.record_steps));
+    st.chan.set_step_count(st.event_count);
 }
 
 /// Ends the execution with `status` and a formatted message.
@@ -158,6 +164,7 @@ fn set_slot_state(st: &State, t: u32, s: ThreadState) {
 /// Makes `next` the running thread and wakes it. The caller must not touch
 /// the state afterwards.
 fn switch_to(st: &mut State, next: u32) {
+    st.chan.set_step_count(st.event_count);
     st.running = next;
     st.threads[next as usize].state = TState::Running;
     set_slot_state(st, next, ThreadState::Running);
@@ -255,7 +262,7 @@ fn compute_enabled(st: &mut State) -> (ThreadSet, bool, bool) {
         }
         live = true;
         let mut en = crate::enabled::is_enabled(st, t);
-        if en && st.spin_blocking && st.threads[t as usize].spin.blocked {
+        if en && crate::spin::holds_back(st, t) {
             spinning = true;
             en = false;
         }
@@ -285,14 +292,15 @@ pub fn next_random(st: &mut State) -> u64 {
 ///
 /// The common case is checked first, inline: past the prefix, under the
 /// "continue" policy, `cur` parked at a memory access with nothing else
-/// changed, not asleep and within the step bound keeps running.
+/// changed, not asleep and before the next bound (step or recording) keeps
+/// running.
 #[inline]
 pub fn decide(st: &mut State, cur: u32) -> u32 {
     let unchanged = unchanged_enabled(st, cur);
     if let Some(enabled) = unchanged {
         let step = st.event_count;
         if step >= st.prefix_len
-            && step < st.max_steps
+            && step < st.check_at
             && st.policy == Policy::ContinueThenLowest
             && !(st.sleep_sets && st.sleep.contains(cur))
         {
@@ -342,6 +350,9 @@ fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
             st.max_steps
         );
     }
+    if step >= st.record_steps && !st.cut {
+        stop_recording(st, &enabled);
+    }
     let pick = if step < st.prefix_len {
         let t = st.chan.prefix(step);
         if !enabled.contains(t) {
@@ -389,6 +400,44 @@ fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
     pick
 }
 
+/// Stops recording: the execution has recorded `record_steps` events and
+/// another one is about to run. Every thread created so far is written to
+/// the cut region with its state and pending operation (every live thread
+/// is parked at a known one now), so the driver sees the recorded prefix as
+/// a trace of its own. From here on the execution runs unrecorded under the
+/// "continue" policy without sleep sets: a deterministic function of the
+/// prefix, so a schedule of the recorded steps replays the whole execution.
+#[cold]
+fn stop_recording(st: &mut State, enabled: &ThreadSet) {
+    for t in 0..st.thread_count {
+        let th = &st.threads[t as usize];
+        let p = th.pending;
+        let slot = st.chan.cut_slot(t);
+        slot.state = match th.state {
+            TState::Parked => ThreadState::Parked,
+            TState::Finished => ThreadState::Finished,
+            TState::Unused => ThreadState::Unused,
+            TState::Starting | TState::Running => ThreadState::Running,
+        } as u32;
+        slot.enabled = u32::from(enabled.contains(t));
+        slot.pending_kind = p.op.kind as u16;
+        slot.pending_flags = p.op.flags.0;
+        slot.pending_object = p.op.object;
+        slot.pending_aux = p.op.aux;
+        slot.pending_site = p.site;
+        slot.parent = th.parent;
+        slot.steps = th.steps;
+        slot.last_site = 0;
+        slot.spin_count = th.spin.count;
+    }
+    st.chan.set_cut_threads(st.thread_count);
+    st.cut = true;
+    st.check_at = st.max_steps;
+    st.sleep_sets = false;
+    st.sleep = ThreadSet::EMPTY;
+    st.policy = Policy::ContinueThenLowest;
+}
+
 /// Parks the calling thread `me` at `op` and returns once it is chosen to run.
 ///
 /// A thread that is chosen again at once keeps its channel slot as it was
@@ -429,22 +478,25 @@ pub fn schedule(me: u32, op: Op, site: u64) {
     wait_turn(me);
 }
 
-/// Records event `op` of thread `me` (the running thread) and returns its index.
+/// Records event `op` of thread `me` (the running thread) and returns its
+/// index. Past the recording bound the event is counted, not written.
 #[inline]
 fn record(st: &mut State, me: u32, op: &Op, site: u64) -> u64 {
     let i = st.event_count;
-    let ev = Event {
-        thread: me,
-        kind: op.kind as u16,
-        flags: op.flags.0,
-        site,
-        object: op.object,
-        aux: op.aux,
-        enabled: st.enabled,
-    };
-    st.chan.write_event(i, &ev);
-    st.event_count += 1;
-    st.chan.set_event_count(st.event_count);
+    if i < st.record_steps {
+        let ev = Event {
+            thread: me,
+            kind: op.kind as u16,
+            flags: op.flags.0,
+            site,
+            object: op.object,
+            aux: op.aux,
+            enabled: st.enabled,
+        };
+        st.chan.write_event(i, &ev);
+        st.chan.set_event_count(i + 1);
+    }
+    st.event_count = i + 1;
     st.threads[me as usize].steps += 1;
     i
 }
@@ -487,7 +539,7 @@ pub fn run_op<R>(
     let r = effect(st, me, &mut op);
     // SAFETY: still (or again, after a thread creation) the running thread.
     let st = unsafe { state() };
-    if op != before {
+    if op != before && idx < st.record_steps {
         if let Some(ev) = st.chan.event_mut(idx) {
             ev.flags = op.flags.0;
             ev.object = op.object;
@@ -525,6 +577,7 @@ pub fn thread_finished(me: u32) {
     let i = me as usize;
     let starting = st.threads[i].state == TState::Starting;
     st.threads[i].state = TState::Finished;
+    st.live_threads -= 1;
     st.enabled_valid = false;
     publish_counters(st, me);
     set_slot_state(st, me, ThreadState::Finished);
@@ -545,6 +598,7 @@ pub fn thread_finished(me: u32) {
     if next == NONE {
         // The last thread ended (the main thread called pthread_exit): the
         // C library ends the process with status 0.
+        publish_counts(st);
         st.chan.set_exit_code(0);
         st.chan.set_status(RunStatus::Exited);
         MODE.store(MODE_ENDED, Ordering::SeqCst);

@@ -1,36 +1,39 @@
 //! Spin-loop detection.
 //!
 //! A thread that keeps re-reading memory nobody writes (`while (!flag);`,
-//! `while (!flag) sched_yield();`) would make exhaustive exploration
-//! infinite. Each thread remembers the read operations it executed since its
-//! last write or synchronisation (at most [`SPIN_READS`] distinct ones; a read
-//! of one more location means the thread scans memory rather than spins, and
-//! starts the count over) and counts them (yields and sleeps count too). Past the request's spin threshold the thread
-//! is *blocked* (not enabled) until another thread executes an operation that
-//! conflicts with one of those reads; a spinner without visible reads (an
-//! uninstrumented `while (!flag) sched_yield();`) is released by any write or
-//! synchronisation of another thread. If every live thread is blocked and one
-//! of them spins, the execution ends with `Livelock`.
+//! `while (!flag) sched_yield();`, `while (atomic_exchange(&lock, 1));` on a
+//! taken lock) would make exhaustive exploration infinite. One notion decides
+//! what counts: an executed operation that made no progress
+//! ([`Op::made_no_progress`]: a load, a failed compare-and-exchange, a
+//! read-modify-write that left memory unchanged, a failed try-operation, a
+//! yield, a sleep). Each thread remembers such operations since its last
+//! progress (at most [`SPIN_READS`] distinct ones; one more location means
+//! the thread scans memory rather than spins, and starts the count over) and
+//! counts them. Past the request's spin threshold the thread is *blocked*
+//! (not enabled, as long as its pending operation may again make no
+//! progress) until another thread executes an operation that conflicts
+//! with one of those reads; a spinner without visible reads (an
+//! uninstrumented `while (!flag) sched_yield();`) is released by any write
+//! or synchronisation of another thread. If every live thread is blocked and
+//! one of them spins, the execution ends with `Livelock`.
+//!
+//! The count starts over whenever the thread makes progress: any operation
+//! that writes or synchronises, and the object creation, initialisation and
+//! destruction that record no event ([`caller_progressed`]). Re-reads only
+//! count while another thread is alive that could still write what they
+//! read: a thread alone makes progress however often it re-reads the same
+//! locations (a set-up loop that re-reads its bound while it initialises
+//! objects), and runs on to the step bound if it does not.
 
-use crate::state::{State, SPIN_READS};
-use reach_channel::{EventFlags, Op, OpKind};
+use crate::state::{state, State, SPIN_READS};
+use reach_channel::{Op, OpKind};
 
-/// Is `op` (as executed) a read that makes no progress?
-fn is_spin_read(op: &Op) -> bool {
-    let failed = op.flags.has(EventFlags::FAILED) || op.flags.has(EventFlags::TIMED_OUT);
-    match op.kind {
-        OpKind::Load | OpKind::AtomicLoad | OpKind::RangeRead | OpKind::SemGetValue => true,
-        OpKind::Yield | OpKind::Sleep | OpKind::Fence => true,
-        OpKind::CmpXchg
-        | OpKind::MutexTryLock
-        | OpKind::MutexTimedLock
-        | OpKind::SemWait
-        | OpKind::RwReadLock
-        | OpKind::RwWriteLock
-        | OpKind::SpinLock
-        | OpKind::FutexWait => failed,
-        _ => false,
-    }
+/// Is parked thread `t` left out of the enabled set because it spins? Only
+/// while its pending operation may again make no progress: a spinner about
+/// to write or synchronise leaves its loop and is not held back.
+pub fn holds_back(st: &State, t: u32) -> bool {
+    let th = &st.threads[t as usize];
+    st.spin_blocking && th.spin.blocked && th.pending.op.may_make_no_progress()
 }
 
 /// Does `op` touch an object (rather than being a bare yield/sleep/fence)?
@@ -43,28 +46,55 @@ fn touches_object(op: &Op) -> bool {
 /// blocked or released changes the enabled set, which must then be
 /// recomputed.
 pub fn after_event(st: &mut State, me: u32, op: &Op) {
-    if is_spin_read(op) {
-        count_read(st, me, op);
-        return;
+    if op.made_no_progress() {
+        count(st, me, op);
+    } else {
+        progressed(st, me, Some(op));
     }
-    if st.spinners.contains(me) {
-        reset(st, me);
+}
+
+/// The calling thread (if controlled) made progress that records no event:
+/// it created, initialised or destroyed an object (`pthread_mutex_init`, a
+/// thread-specific key, ...). Its spin count starts over.
+pub fn caller_progressed() {
+    if let Some(me) = crate::state::me() {
+        // SAFETY: a controlled thread calling into the runtime holds the
+        // right to run.
+        let st = unsafe { state() };
+        progressed(st, me, None);
     }
+}
+
+/// Thread `me` made progress by executing `op` (`None`: something that
+/// records no event): its own spin state is cleared, and spinners are
+/// released that wait for any progress (no visible reads) or read what
+/// `op` writes.
+fn progressed(st: &mut State, me: u32, op: Option<&Op>) {
     if st.spinners.is_empty() {
         return;
     }
     let spinners = st.spinners;
     for t in spinners.iter() {
         let s = &st.threads[t as usize].spin;
-        let released = s.n == 0 || s.reads[..s.n].iter().any(|r| r.conflicts(op));
+        let released = t == me
+            || s.n == 0
+            || op.is_some_and(|op| s.reads[..s.n].iter().any(|r| r.conflicts(op)));
         if released {
             reset(st, t);
         }
     }
 }
 
-/// Thread `me` read without progress: remember the read and count it.
-fn count_read(st: &mut State, me: u32, op: &Op) {
+/// Thread `me` executed `op`, which made no progress: remember what it read
+/// and count it, if another live thread could still change it.
+fn count(st: &mut State, me: u32, op: &Op) {
+    if st.live_threads < 2 {
+        // No other thread could write what it reads: not a spin.
+        if st.spinners.contains(me) {
+            reset(st, me);
+        }
+        return;
+    }
     let threshold = st.spin_threshold;
     let s = &mut st.threads[me as usize].spin;
     if touches_object(op) && !s.reads[..s.n].contains(op) {

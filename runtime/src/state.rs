@@ -76,11 +76,12 @@ pub const SPIN_READS: usize = 8;
 /// Spin-loop detection state of one thread.
 #[derive(Clone, Copy, Debug)]
 pub struct Spin {
-    /// Read operations since the thread's last write or synchronisation.
+    /// Operations without progress since the thread's last progress
+    /// (`Op::made_no_progress`), one per location.
     pub reads: [Op; SPIN_READS],
     /// Number of valid entries in `reads`.
     pub n: usize,
-    /// Consecutive reads (and yields) without progress.
+    /// Consecutive operations without progress.
     pub count: u64,
     /// Past the threshold: disabled until another thread writes what it read.
     pub blocked: bool,
@@ -222,6 +223,8 @@ pub struct State {
     pub enabled_changes: u64,
     /// Threads with a non-empty spin-detection state.
     pub spinners: ThreadSet,
+    /// Threads created and not finished (starting, parked or running).
+    pub live_threads: u32,
     /// Current sleep set (after the prefix).
     pub sleep: ThreadSet,
     /// Apply sleep sets.
@@ -236,9 +239,16 @@ pub struct State {
     pub policy: Policy,
     /// PRNG state for the random policy.
     pub rng: u64,
-    /// Step bound.
+    /// Step bound (`u64::MAX`: none).
     pub max_steps: u64,
-    /// Events recorded.
+    /// Recording bound: events past it run unrecorded.
+    pub record_steps: u64,
+    /// Step at which the next decision must take the general path: the
+    /// step bound, or the recording bound while recording.
+    pub check_at: u64,
+    /// Recording stopped at `record_steps`.
+    pub cut: bool,
+    /// Steps executed (events recorded while `event_count <= record_steps`).
     pub event_count: u64,
     /// FIFO ticket counter for waits.
     pub next_ticket: u64,
@@ -273,6 +283,7 @@ static GLOBAL: Global = Global(UnsafeCell::new(State {
     enabled_valid: false,
     enabled_changes: 0,
     spinners: ThreadSet::EMPTY,
+    live_threads: 0,
     sleep: ThreadSet::EMPTY,
     sleep_sets: false,
     spin_blocking: false,
@@ -281,6 +292,9 @@ static GLOBAL: Global = Global(UnsafeCell::new(State {
     policy: Policy::ContinueThenLowest,
     rng: 0,
     max_steps: 0,
+    record_steps: 0,
+    check_at: 0,
+    cut: false,
     event_count: 0,
     next_ticket: 0,
     exit_key: 0,

@@ -1,5 +1,6 @@
 //! The command line as a user meets it: exit statuses, bad input, the JSON
-//! report, uninstrumented binaries, and replay of a tampered schedule.
+//! report, uninstrumented binaries, replay of a tampered schedule, and long
+//! executions (the recording bound, an explicit step bound).
 
 use reach_tests::{bin, build_example, reach, schedule_of, scratch};
 use std::process::Command;
@@ -60,6 +61,36 @@ fn static_binary_is_one_clear_error() {
     assert!(stderr.contains("statically linked"), "{stderr}");
 }
 
+/// A program instrumented for an older hook ABI (a site table without a
+/// version record: its read-modify-write hook passes fewer arguments) is
+/// refused with one line saying to rebuild it.
+#[test]
+fn program_built_for_another_hook_abi_is_one_clear_error() {
+    let source = scratch().join("old_abi.c");
+    std::fs::write(
+        &source,
+        "__attribute__((used, section(\"reach_sites\"))) static const char table[] =\n\
+         \"0000000100000000\\tload\\told_abi.c\\t1\\t1\\tmain\\t\\n\";\n\
+         int main(void) { return 0; }\n",
+    )
+    .expect("write");
+    let exe = scratch().join("old_abi");
+    let built = Command::new("clang-22")
+        .arg(&source)
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .expect("run clang-22");
+    assert!(built.success(), "clang-22 failed");
+    let (code, _, stderr) = run_raw(&[exe.to_str().expect("utf-8 path")]);
+    assert_eq!(code, 2, "{stderr}");
+    one_error_line(&stderr);
+    assert!(
+        stderr.contains("hook ABI version 1") && stderr.contains("rebuild it"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn usage_errors_exit_2() {
     let (code, _, _) = run_raw(&["--strategy", "nonsense", "/bin/true"]);
@@ -115,7 +146,23 @@ fn json_report_has_the_documented_fields() {
         .is_some_and(|m| m.contains("waits for mutex")));
     let schedule = bug["schedule"].as_array().expect("schedule");
     let trace = bug["trace"].as_array().expect("trace");
-    assert_eq!(schedule.len(), trace.len());
+    let scheduled: u64 = schedule.iter().filter_map(|run| run[1].as_u64()).sum();
+    assert_eq!(
+        scheduled,
+        trace.len() as u64,
+        "a short trace is shown whole"
+    );
+    assert_eq!(bug["steps_recorded"].as_u64(), Some(scheduled));
+    assert_eq!(bug["steps_total"].as_u64(), Some(scheduled));
+    assert_eq!(bug["steps_shown"].as_u64(), Some(scheduled));
+    assert_eq!(bug["truncated"], false);
+    let per_thread: u64 = bug["thread_steps"]
+        .as_array()
+        .expect("thread_steps")
+        .iter()
+        .filter_map(|n| n.as_u64())
+        .sum();
+    assert_eq!(per_thread, scheduled);
     assert!(trace.iter().any(|s| s["location"]
         .as_str()
         .is_some_and(|l| l.contains("abba_deadlock.c:"))));
@@ -140,7 +187,7 @@ fn tampered_schedule_is_reported_as_nondeterminism() {
     let mut schedule: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).expect("schedule file"))
             .expect("json");
-    schedule["steps"][1]["object"] = serde_json::json!(12345);
+    schedule["check"][1][2] = serde_json::json!("0123456789abcdef");
     let tampered = scratch().join("tampered.schedule");
     std::fs::write(&tampered, schedule.to_string()).expect("write");
     let replay = reach(
@@ -224,8 +271,9 @@ fn recorded_clean_execution_replays_exactly() {
     );
     assert_eq!(replay.code, 0, "{}", replay.stdout);
     let replayed = read(&again);
-    assert_eq!(replayed["schedule"], two["schedule"]);
-    assert_eq!(replayed["steps"], two["steps"]);
+    for field in ["schedule", "check", "recorded_steps", "total_steps"] {
+        assert_eq!(replayed[field], two[field], "{field}");
+    }
     let past_the_end = reach(
         &program,
         &[
@@ -243,4 +291,68 @@ fn recorded_clean_execution_replays_exactly() {
         "{}",
         past_the_end.stderr
     );
+}
+
+/// An execution longer than the recording bound runs to its end: no hang,
+/// but the search is bounded (only the recorded steps were explored).
+#[test]
+fn long_execution_past_the_recording_bound_is_bounded_not_a_hang() {
+    let program = build_example("long_startup.c");
+    let run = reach(&program, &["--max-recorded-steps", "100000"], &[]);
+    assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.json["bug"].is_null(), "{}", run.stdout);
+    assert_eq!(run.json["complete"], false);
+    let reason = run.json["stop_reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.starts_with("bounded:")
+            && reason.contains("longer than 100000 steps")
+            && reason.contains("--max-recorded-steps"),
+        "{reason}"
+    );
+    // The workers start after the recorded steps: nothing to reverse there.
+    assert_eq!(run.executions(), 1);
+}
+
+/// An explicit `--max-steps` still makes a long execution a hang, named by
+/// its bound; the report and the schedule file stay small, and the
+/// schedule replays the hang (under the bound it records).
+#[test]
+fn explicit_step_bound_is_a_hang_with_small_reports() {
+    let program = build_example("long_startup.c");
+    let run = reach(&program, &["--max-steps", "150000"], &[]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.bug_kind().as_deref(), Some("hang"));
+    let bug = &run.json["bug"];
+    let message = bug["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("step bound of 150000 steps") && message.contains("--max-steps"),
+        "{message}"
+    );
+    assert_eq!(bug["steps_total"].as_u64(), Some(150_000));
+    assert_eq!(bug["steps_recorded"].as_u64(), Some(150_000));
+    let shown = bug["trace"].as_array().expect("trace");
+    assert_eq!(bug["steps_shown"].as_u64(), Some(shown.len() as u64));
+    assert!(shown.len() <= 50, "one thread ran: its last 50 steps");
+    assert_eq!(shown.last().and_then(|s| s["step"].as_u64()), Some(149_999));
+    assert!(run.stdout.contains("149950 steps elided"), "{}", run.stdout);
+
+    let json_bytes = run.json.to_string().len();
+    assert!(json_bytes < 1 << 20, "JSON report of {json_bytes} bytes");
+    let schedule = schedule_of(&program);
+    let schedule_bytes = std::fs::metadata(&schedule).expect("schedule").len();
+    assert!(
+        schedule_bytes < 16 << 10,
+        "schedule file of {schedule_bytes} bytes"
+    );
+
+    let schedule_text = schedule.to_string_lossy().into_owned();
+    let replay = reach(&program, &["--replay", schedule_text.as_str()], &[]);
+    assert_eq!(
+        replay.bug_kind().as_deref(),
+        Some("hang"),
+        "{}",
+        replay.stdout
+    );
+    assert_eq!(replay.json["bug"]["trace"], run.json["bug"]["trace"]);
+    assert_eq!(replay.json["bug"]["message"], run.json["bug"]["message"]);
 }

@@ -98,10 +98,15 @@ macro_rules! examples {
 
 examples! {
     abba_deadlock: "abba_deadlock.c", [], [] => Bug("deadlock");
+    asm_operand_race: "asm_operand_race.c", [], [] => Bug("data_race");
+    asm_spinlock_counter: "asm_spinlock_counter.c", [], [] => Clean(264);
+    asm_xadd_ticket_race: "asm_xadd_ticket_race.c", [], [] => Bug("assertion");
     bb_monitor: "bb_monitor.c", [], ["2", "2", "1", "1"] => Clean(62);
     bb_semaphore: "bb_semaphore.c", [], ["2", "2", "1", "1"] => Clean(10);
     bounded_buffer: "bounded_buffer.c", [], [] => Clean(62);
     channel_garbage: "channel_garbage.c", [], [] => Clean(2);
+    cas_spinlock: "cas_spinlock.c", [], [] => Clean(198);
+    cas_spinlock_3: "cas_spinlock.c", ["--spin-threshold", "1"], ["3"] => Clean(582);
     cpp_atomic_orders: "cpp_atomic_orders.cpp", [], [] => Clean(12);
     cpp_call_once: "cpp_call_once.cpp", [], [] => Clean(8);
     cpp_condvar: "cpp_condvar.cpp", [], [] => Clean(32);
@@ -119,7 +124,9 @@ examples! {
     filesystem: "filesystem.c", [], [] => Clean(8);
     forks_child: "forks_child.c", [], [] => Clean(1);
     indexer: "indexer.c", [], [] => Clean(8);
+    init_loop_then_threads: "init_loop_then_threads.c", [], [] => Clean(2);
     lastzero: "lastzero.c", [], [] => Bug("data_race");
+    long_startup: "long_startup.c", [], [] => Clean(2);
     many_threads: "many_threads.c", ["--max-executions", "5"], [] => Limited(5);
     misuse_destroy_cond_waiters: "misuse_destroy_cond_waiters.c", [], [] => Bug("misuse");
     misuse_destroy_locked: "misuse_destroy_locked.c", [], [] => Bug("misuse");
@@ -145,6 +152,7 @@ examples! {
     oracle_read_read_write: "oracle_read_read_write.c", [], [] => Clean(4);
     oracle_readers_only: "oracle_readers_only.c", [], [] => Clean(1);
     oracle_trylock: "oracle_trylock.c", [], [] => Clean(3);
+    oracle_rmw_unchanged: "oracle_rmw_unchanged.c", [], [] => Clean(4);
     oracle_two_writers_reader: "oracle_two_writers_reader.c", [], [] => Clean(6);
     oracle_write_read: "oracle_write_read.c", [], [] => Clean(2);
     parallel_pi: "parallel_pi.c", [], [] => Clean(6);
@@ -170,6 +178,10 @@ examples! {
     runs_forever: "runs_forever.c", ["--timeout", "1"], [] => Bug("hang");
     rw_monitor: "rw_monitor.c", [], ["2", "1", "1"] => Clean(62);
     rw_semaphore: "rw_semaphore.c", [], [] => Clean(114);
+    treiber_stack: "treiber_stack.c", [], ["2", "1"] => Clean(40);
+    xchg_spinlock: "xchg_spinlock.c", [], [] => Clean(132);
+    xchg_spinlock_3: "xchg_spinlock.c", ["--spin-threshold", "1"], ["3"] => Clean(342);
+    xchg_spinlock_lost_unlock: "xchg_spinlock_lost_unlock.c", [], [] => Bug("hang");
 }
 
 /// Without data-race reports the racy counter's lost update shows as an
@@ -184,4 +196,31 @@ fn racy_counter_loses_an_update() {
         "{}",
         run.stdout
     );
+}
+
+/// A spinlock whose holder finished without releasing it: the spinning
+/// thread is reported as a livelock naming the spin, found in the first
+/// execution, not as a run into the step bound.
+#[test]
+fn lost_unlock_is_a_livelock_naming_the_spin() {
+    let program = build_example("xchg_spinlock_lost_unlock.c");
+    let run = reach(&program, &[], &[]);
+    assert_eq!(run.bug_kind().as_deref(), Some("hang"), "{}", run.stdout);
+    let message = run.json["bug"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("livelock: ") && message.contains("thread 2 spins re-reading"),
+        "{message}"
+    );
+    assert_eq!(run.executions(), 1, "{}", run.stdout);
+}
+
+/// A longer set-up loop (8,000 mutexes, 16,000 re-reads of the same two
+/// globals by the only thread) is no spin either.
+#[test]
+fn long_set_up_loop_is_not_a_spin() {
+    let program = build_example("init_loop_then_threads.c");
+    let run = reach(&program, &[], &["8000"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(run.json["bug"].is_null(), "{}", run.stdout);
+    assert_eq!(run.executions(), 2, "{}", run.stdout);
 }

@@ -10,8 +10,17 @@
 use reach_tests::{build_example, reach};
 
 fn check(file: &str, exhaustive_executions: u64, dpor_executions: u64) {
+    check_with(file, &[], exhaustive_executions, dpor_executions);
+}
+
+/// [`check`] with extra options for both runs.
+fn check_with(file: &str, extra: &[&str], exhaustive_executions: u64, dpor_executions: u64) {
     let program = build_example(file);
-    let options = ["--keep-going", "--stats", "--max-executions", "100000"];
+    let options = [
+        &["--keep-going", "--stats", "--max-executions", "100000"][..],
+        extra,
+    ]
+    .concat();
     let oracle = reach(
         &program,
         &[&["--strategy", "exhaustive"][..], &options].concat(),
@@ -79,6 +88,7 @@ oracle_tests! {
     lost_signal: "oracle_lost_signal.c" => exhaustive 4, dpor 2;
     message_passing: "oracle_message_passing.c" => exhaustive 15, dpor 2;
     plain_race: "oracle_plain_race.c" => exhaustive 9, dpor 2;
+    rmw_unchanged: "oracle_rmw_unchanged.c" => exhaustive 1121, dpor 4;
     rare_order: "oracle_rare_order.c" => exhaustive 69, dpor 21;
     read_read_write: "oracle_read_read_write.c" => exhaustive 355, dpor 4;
     trylock: "oracle_trylock.c" => exhaustive 38, dpor 3;
@@ -97,6 +107,21 @@ oracle_tests! {
     underscore_exit: "exit_underscore.c" => exhaustive 36, dpor 8;
     exit_from_thread: "prim_exit_from_thread.c" => exhaustive 183, dpor 32;
     detach: "prim_detach.c" => exhaustive 155, dpor 8;
+    asm_xadd_ticket_race: "asm_xadd_ticket_race.c" => exhaustive 251, dpor 8;
+    asm_operand_race: "asm_operand_race.c" => exhaustive 19, dpor 4;
+}
+
+/// A spin lock in inline assembly (atomic load, `lock cmpxchg`, asm store):
+/// each spin read is a step of its own, so the spin threshold is lowered to
+/// keep the oracle small (4 · threshold + 8 partial orders).
+#[test]
+fn asm_spinlock_counter() {
+    check_with(
+        "asm_spinlock_counter.c",
+        &["--spin-threshold", "2"],
+        17405,
+        16,
+    );
 }
 
 /// Read-only sharing: the readers' loads commute, so DPOR-CR needs one

@@ -113,6 +113,7 @@ fn dpor_oracle_programs_match_the_oracle_to_the_end() {
         "oracle_rare_order.c",
         "oracle_read_read_write.c",
         "oracle_readers_only.c",
+        "oracle_rmw_unchanged.c",
         "oracle_trylock.c",
         "oracle_two_writers_reader.c",
         "oracle_write_read.c",
@@ -152,6 +153,15 @@ fn dpor_oracle_programs_match_the_oracle_to_the_end() {
         );
         assert_eq!(rt.executions(), rt.partial_orders(), "{program}");
     }
+}
+
+/// An exchange and an or racing to set the same flag, and a load: the one
+/// that comes second changes nothing and is a read, so the partial orders
+/// are which one writes times the load's place.
+#[test]
+fn oracle_rmw_unchanged_every_partial_order_once() {
+    let (rt, _) = same_orders("oracle_rmw_unchanged.c", "exhaustive", &[]);
+    assert_eq!(rt.executions(), 4);
 }
 
 #[test]

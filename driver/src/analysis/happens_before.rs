@@ -18,14 +18,40 @@ use crate::trace::TraceEvent;
 use reach_channel::ops::GRANULE;
 use reach_channel::{Class, EventFlags, Op, OpKind, Space};
 use rustc_hash::FxHashMap as HashMap;
+use smallvec::SmallVec;
 
 #[derive(Default)]
 struct ObjectState {
     write_clock: VClock,
     access_clock: VClock,
     last_write: Option<usize>,
-    reads_since_write: Vec<usize>,
+    /// `LR(o)` reduced to its maximal elements: each thread's last read
+    /// since the last write. A thread's earlier reads happen before its last
+    /// one, so they race with a later write only if the last one does, and
+    /// that race is found again once the write has been moved before the
+    /// last read (Fig. 1, line 5: only the *last* dependent event is a
+    /// backtracking point). Bounded by the number of threads, whatever the
+    /// access pattern: a long run of re-reads costs nothing per pending write.
+    last_reads: SmallVec<[(u32, usize); 4]>,
     last_acquire: Option<usize>,
+    /// Every access of this object, per thread, in trace order: what
+    /// [`HappensBefore::accessed_between`] searches.
+    history: SmallVec<[AccessLog; 2]>,
+}
+
+/// One thread's accesses of one object (event indices, increasing).
+#[derive(Default)]
+struct AccessLog {
+    all: Vec<u32>,
+    writes: Vec<u32>,
+}
+
+impl AccessLog {
+    /// True if `list` holds an index in `from..to`.
+    fn any_in(list: &[u32], from: usize, to: usize) -> bool {
+        let at = list.partition_point(|&j| (j as usize) < from);
+        list.get(at).is_some_and(|&j| (j as usize) < to)
+    }
 }
 
 /// Incremental happens-before state over a trace prefix.
@@ -40,6 +66,8 @@ pub struct HappensBefore {
     event_thread: Vec<u32>,
     /// Clock of each event applied so far (its happens-before predecessors).
     event_clocks: Vec<VClock>,
+    /// Index of each thread's last event applied so far.
+    last_event: Vec<Option<usize>>,
 }
 
 impl HappensBefore {
@@ -98,11 +126,13 @@ impl HappensBefore {
     }
 
     /// The events the pending operation `v` of thread `p` races with
-    /// (Fig. 3, lines 5–9) on each touched object: for a write, every read
-    /// since the last write that does not happen before `p` (the reads commute
-    /// with each other, so each of them races with the write), else the last
-    /// write; for a read, the last write; for an acquire of a lock, the last
-    /// acquire. Only candidates that do not happen before `p` are returned.
+    /// (Fig. 3, lines 5–9) on each touched object: for a write, each thread's
+    /// last read since the last write that does not happen before `p` (the
+    /// reads of different threads commute, so each of them races with the
+    /// write), else the last write; for a read, the last write; for an
+    /// acquire of a lock, the last acquire. Only candidates that do not
+    /// happen before `p` are returned. The work is bounded by the number of
+    /// threads and objects of `v`, not by the length of the trace.
     pub fn racing_events(&self, p: u32, v: &Op) -> Vec<usize> {
         let mut found = Vec::new();
         for (key, class) in touched(v) {
@@ -110,15 +140,15 @@ impl HappensBefore {
             let Some(state) = self.objects.get(&key) else {
                 continue;
             };
-            let mut candidates: Vec<usize> = Vec::new();
+            let mut candidates: SmallVec<[usize; 4]> = SmallVec::new();
             if blocking_lock(v) == Some(key) {
                 candidates.extend(state.last_acquire);
             } else if class == Class::Write {
                 candidates.extend(
                     state
-                        .reads_since_write
+                        .last_reads
                         .iter()
-                        .copied()
+                        .map(|&(_, j)| j)
                         .filter(|&j| !self.event_precedes_thread(j, p)),
                 );
                 if candidates.is_empty() {
@@ -136,11 +166,57 @@ impl HappensBefore {
         found
     }
 
+    /// The latest event applied so far that does not happen before thread
+    /// `p`'s current state. It is some thread's last event (an earlier event
+    /// of a thread happens before its later ones), so this looks at one
+    /// event per thread.
+    pub fn latest_event_not_before(&self, p: u32) -> Option<usize> {
+        self.last_event
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|&j| !self.event_precedes_thread(j, p))
+            .max()
+    }
+
+    /// Index of thread `t`'s last event applied so far.
+    pub fn last_event_of(&self, t: u32) -> Option<usize> {
+        self.last_event.get(t as usize).copied().flatten()
+    }
+
+    /// True if thread `q` executed, at an index in `from..to`, an event that
+    /// conflicts with operation `v` on one of `v`'s objects (a write of an
+    /// object `v` reads, any access of an object `v` writes). Binary searches
+    /// in the per-thread access logs: `O(objects of v · log n)`.
+    pub fn accessed_between(&self, q: u32, v: &Op, from: usize, to: usize) -> bool {
+        if from >= to {
+            return false;
+        }
+        touched(v).any(|(key, class)| {
+            let Some(log) = self
+                .objects
+                .get(&key)
+                .and_then(|state| state.history.get(q as usize))
+            else {
+                return false;
+            };
+            let list = match self.class(class) {
+                Class::Write => &log.all,
+                Class::Read => &log.writes,
+            };
+            AccessLog::any_in(list, from, to)
+        })
+    }
+
     /// Applies event number `index` (Fig. 3, lines 26–40, plus create/join).
     pub fn apply(&mut self, index: usize, event: &TraceEvent) {
         let p = event.thread;
         debug_assert_eq!(index, self.event_thread.len());
         self.event_thread.push(p);
+        if self.last_event.len() <= p as usize {
+            self.last_event.resize(p as usize + 1, None);
+        }
+        self.last_event[p as usize] = Some(index);
         let accesses: Vec<(ObjectKey, Class)> = touched(&event.op)
             .map(|(key, class)| (key, self.class(class)))
             .collect();
@@ -166,16 +242,27 @@ impl HappensBefore {
             && (event.op.kind == OpKind::CondRelock || !event.op.flags.has(EventFlags::TIMED_OUT));
         for (key, class) in accesses {
             let state = self.objects.entry(key).or_default();
+            if state.history.len() <= p as usize {
+                state
+                    .history
+                    .resize_with(p as usize + 1, AccessLog::default);
+            }
+            let log = &mut state.history[p as usize];
+            log.all.push(index as u32);
             match class {
                 Class::Write => {
+                    log.writes.push(index as u32);
                     state.write_clock = cv.clone();
                     state.access_clock = cv.clone();
                     state.last_write = Some(index);
-                    state.reads_since_write.clear();
+                    state.last_reads.clear();
                 }
                 Class::Read => {
                     state.access_clock.join(&cv);
-                    state.reads_since_write.push(index);
+                    match state.last_reads.iter_mut().find(|(t, _)| *t == p) {
+                        Some(entry) => entry.1 = index,
+                        None => state.last_reads.push((p, index)),
+                    }
                 }
             }
             if acquired && lock_object(&event.op) == Some(key) {

@@ -11,8 +11,9 @@ use std::ptr::NonNull;
 
 /// Largest schedule prefix a request may carry.
 pub const MAX_PREFIX: usize = 1 << 20;
-/// Largest number of events one execution may record.
-pub const MAX_EVENTS: u64 = 1 << 22;
+/// Largest number of events one execution may record (the recording bound's
+/// upper limit: 64 bytes of channel each).
+pub const MAX_EVENTS: u64 = 1 << 24;
 
 /// A mapped memfd channel region.
 pub struct Channel {
@@ -23,10 +24,10 @@ pub struct Channel {
 }
 
 impl Channel {
-    /// Creates a channel able to hold `max_steps` events (capped at
+    /// Creates a channel able to record `record_steps` events (capped at
     /// [`MAX_EVENTS`]) and a prefix of [`MAX_PREFIX`] entries.
-    pub fn create(max_steps: u64) -> Result<Channel, ExecError> {
-        let events = max_steps.saturating_add(1).clamp(2, MAX_EVENTS) as u32;
+    pub fn create(record_steps: u64) -> Result<Channel, ExecError> {
+        let events = record_steps.clamp(1, MAX_EVENTS) as u32;
         let layout = Layout {
             prefix_capacity: MAX_PREFIX as u32,
             event_capacity: events,
@@ -94,17 +95,19 @@ impl Channel {
         self.fd.as_raw_fd()
     }
 
-    /// Largest step bound this channel can record.
-    pub fn max_steps(&self) -> u64 {
-        u64::from(self.layout.event_capacity) - 1
+    /// Most events this channel can record.
+    pub fn record_capacity(&self) -> u64 {
+        u64::from(self.layout.event_capacity)
     }
 
-    /// Resets the whole header and thread table and writes `request`.
-    /// Only call while no program under test is alive.
+    /// Resets the whole header and thread table and writes `request` with
+    /// the step bound (`None`: unbounded), the recording bound and the spin
+    /// threshold. Only call while no program under test is alive.
     pub fn prepare(
         &mut self,
         request: &Request,
-        max_steps: u64,
+        max_steps: Option<u64>,
+        record_steps: u64,
         spin_threshold: u32,
     ) -> Result<(), ExecError> {
         if request.prefix.len() > MAX_PREFIX {
@@ -116,9 +119,11 @@ impl Channel {
         let layout = self.layout;
         // SAFETY: the mapping is `len` bytes long, covers header, thread
         // table and prefix (checked by Layout arithmetic at creation), and no
-        // other process maps it now.
+        // other process maps it now. The cut region is not cleared: it is
+        // read only as far as the header's `cut_threads` says the runtime
+        // wrote it.
         unsafe {
-            std::ptr::write_bytes(self.base.as_ptr(), 0, layout.prefix_offset());
+            std::ptr::write_bytes(self.base.as_ptr(), 0, layout.cut_offset());
             let h = self.base.as_ptr() as *mut Header;
             (*h).magic = MAGIC;
             (*h).version = VERSION;
@@ -129,7 +134,8 @@ impl Channel {
             (*h).prefix_len = request.prefix.len() as u32;
             (*h).policy = request.policy as u32;
             (*h).seed = request.seed;
-            (*h).max_steps = max_steps.min(self.max_steps());
+            (*h).max_steps = max_steps.unwrap_or(u64::MAX);
+            (*h).record_steps = record_steps.min(self.record_capacity());
             let mut flags = 0;
             if spin_threshold > 0 {
                 flags |= REQ_SPIN_BLOCKING;

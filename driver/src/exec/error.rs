@@ -43,6 +43,10 @@ pub enum ExecError {
     /// The fork server died or misbehaved and could not be restarted.
     #[error("the fork server of the program under test failed ({0}); try --no-fork-server")]
     ForkServer(String),
+    /// The exploration was stopped (interrupt or time limit) while the
+    /// execution ran; it was killed and has no result.
+    #[error("the execution was stopped before it ended")]
+    Cancelled,
     /// The channel header is not readable at all.
     #[error("the program under test corrupted the control channel: {0}")]
     Channel(#[from] ChannelError),

@@ -4,6 +4,7 @@ use super::channel::{Channel, StartState};
 use super::process::Binding;
 use super::server::{ForkServer, Unavailable};
 use super::{outcome, process, ExecConfig, ExecError, Outcome, Request};
+use crate::cancel::Cancel;
 use reach_channel::{Policy, ThreadSet};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -27,6 +28,7 @@ pub struct Executor {
     config: ExecConfig,
     channel: Channel,
     server: ServerState,
+    cancel: Cancel,
 }
 
 /// Where the fork server stands.
@@ -89,7 +91,7 @@ impl Executor {
             .runtime
             .canonicalize()
             .map_err(|_| ExecError::RuntimeMissing(config.runtime.clone()))?;
-        let channel = Channel::create(config.max_steps)?;
+        let channel = Channel::create(config.record_steps)?;
         let server = if config.fork_server {
             ServerState::Idle
         } else {
@@ -99,7 +101,14 @@ impl Executor {
             config,
             channel,
             server,
+            cancel: Cancel::never(),
         })
+    }
+
+    /// From now on, an execution still running when `cancel` fires is
+    /// killed and [`Executor::run`] returns [`ExecError::Cancelled`].
+    pub fn set_cancel(&mut self, cancel: Cancel) {
+        self.cancel = cancel;
     }
 
     /// The configuration in use (program path resolved).
@@ -150,16 +159,13 @@ impl Executor {
         &mut self,
         binding: Binding,
     ) -> Result<Result<ForkServer, Unavailable>, ExecError> {
-        self.channel.prepare(
-            &bootstrap_request(),
-            self.config.max_steps,
-            self.config.spin_threshold,
-        )?;
+        prepare(&mut self.channel, &self.config, &bootstrap_request())?;
         ForkServer::start(
             &self.config,
             self.channel.raw_fd(),
             self.config.timeout,
             binding,
+            &self.cancel,
         )
     }
 
@@ -168,14 +174,14 @@ impl Executor {
         self.ensure_server()?;
         let mut lost = None;
         if let ServerState::Running(server, start) = &mut self.server {
-            self.channel
-                .prepare(request, self.config.max_steps, self.config.spin_threshold)?;
+            prepare(&mut self.channel, &self.config, request)?;
             self.channel.restore_start(start);
-            match server.run(self.config.timeout) {
-                Ok(finished) => {
+            match server.run(self.config.timeout, &self.cancel) {
+                Ok(Some(finished)) => {
                     let view = self.channel.view()?;
-                    return outcome::read(&view, finished);
+                    return outcome::read(&view, finished, self.config.timeout);
                 }
+                Ok(None) => return Err(ExecError::Cancelled),
                 Err(why) => lost = Some(why),
             }
         }
@@ -185,22 +191,34 @@ impl Executor {
             self.server = ServerState::Idle;
             self.ensure_server()?;
             if let ServerState::Running(server, start) = &mut self.server {
-                self.channel
-                    .prepare(request, self.config.max_steps, self.config.spin_threshold)?;
+                prepare(&mut self.channel, &self.config, request)?;
                 self.channel.restore_start(start);
-                let finished = server.run(self.config.timeout).map_err(|again| {
-                    ExecError::ForkServer(format!("{}; after a restart: {}", why.0, again.0))
-                })?;
+                let finished = server
+                    .run(self.config.timeout, &self.cancel)
+                    .map_err(|again| {
+                        ExecError::ForkServer(format!("{}; after a restart: {}", why.0, again.0))
+                    })?
+                    .ok_or(ExecError::Cancelled)?;
                 let view = self.channel.view()?;
-                return outcome::read(&view, finished);
+                return outcome::read(&view, finished, self.config.timeout);
             }
         }
-        self.channel
-            .prepare(request, self.config.max_steps, self.config.spin_threshold)?;
-        let finished = process::run(&self.config, self.channel.raw_fd())?;
+        prepare(&mut self.channel, &self.config, request)?;
+        let finished = process::run(&self.config, self.channel.raw_fd(), &self.cancel)?
+            .ok_or(ExecError::Cancelled)?;
         let view = self.channel.view()?;
-        outcome::read(&view, finished)
+        outcome::read(&view, finished, self.config.timeout)
     }
+}
+
+/// Writes `request` and the bounds of `config` into `channel`.
+fn prepare(channel: &mut Channel, config: &ExecConfig, request: &Request) -> Result<(), ExecError> {
+    channel.prepare(
+        request,
+        config.max_steps,
+        config.record_steps,
+        config.spin_threshold,
+    )
 }
 
 fn why_note(why: &Unavailable) -> String {

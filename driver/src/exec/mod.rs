@@ -33,8 +33,13 @@ pub struct ExecConfig {
     pub runtime: PathBuf,
     /// Wall-clock bound of one execution.
     pub timeout: Duration,
-    /// Step bound of one execution (events).
-    pub max_steps: u64,
+    /// Step bound of one execution (visible operations, recorded or not):
+    /// exceeding it ends the execution as a hang. `None`: no bound.
+    pub max_steps: Option<u64>,
+    /// Recording bound: the trace holds the first this many events of an
+    /// execution; a longer execution runs to its end unrecorded and its
+    /// outcome is marked truncated (capped at [`MAX_EVENTS`]).
+    pub record_steps: u64,
     /// Re-reads of unchanged locations after which a thread counts as spinning.
     pub spin_threshold: u32,
     /// Serve executions from a fork server in the runtime instead of exec.
@@ -75,8 +80,16 @@ pub struct Outcome {
     /// How the process ended.
     pub termination: Termination,
     /// The trace: every event has a valid [`reach_channel::OpKind`] and a
-    /// thread id below `threads.len()`.
+    /// thread id below `threads.len()`. Only the first events when
+    /// recording stopped (`cut` is set).
     pub events: Vec<Event>,
+    /// Steps executed, recorded or not (at least `events.len()`; for an
+    /// execution killed after recording stopped, as far as the runtime
+    /// published it).
+    pub steps: u64,
+    /// If recording stopped before the execution ended: every thread
+    /// created by then, with its state and pending operation at that point.
+    pub cut: Option<Vec<ThreadSlot>>,
     /// Final state of every thread the execution created.
     pub threads: Vec<ThreadSlot>,
     /// Runtime message (misuse, unsupported, internal error...).
@@ -91,4 +104,6 @@ pub struct Outcome {
     pub stderr: Vec<u8>,
     /// Wall time of the execution.
     pub wall: Duration,
+    /// The wall-clock bound it ran under.
+    pub timeout: Duration,
 }

@@ -4,13 +4,19 @@
 use super::process::Finished;
 use super::{ExecError, Outcome};
 use reach_channel::{ChannelView, OpKind, RunStatus, ThreadState};
+use std::time::Duration;
 
 fn corrupt(what: impl Into<String>) -> ExecError {
     ExecError::CorruptChannel(what.into())
 }
 
-/// Builds the [`Outcome`] of a finished execution from the channel `view`.
-pub fn read(view: &ChannelView<'_>, finished: Finished) -> Result<Outcome, ExecError> {
+/// Builds the [`Outcome`] of a finished execution from the channel `view`;
+/// `timeout` is the wall-clock bound it ran under.
+pub fn read(
+    view: &ChannelView<'_>,
+    finished: Finished,
+    timeout: Duration,
+) -> Result<Outcome, ExecError> {
     let status = view.status()?;
     let thread_count = view.thread_count()?;
     if thread_count == 0 && status != RunStatus::Running {
@@ -42,6 +48,26 @@ pub fn read(view: &ChannelView<'_>, finished: Finished) -> Result<Outcome, ExecE
         }
         events.push(ev);
     }
+    let cut_threads = view.cut_threads()?;
+    let cut = if cut_threads == 0 {
+        None
+    } else {
+        if count as u64 != view.record_steps()? {
+            return Err(corrupt("recording stopped before the recording bound"));
+        }
+        let mut slots = Vec::with_capacity(cut_threads);
+        for t in 0..cut_threads.min(thread_count) {
+            let slot = view.cut_thread(t)?;
+            if ThreadState::from_u32(slot.state).is_none() {
+                return Err(corrupt(format!(
+                    "thread {t} has invalid state {} where recording stopped",
+                    slot.state
+                )));
+            }
+            slots.push(slot);
+        }
+        Some(slots)
+    };
     let divergence = if status == RunStatus::Diverged {
         Some(view.divergence()?)
     } else {
@@ -55,7 +81,9 @@ pub fn read(view: &ChannelView<'_>, finished: Finished) -> Result<Outcome, ExecE
     Ok(Outcome {
         status,
         termination: finished.termination,
+        steps: view.step_count()?,
         events,
+        cut,
         threads,
         message: view.message()?,
         divergence,
@@ -63,5 +91,6 @@ pub fn read(view: &ChannelView<'_>, finished: Finished) -> Result<Outcome, ExecE
         stdout: finished.stdout,
         stderr: finished.stderr,
         wall: finished.wall,
+        timeout,
     })
 }

@@ -3,6 +3,7 @@
 //! killing and reaping the whole group.
 
 use super::{ExecConfig, ExecError, Termination};
+use crate::cancel::Cancel;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -130,15 +131,38 @@ pub(super) fn pidfd_open(pid: libc::pid_t) -> io::Result<OwnedFd> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
-/// Polls the pidfd and the output pipes until the child exits or `deadline`.
-/// Returns true if the deadline passed first.
-fn wait_until(pidfd: &OwnedFd, caps: &mut [Capture; 2], deadline: Instant) -> io::Result<bool> {
+/// Why [`wait_until`] stopped waiting before the child exited.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Gave {
+    /// The child exited.
+    Exited,
+    /// The deadline passed first.
+    TimedOut,
+    /// The cancel condition fired first.
+    Cancelled,
+}
+
+/// Polls the pidfd and the output pipes until the child exits, `deadline`
+/// passes or `cancel` fires.
+fn wait_until(
+    pidfd: &OwnedFd,
+    caps: &mut [Capture; 2],
+    deadline: Instant,
+    cancel: &Cancel,
+) -> io::Result<Gave> {
     loop {
         let now = Instant::now();
         if now >= deadline {
-            return Ok(true);
+            return Ok(Gave::TimedOut);
         }
-        let left = (deadline - now).as_millis().clamp(1, i32::MAX as u128) as i32;
+        if cancel.is_set() {
+            return Ok(Gave::Cancelled);
+        }
+        let until = cancel.slice_until(deadline);
+        let left = until
+            .saturating_duration_since(now)
+            .as_millis()
+            .clamp(1, i32::MAX as u128) as i32;
         let mut fds = [libc::pollfd {
             fd: pidfd.as_raw_fd(),
             events: libc::POLLIN,
@@ -162,7 +186,7 @@ fn wait_until(pidfd: &OwnedFd, caps: &mut [Capture; 2], deadline: Instant) -> io
             }
         }
         if fds[0].revents != 0 {
-            return Ok(false);
+            return Ok(Gave::Exited);
         }
     }
 }
@@ -329,7 +353,12 @@ pub(super) fn program_command(
 }
 
 /// Runs the program of `config` once with the channel fd `channel_fd`.
-pub fn run(config: &ExecConfig, channel_fd: RawFd) -> Result<Finished, ExecError> {
+/// `Ok(None)`: `cancel` fired first; the execution was killed.
+pub fn run(
+    config: &ExecConfig,
+    channel_fd: RawFd,
+    cancel: &Cancel,
+) -> Result<Option<Finished>, ExecError> {
     let spawn_err = |source| ExecError::Spawn {
         program: config.program.clone(),
         source,
@@ -358,8 +387,9 @@ pub fn run(config: &ExecConfig, channel_fd: RawFd) -> Result<Finished, ExecError
         }
     }
     let pidfd = pidfd_open(group.pid()).map_err(ExecError::Wait)?;
-    let timed_out =
-        wait_until(&pidfd, &mut caps, start + config.timeout).map_err(ExecError::Wait)?;
+    let gave =
+        wait_until(&pidfd, &mut caps, start + config.timeout, cancel).map_err(ExecError::Wait)?;
+    let timed_out = gave == Gave::TimedOut;
     let wall = start.elapsed();
     let status = group.finish().map_err(ExecError::Wait)?;
     // Everything in the group is dead now; collect what is left in the pipes
@@ -380,13 +410,16 @@ pub fn run(config: &ExecConfig, channel_fd: RawFd) -> Result<Finished, ExecError
     } else {
         Termination::Exited(status.code().unwrap_or(-1))
     };
+    if gave == Gave::Cancelled {
+        return Ok(None);
+    }
     let [out, err] = caps;
-    Ok(Finished {
+    Ok(Some(Finished {
         termination,
         stdout: out.kept,
         stderr: err.kept,
         wall,
-    })
+    }))
 }
 
 #[cfg(test)]

@@ -12,8 +12,9 @@
 
 use super::process::{self, Binding, Capture, ControlFds, Finished, Group};
 use super::{ExecConfig, ExecError, Termination};
+use crate::cancel::Cancel;
 use reach_channel::fork::{
-    decode, MESSAGE_BYTES, MSG_DONE, MSG_FORK_FAILED, MSG_READY, MSG_REFUSED,
+    decode, MESSAGE_BYTES, MSG_DONE, MSG_FORK_FAILED, MSG_LONG_START, MSG_READY, MSG_REFUSED,
 };
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -30,6 +31,8 @@ pub enum Unavailable {
     NoMain,
     /// Static constructors started threads, which a fork would lose.
     ThreadsBeforeMain(i64),
+    /// Static constructors ran more steps than the recording bound.
+    LongStartUp(i64),
 }
 
 /// A running fork server.
@@ -51,6 +54,7 @@ enum Report {
     ForkFailed(i32),
     Ready(i64),
     Refused(i64),
+    LongStart(i64),
 }
 
 /// The server is gone or misbehaved during an execution.
@@ -62,11 +66,14 @@ impl ForkServer {
     /// request: static constructors run under it) and waits until it is
     /// ready at `main`, at most `timeout`. With `Binding::Now` the dynamic
     /// linker binds every symbol before `main`, once for all executions.
+    /// If `cancel` fires first, the program is killed and the result is
+    /// [`ExecError::Cancelled`].
     pub fn start(
         config: &ExecConfig,
         channel_fd: RawFd,
         timeout: Duration,
         binding: Binding,
+        cancel: &Cancel,
     ) -> Result<Result<ForkServer, Unavailable>, ExecError> {
         let spawn_err = |source| ExecError::Spawn {
             program: config.program.clone(),
@@ -108,13 +115,21 @@ impl ForkServer {
             running: false,
             pre_main: 0,
         };
-        let ready = server.next_report(Instant::now() + timeout);
+        let deadline = Instant::now() + timeout;
+        let ready = loop {
+            match server.next_report(cancel.slice_until(deadline)) {
+                Ok(None) if cancel.is_set() => return Err(ExecError::Cancelled),
+                Ok(None) if Instant::now() < deadline => {}
+                other => break other,
+            }
+        };
         Ok(match ready {
             Ok(Some(Report::Ready(n))) if n >= 0 => {
                 server.pre_main = n as u64;
                 Ok(server)
             }
             Ok(Some(Report::Refused(threads))) => Err(Unavailable::ThreadsBeforeMain(threads)),
+            Ok(Some(Report::LongStart(steps))) => Err(Unavailable::LongStartUp(steps)),
             _ => Err(Unavailable::NoMain),
         })
     }
@@ -148,6 +163,7 @@ impl ForkServer {
             MSG_DONE => Report::Done(value as i32),
             MSG_FORK_FAILED => Report::ForkFailed(value as i32),
             MSG_REFUSED => Report::Refused(value),
+            MSG_LONG_START => Report::LongStart(value),
             // Unknown messages: treat as a server malfunction.
             _ => Report::Refused(-1),
         })
@@ -215,7 +231,8 @@ impl ForkServer {
     }
 
     /// Runs one execution: the channel must already hold its request.
-    pub fn run(&mut self, timeout: Duration) -> Result<Finished, Lost> {
+    /// `Ok(None)`: `cancel` fired first; the execution was killed and reaped.
+    pub fn run(&mut self, timeout: Duration, cancel: &Cancel) -> Result<Option<Finished>, Lost> {
         for c in &mut self.caps {
             c.kept.clear();
         }
@@ -231,12 +248,12 @@ impl ForkServer {
         }
         let deadline = start + timeout;
         self.running = true;
-        let mut timed_out = false;
+        // Set once the child was killed: by the timeout, or cancelled.
+        let mut killed: Option<(Instant, bool)> = None;
         let status = loop {
-            let limit = if timed_out {
-                Instant::now() + REAP_GRACE
-            } else {
-                deadline
+            let limit = match killed {
+                Some((at, _)) => at + REAP_GRACE,
+                None => cancel.slice_until(deadline),
             };
             match self.next_report(limit)? {
                 Some(Report::Done(status)) => {
@@ -250,15 +267,28 @@ impl ForkServer {
                     )))
                 }
                 Some(_) => return Err(Lost("the fork server sent an unexpected message".into())),
-                None if timed_out => {
-                    return Err(Lost("the fork server does not reap a killed child".into()))
-                }
-                None => {
-                    timed_out = true;
-                    self.kill_child();
-                }
+                None => match killed {
+                    Some((at, _)) if Instant::now() >= at + REAP_GRACE => {
+                        return Err(Lost("the fork server does not reap a killed child".into()))
+                    }
+                    Some(_) => {}
+                    None if cancel.is_set() => {
+                        killed = Some((Instant::now(), true));
+                        self.kill_child();
+                    }
+                    None if Instant::now() >= deadline => {
+                        killed = Some((Instant::now(), false));
+                        self.kill_child();
+                    }
+                    None => {}
+                },
             }
         };
+        if killed.is_some_and(|(_, cancelled)| cancelled) {
+            self.drain_all();
+            return Ok(None);
+        }
+        let timed_out = killed.is_some();
         let wall = start.elapsed();
         // The child has exited: what it wrote is in the pipes.
         self.drain_all();
@@ -270,12 +300,12 @@ impl ForkServer {
             Termination::Exited(libc::WEXITSTATUS(status))
         };
         let [o, e] = &mut self.caps;
-        Ok(Finished {
+        Ok(Some(Finished {
             termination,
             stdout: std::mem::take(&mut o.kept),
             stderr: std::mem::take(&mut e.kept),
             wall,
-        })
+        }))
     }
 }
 
@@ -310,6 +340,12 @@ impl std::fmt::Display for Unavailable {
                 write!(
                     f,
                     "static constructors started threads ({n} threads at main)"
+                )
+            }
+            Unavailable::LongStartUp(n) => {
+                write!(
+                    f,
+                    "static constructors ran {n} steps, more than the recording bound"
                 )
             }
         }

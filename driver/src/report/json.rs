@@ -3,6 +3,7 @@
 use super::{location_text, object_text};
 use crate::binary::Binary;
 use crate::explore::{Finding, StopReason, Summary};
+use crate::schedule::{encode_runs, Run};
 use serde::Serialize;
 
 /// One step of a reported interleaving.
@@ -31,10 +32,24 @@ pub struct JsonBug {
     pub signature: String,
     /// Execution (1-based) that found it.
     pub execution: u64,
-    /// The schedule reproducing it.
-    pub schedule: Vec<u32>,
-    /// The interleaving.
+    /// The schedule reproducing it: the thread chosen at each recorded
+    /// step, run-length encoded as `[thread, count]` pairs.
+    pub schedule: Vec<Run>,
+    /// The steps of the interleaving shown (each with its step number): all
+    /// of a short trace, the last steps of each thread of a long one and the
+    /// steps the bug names.
     pub trace: Vec<JsonStep>,
+    /// Steps the execution ran, recorded or not (as far as counted: of an
+    /// execution killed after recording stopped, a lower bound).
+    pub steps_total: u64,
+    /// Steps recorded (the schedule's length).
+    pub steps_recorded: u64,
+    /// Steps in `trace`.
+    pub steps_shown: u64,
+    /// Recorded steps of each thread.
+    pub thread_steps: Vec<u64>,
+    /// True if the execution was longer than the recording bound.
+    pub truncated: bool,
     /// Program output of that execution.
     pub stdout: String,
     /// Program error output of that execution.
@@ -75,25 +90,32 @@ pub struct JsonReport {
 }
 
 fn json_bug(finding: &Finding, binary: &Binary) -> JsonBug {
+    let shown = super::shown_steps(finding);
+    let events = &finding.trace.events;
     JsonBug {
         kind: finding.bug.kind,
         message: super::resolve_sites(&finding.bug.message, binary),
         signature: finding.signature.clone(),
         execution: finding.execution,
-        schedule: finding.schedule.clone(),
-        trace: finding
-            .trace
-            .events
+        schedule: encode_runs(finding.schedule.iter().copied()),
+        trace: shown
             .iter()
-            .enumerate()
-            .map(|(step, e)| JsonStep {
-                step,
-                thread: e.thread,
-                op: e.op.kind.name().to_string(),
-                object: object_text(e),
-                location: location_text(binary, e.site),
+            .map(|&step| {
+                let e = &events[step];
+                JsonStep {
+                    step,
+                    thread: e.thread,
+                    op: e.op.kind.name().to_string(),
+                    object: object_text(e),
+                    location: location_text(binary, e.site),
+                }
             })
             .collect(),
+        steps_total: finding.trace.total_steps,
+        steps_recorded: events.len() as u64,
+        steps_shown: shown.len() as u64,
+        thread_steps: super::steps_per_thread(&finding.trace),
+        truncated: finding.trace.truncated,
         stdout: String::from_utf8_lossy(&finding.outcome.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&finding.outcome.stderr).into_owned(),
     }

@@ -5,8 +5,91 @@ pub mod json;
 pub mod text;
 
 use crate::binary::Binary;
-use crate::trace::TraceEvent;
-use reach_channel::OpKind;
+use crate::explore::Finding;
+use crate::schedule::ScheduleFile;
+use crate::trace::{Trace, TraceEvent};
+use reach_channel::{OpKind, RunStatus};
+use std::path::Path;
+
+/// Traces of at most this many steps are shown whole.
+pub const FULL_TRACE_STEPS: usize = 200;
+/// Of a longer trace, the last this many steps of every thread are shown
+/// (with the steps the bug names).
+pub const THREAD_TAIL_STEPS: usize = 50;
+
+/// The steps of `finding`'s trace a report shows, in order: all of a short
+/// trace; of a long one, the last [`THREAD_TAIL_STEPS`] steps of each thread
+/// and the steps the bug names (a data race's two accesses).
+pub fn shown_steps(finding: &Finding) -> Vec<usize> {
+    let named: Vec<usize> = finding
+        .bug
+        .race
+        .map(|race| vec![race.first, race.second])
+        .unwrap_or_default();
+    steps_to_show(&finding.trace, &named)
+}
+
+/// [`shown_steps`] of `trace` for a bug that names the steps `named`.
+fn steps_to_show(trace: &Trace, named: &[usize]) -> Vec<usize> {
+    if trace.len() <= FULL_TRACE_STEPS {
+        return (0..trace.len()).collect();
+    }
+    let mut left = vec![THREAD_TAIL_STEPS; trace.thread_count()];
+    let mut pending = left.len();
+    let mut shown = Vec::new();
+    for (i, e) in trace.events.iter().enumerate().rev() {
+        if pending == 0 {
+            break;
+        }
+        let Some(n) = left.get_mut(e.thread as usize) else {
+            continue;
+        };
+        if *n > 0 {
+            shown.push(i);
+            *n -= 1;
+            if *n == 0 {
+                pending -= 1;
+            }
+        }
+    }
+    shown.extend(named.iter().copied().filter(|&i| i < trace.len()));
+    shown.sort_unstable();
+    shown.dedup();
+    shown
+}
+
+/// Recorded steps of each thread of `trace`.
+pub fn steps_per_thread(trace: &Trace) -> Vec<u64> {
+    let mut counts = vec![0u64; trace.thread_count()];
+    for e in &trace.events {
+        if let Some(c) = counts.get_mut(e.thread as usize) {
+            *c += 1;
+        }
+    }
+    counts
+}
+
+/// Writes the schedule file of `finding`, found running `program args`
+/// under step bound `max_steps`.
+pub fn write_schedule(
+    path: &Path,
+    program: &str,
+    args: Vec<String>,
+    max_steps: Option<u64>,
+    finding: &Finding,
+) -> std::io::Result<()> {
+    // The runtime counted every step only if it saw the execution end.
+    let counted = finding.outcome.status != RunStatus::Running;
+    ScheduleFile::of_trace(
+        program.to_string(),
+        args,
+        Some(format!("{:?}", finding.bug.kind)),
+        &finding.trace,
+        max_steps,
+        counted.then_some(finding.trace.total_steps),
+    )
+    .write(path)
+}
 
 /// The object of an event as shown to people: `thread 2`, `0x4040a0`, or nothing.
 pub fn object_text(event: &TraceEvent) -> String {
@@ -68,4 +151,57 @@ pub fn resolve_sites(message: &str, binary: &Binary) -> String {
     }
     out.push_str(rest);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reach_channel::{EventFlags, Op, ThreadSet};
+
+    fn trace_of(threads: &[u32]) -> Trace {
+        let events = threads
+            .iter()
+            .map(|&thread| TraceEvent {
+                thread,
+                op: Op {
+                    kind: OpKind::Load,
+                    flags: EventFlags(0),
+                    object: 0x10,
+                    aux: 4,
+                },
+                site: 0,
+                enabled: ThreadSet::EMPTY,
+            })
+            .collect();
+        Trace::new(events, Vec::new())
+    }
+
+    #[test]
+    fn short_traces_are_shown_whole() {
+        let trace = trace_of(&[0; FULL_TRACE_STEPS]);
+        assert_eq!(steps_to_show(&trace, &[]).len(), FULL_TRACE_STEPS);
+    }
+
+    #[test]
+    fn long_traces_show_each_threads_tail_and_the_named_steps() {
+        // Thread 0 runs 10,000 steps, thread 1 ten steps early on, thread 2
+        // the last 1,000 steps.
+        let mut threads = vec![0u32; 10_000];
+        threads[100..110].fill(1);
+        threads.extend(std::iter::repeat_n(2, 1000));
+        let trace = trace_of(&threads);
+        let shown = steps_to_show(&trace, &[5, 3000]);
+        let of = |t: u32| shown.iter().filter(|&&i| threads[i] == t).count();
+        assert_eq!(of(1), 10, "all of thread 1's steps");
+        assert_eq!(of(2), THREAD_TAIL_STEPS);
+        assert_eq!(
+            of(0),
+            THREAD_TAIL_STEPS + 2,
+            "its tail and the two named steps"
+        );
+        assert!(shown.contains(&5) && shown.contains(&3000));
+        assert!(shown.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(shown.last(), Some(&10_999));
+        assert_eq!(steps_per_thread(&trace), vec![9990, 10, 1000]);
+    }
 }

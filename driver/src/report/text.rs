@@ -1,16 +1,11 @@
 //! The terminal report of a bug: kind, explanation, the interleaving step by
 //! step with source lines, the threads' final states and the program output.
 
-use super::{location_text, object_text};
+use super::{location_text, object_text, THREAD_TAIL_STEPS};
 use crate::binary::Binary;
 use crate::explore::Finding;
-use reach_channel::{OpKind, ThreadState};
+use reach_channel::{OpKind, RunStatus, ThreadState};
 use std::fmt::Write;
-
-/// Steps shown in full before the report elides the middle of a long trace.
-const FULL_TRACE_STEPS: usize = 200;
-/// Steps shown at the end of an elided trace.
-const TAIL_STEPS: usize = 120;
 
 /// Renders a finding for the terminal.
 pub fn render(finding: &Finding, binary: &Binary) -> String {
@@ -44,21 +39,38 @@ pub fn render(finding: &Finding, binary: &Binary) -> String {
             }
         }
     }
-    let _ = writeln!(out, "\nInterleaving ({} steps):", events.len());
+    let trace = &finding.trace;
+    let shown = super::shown_steps(finding);
+    let elided = events.len() - shown.len();
+    let at_least = if trace.truncated && finding.outcome.status == RunStatus::Running {
+        "at least "
+    } else {
+        ""
+    };
+    let _ = write!(out, "\nInterleaving ({at_least}{} steps", trace.total_steps);
+    if trace.truncated {
+        let _ = write!(out, "; the first {} recorded", events.len());
+    }
+    if elided > 0 {
+        let _ = write!(
+            out,
+            "; showing the last {THREAD_TAIL_STEPS} of each thread{}, {elided} steps elided: the schedule file holds every step, --replay runs them again",
+            if bug.race.is_some() { " and the racing accesses" } else { "" }
+        );
+    }
+    let _ = writeln!(out, "):");
     let _ = writeln!(
         out,
         "  {:>5}  {:<6} {:<12} {:<20} location",
         "step", "thread", "operation", "object"
     );
-    let skip = if events.len() > FULL_TRACE_STEPS {
-        events.len() - TAIL_STEPS
-    } else {
-        0
-    };
-    if skip > 0 {
-        let _ = writeln!(out, "  ... {skip} earlier steps omitted (all steps are in the JSON report and the schedule file)");
-    }
-    for (i, e) in events.iter().enumerate().skip(skip) {
+    let mut next = 0;
+    for &i in &shown {
+        if i > next {
+            let _ = writeln!(out, "  ... {} steps elided", i - next);
+        }
+        next = i + 1;
+        let e = &events[i];
         let mark = if highlighted.contains(&i) { "*" } else { " " };
         let _ = writeln!(
             out,
@@ -67,6 +79,23 @@ pub fn render(finding: &Finding, binary: &Binary) -> String {
             e.op.kind.name(),
             object_text(e),
             location_text(binary, e.site)
+        );
+    }
+    if next < events.len() {
+        let _ = writeln!(out, "  ... {} steps elided", events.len() - next);
+    }
+    if trace.truncated {
+        // A killed execution's last steps were not counted.
+        let at_least = if finding.outcome.status == RunStatus::Running {
+            "at least "
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "  ... {at_least}{} more steps ran unrecorded (past --max-recorded-steps {})",
+            trace.total_steps.saturating_sub(events.len() as u64),
+            events.len()
         );
     }
     let _ = writeln!(out, "\nThreads at the end:");

@@ -26,6 +26,7 @@
 use super::tree::{Node, Path};
 use super::{Divergence, Strategy};
 use crate::analysis::happens_before::HappensBefore;
+use crate::cancel::{Cancel, Checkpoint};
 use crate::exec::Request;
 use crate::trace::Trace;
 use reach_channel::{OpKind, Policy, ThreadSet};
@@ -50,6 +51,8 @@ pub struct Dpor {
     lent: Vec<usize>,
     /// The last [`Strategy::next_request`] stopped at a node in `lent`.
     waiting: bool,
+    /// Cuts the analysis of a trace short when the exploration must stop.
+    cancel: Cancel,
 }
 
 /// What a parallel worker learned about a node above its subtree.
@@ -73,6 +76,7 @@ impl Dpor {
             reports: Vec::new(),
             lent: Vec::new(),
             waiting: false,
+            cancel: Cancel::never(),
         }
     }
 
@@ -210,6 +214,7 @@ impl Dpor {
             reports: Vec::new(),
             lent: Vec::new(),
             waiting: false,
+            cancel: self.cancel.clone(),
         };
         Some((self.request(prefix, sleep), worker))
     }
@@ -261,7 +266,7 @@ impl Dpor {
     /// Abdulla et al. 2014); if one of them is already in the backtrack or
     /// sleep set nothing is needed, else the lowest one is added; if none is
     /// enabled there, every enabled thread is (line 13).
-    fn add_backtrack(&mut self, race: Race, hb: &HappensBefore, trace: &Trace) {
+    fn add_backtrack(&mut self, race: Race, hb: &HappensBefore, trace: &Trace, exits: &[usize]) {
         let Race {
             i,
             k,
@@ -274,7 +279,7 @@ impl Dpor {
             self.insert_backtrack(i, p);
             return;
         }
-        let initials = initials(i, k, p, &v, hb, trace);
+        let initials = initials(i, k, (p, &v), hb, trace, exits);
         let node = &mut self.path.nodes[i];
         if initials
             .iter()
@@ -294,6 +299,16 @@ impl Dpor {
     }
 }
 
+/// How the process ends, as far as the analysis at one state knows it.
+#[derive(Clone, Copy)]
+struct Ends<'a> {
+    /// The event ending the process before the current state (an exit, or
+    /// at the final state the transition that crashed), if any.
+    process_exit: Option<usize>,
+    /// Every `PROC_EXIT` event of the trace.
+    exits: &'a [usize],
+}
+
 /// A race between event `i` and the pending operation `v` of thread `p` at state `k`.
 #[derive(Clone, Copy)]
 struct Race {
@@ -307,26 +322,29 @@ struct Race {
 /// Threads whose next step can start the sequence "events in `(i, k)` that
 /// do not happen after event `i`, then `v`" (the initials of that sequence):
 /// those whose first event in it has no happens-before predecessor in it.
+///
+/// The sequence is never materialised. A thread's events that happen after
+/// `i` form a suffix of its events, so its part of the sequence is a run of
+/// its events starting with its first event after `i`, found by binary
+/// search; whether `v` depends on one of them is a search in the
+/// per-thread access logs of `v`'s objects. The work is
+/// `O(threads² + threads · objects of v · log n)`, whatever `k - i`.
 fn initials(
     i: usize,
     k: usize,
-    p: u32,
-    v: &reach_channel::Op,
+    (p, v): (u32, &reach_channel::Op),
     hb: &HappensBefore,
     trace: &Trace,
+    exits: &[usize],
 ) -> Vec<u32> {
-    let threads = trace.thread_count();
-    let mut first_in_seq: Vec<Option<usize>> = vec![None; threads];
-    let mut seq: Vec<usize> = Vec::new();
-    for j in i + 1..k {
-        if !hb.event_precedes_event(i, j) {
-            seq.push(j);
-            let t = trace.events[j].thread as usize;
-            if first_in_seq[t].is_none() {
-                first_in_seq[t] = Some(j);
-            }
-        }
-    }
+    let threads = trace.thread_count() as u32;
+    let first_in_seq: Vec<Option<usize>> = (0..threads)
+        .map(|t| {
+            trace
+                .next_event_of(t, i)
+                .filter(|&j| j < k && !hb.event_precedes_event(i, j))
+        })
+        .collect();
     let mut result = Vec::new();
     for (t, first) in first_in_seq.iter().enumerate() {
         let Some(j) = *first else { continue };
@@ -340,9 +358,18 @@ fn initials(
     }
     if first_in_seq.get(p as usize).is_none_or(|f| f.is_none()) {
         let clock = hb.clock(p);
-        let preceded = seq.iter().any(|&a| {
-            let e = &trace.events[a];
-            clock.covers(e.thread, a) || e.op.conflicts(v)
+        let preceded = (0..threads).any(|q| {
+            let Some(first) = first_in_seq[q as usize] else {
+                return false;
+            };
+            if clock.covers(q, first) || v.kind == OpKind::ProcessExit {
+                return true;
+            }
+            let end = end_of_run(trace, hb, q, first, i, k);
+            exits
+                .iter()
+                .any(|&e| trace.events[e].thread == q && (first..end).contains(&e))
+                || hb.accessed_between(q, v, first, end)
         });
         if !preceded {
             result.push(p);
@@ -352,6 +379,25 @@ fn initials(
     result
 }
 
+/// End (exclusive) of thread `q`'s run of events in the sequence of
+/// [`initials`]: its events from `first` on that come before `k` and do not
+/// happen after event `i` (both properties hold for a prefix of its events).
+fn end_of_run(
+    trace: &Trace,
+    hb: &HappensBefore,
+    q: u32,
+    first: usize,
+    i: usize,
+    k: usize,
+) -> usize {
+    let events = trace.events_of(q);
+    let from = events.partition_point(|&j| (j as usize) < first);
+    let rest = &events[from..];
+    let len =
+        rest.partition_point(|&j| (j as usize) < k && !hb.event_precedes_event(i, j as usize));
+    rest.get(len).map_or(k, |&j| (j as usize).min(k))
+}
+
 impl Strategy for Dpor {
     fn name(&self) -> &'static str {
         match (self.reads_commute, self.sleep_sets) {
@@ -359,6 +405,10 @@ impl Strategy for Dpor {
             (true, false) => "dpor-cr",
             (false, _) => "dpor-classic",
         }
+    }
+
+    fn set_cancel(&mut self, cancel: Cancel) {
+        self.cancel = cancel;
     }
 
     fn next_request(&mut self) -> Option<Request> {
@@ -407,7 +457,16 @@ impl Strategy for Dpor {
         let mut last_ran: Vec<Option<usize>> = vec![None; trace.thread_count()];
         let mut sleep = ThreadSet::EMPTY;
         let mut process_exit: Option<usize> = None;
+        let cancel = self.cancel.clone();
+        let mut checkpoint = Checkpoint::new(&cancel);
+        let exits: Vec<usize> = (0..trace.len())
+            .filter(|&j| trace.events[j].op.kind == OpKind::ProcessExit)
+            .collect();
         for state in 0..=trace.len() {
+            if checkpoint.stop() {
+                // The exploration stops: what was learnt so far is kept.
+                return Ok(());
+            }
             if state == trace.len() {
                 // A crash ends the process inside the transition of the
                 // thread that crashed: treat it like an exit by that thread.
@@ -419,7 +478,11 @@ impl Strategy for Dpor {
                 if state > 0 {
                     self.new_node_sleep(state, request, trace, &cursor, &mut sleep);
                 }
-                self.analyse_state(state, trace, &hb, &cursor, &last_ran, process_exit);
+                let ends = Ends {
+                    process_exit,
+                    exits: &exits,
+                };
+                self.analyse_state(state, trace, &hb, &cursor, &last_ran, ends);
             }
             let Some(event) = trace.events.get(state) else {
                 break;
@@ -505,8 +568,12 @@ impl Dpor {
         hb: &HappensBefore,
         cursor: &crate::trace::PendingCursor<'_>,
         last_ran: &[Option<usize>],
-        process_exit: Option<usize>,
+        ends: Ends<'_>,
     ) {
+        let Ends {
+            process_exit,
+            exits,
+        } = ends;
         let previous = state.checked_sub(1).map(|i| &trace.events[i]);
         for p in 0..trace.thread_count() as u32 {
             let Some((v, _)) = cursor.pending(p) else {
@@ -533,7 +600,7 @@ impl Dpor {
             }
             let mut racing = hb.racing_events(p, &v);
             if ends_process {
-                if let Some(j) = (0..state).rev().find(|&j| !hb.event_precedes_thread(j, p)) {
+                if let Some(j) = hb.latest_event_not_before(p) {
                     if !racing.contains(&j) {
                         racing.push(j);
                     }
@@ -555,7 +622,7 @@ impl Dpor {
                     v,
                     p_ran_since: last_ran[p as usize].is_some_and(|j| j >= i),
                 };
-                self.add_backtrack(race, hb, trace);
+                self.add_backtrack(race, hb, trace, exits);
             }
         }
     }

@@ -9,6 +9,7 @@ pub mod exhaustive;
 pub mod rt;
 pub mod tree;
 
+use crate::cancel::Cancel;
 use crate::exec::Request;
 use crate::trace::Trace;
 use std::fmt;
@@ -43,6 +44,9 @@ pub trait Strategy {
     fn next_request(&mut self) -> Option<Request>;
     /// Learns from the trace of the execution of the last request.
     fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence>;
+    /// Lets the analysis in [`Strategy::observe`] stop early when `cancel`
+    /// fires (what it learnt is then partial; the exploration stops).
+    fn set_cancel(&mut self, _cancel: Cancel) {}
     /// Why the search, once out of requests, has still not covered every
     /// behaviour (a bound it had to apply), if it had to.
     fn incomplete(&self) -> Option<String> {

@@ -103,7 +103,8 @@ pub fn executor_full(program: &Path, args: &[&str], max_steps: u64, timeout: Dur
         args: args.iter().map(Into::into).collect(),
         runtime: runtime(),
         timeout,
-        max_steps,
+        max_steps: Some(max_steps),
+        record_steps: max_steps,
         spin_threshold: 50,
         fork_server: false,
     })

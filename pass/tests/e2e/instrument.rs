@@ -1,7 +1,7 @@
 //! `reach-instrument` on C bitcode: which hooks appear, and where not.
 
 use super::common::*;
-use reach_channel::hooks::{Param, ALL};
+use reach_channel::hooks::{Param, RmwOp, ALL};
 
 const SOURCE: &str = r#"#include <pthread.h>
 #include <stdatomic.h>
@@ -93,8 +93,13 @@ fn shared_accesses_atomics_ranges_and_calls_are_hooked() {
     assert!(has("ptr @counter, i64 4)"), "{worker}");
     assert!(has("@__reach_store.guard(i64 "), "{worker}");
     // relaxed = 2, acq_rel = 6, release = 5, seq_cst = 7 (LLVM AtomicOrdering).
+    // The fetch-add passes its operation and its (known) operand.
+    let add = RmwOp::Add.code(true);
     assert!(has("@__reach_atomic_rmw.guard(i64 "), "{worker}");
-    assert!(has("ptr @flag, i64 4, i32 2)"), "{worker}");
+    assert!(
+        has(&format!("ptr @flag, i64 4, i32 2, i32 {add}, i64 ")),
+        "{worker}"
+    );
     assert!(has("@__reach_cmpxchg.guard(i64 "), "{worker}");
     assert!(has("i32 6)"), "{worker}");
     assert!(has("@__reach_atomic_store.guard(i64 "), "{worker}");
@@ -184,5 +189,56 @@ fn inline_guards_leaves_compares_and_no_guard_calls() {
             worker.contains("call void @__reach_load(i64 "),
             "{opt}: {worker}"
         );
+    }
+}
+
+/// Every `atomicrmw` passes its operation; the operand when the runtime can
+/// compute the result from it (integers and pointers up to 8 bytes, the
+/// bits of an exchanged float), else the code says it is unknown.
+#[test]
+fn read_modify_writes_pass_operation_and_operand() {
+    let ir = r#"
+@i = global i32 0
+@p = global ptr null
+@f = global float 0.0
+@w = global i128 0
+define void @rmw(ptr %q) {
+  %a = atomicrmw xchg ptr @i, i32 1 seq_cst
+  %b = atomicrmw or ptr @i, i32 %a monotonic
+  %c = atomicrmw xchg ptr @p, ptr %q acquire
+  %d = atomicrmw xchg ptr @f, float 1.0 seq_cst
+  %e = atomicrmw fadd ptr @f, float 1.0 seq_cst
+  %g = atomicrmw add ptr @w, i128 1 seq_cst
+  %h = atomicrmw umax ptr @i, i32 7 seq_cst
+  ret void
+}
+"#;
+    let dir = tempdir();
+    std::fs::write(dir.path().join("r.ll"), ir).expect("write");
+    ok_in(dir.path(), bin("reach-instrument"), &["r.ll", "-o", "r.bc"]);
+    let out = disassemble(&dir.path().join("r.bc"));
+    let body = function_body(&out, "rmw");
+    let calls: Vec<&str> = body
+        .lines()
+        .filter(|l| l.contains("@__reach_atomic_rmw.guard("))
+        .collect();
+    assert_eq!(calls.len(), 7, "{body}");
+    let known = |op: RmwOp| op.code(true);
+    let unknown = |op: RmwOp| op.code(false);
+    let expect = [
+        format!("ptr @i, i64 4, i32 7, i32 {}, i64 1)", known(RmwOp::Xchg)),
+        format!("ptr @i, i64 4, i32 2, i32 {}, i64 %", known(RmwOp::Or)),
+        format!("ptr @p, i64 8, i32 4, i32 {}, i64 %", known(RmwOp::Xchg)),
+        // float 1.0 = 0x3f800000
+        format!(
+            "ptr @f, i64 4, i32 7, i32 {}, i64 1065353216)",
+            known(RmwOp::Xchg)
+        ),
+        format!("ptr @f, i64 4, i32 7, i32 {}, i64 0)", unknown(RmwOp::FAdd)),
+        format!("ptr @w, i64 16, i32 7, i32 {}, i64 0)", unknown(RmwOp::Add)),
+        format!("ptr @i, i64 4, i32 7, i32 {}, i64 7)", known(RmwOp::UMax)),
+    ];
+    for (call, want) in calls.iter().zip(&expect) {
+        assert!(call.contains(want.as_str()), "`{call}` lacks `{want}`");
     }
 }

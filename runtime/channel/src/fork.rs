@@ -42,6 +42,10 @@ pub const MSG_DONE: u32 = 3;
 pub const MSG_REFUSED: u32 = 4;
 /// Server → driver: `fork` failed; value: `errno`.
 pub const MSG_FORK_FAILED: u32 = 5;
+/// Server → driver: the server cannot serve (static constructors ran past
+/// the recording bound, so every execution would start unrecorded); value:
+/// the number of steps before `main`. The server exits after sending it.
+pub const MSG_LONG_START: u32 = 6;
 
 /// Size of one response message.
 pub const MESSAGE_BYTES: usize = 16;

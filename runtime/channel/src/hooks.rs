@@ -8,7 +8,16 @@
 //!
 //! Parameter types: [`Param::Site`] is a `u64` site id (see [`crate::sites`]),
 //! [`Param::Ptr`] an address, [`Param::U64`] a size/value, [`Param::U32`] an
-//! LLVM atomic ordering or a flag.
+//! LLVM atomic ordering, an [`RmwOp`] code or a flag.
+//!
+//! The hook ABI has a version, [`ABI_VERSION`]: the pass writes it into every
+//! module's site table ([`crate::sites::abi_record`]) and the driver refuses
+//! a program built for another one, whose hooks would pass other arguments.
+
+/// Version of the hook ABI (the hooks, their parameters and the encodings
+/// they carry). Version 2 added the operation and operand of
+/// `__reach_atomic_rmw`; tables without a version record are version 1.
+pub const ABI_VERSION: u32 = 2;
 
 /// One parameter type of a hook.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,11 +61,200 @@ pub const ATOMIC_STORE: HookSpec = HookSpec {
     name: "__reach_atomic_store",
     params: &[Param::Site, Param::Ptr, Param::U64, Param::U32],
 };
-/// `__reach_atomic_rmw(site, addr, size, ordering)`: any `atomicrmw`.
+/// `__reach_atomic_rmw(site, addr, size, ordering, op, operand)`: before an
+/// `atomicrmw` (or another read-modify-write of `size` bytes at `addr`).
+/// `op` is an [`RmwOp`] code ([`RmwOp::code`]) and `operand` the value
+/// operand as a `u64` when the code says it is known. When the thread runs,
+/// the runtime computes whether the operation would leave memory unchanged
+/// (an exchange of the current value, adding 0, ...) and records such an
+/// operation as a read.
 pub const ATOMIC_RMW: HookSpec = HookSpec {
     name: "__reach_atomic_rmw",
-    params: &[Param::Site, Param::Ptr, Param::U64, Param::U32],
+    params: &[
+        Param::Site,
+        Param::Ptr,
+        Param::U64,
+        Param::U32,
+        Param::U32,
+        Param::U64,
+    ],
 };
+
+/// Bit of an [`RmwOp`] code: the `operand` argument holds the operand's
+/// value (an integer, a pointer, or the bits of an exchanged float, zero
+/// extended from the access size). Without it the operand is unknown and
+/// the operation counts as a write.
+pub const RMW_OPERAND_KNOWN: u32 = 0x100;
+
+/// The operation of a read-modify-write, as the low 8 bits of the `op`
+/// argument of [`ATOMIC_RMW`] carry it. The values are part of the hook ABI.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RmwOp {
+    /// Unknown operation (inline assembly, a kind the pass does not name):
+    /// always a write.
+    Unknown = 0,
+    /// `xchg`: stores the operand.
+    Xchg = 1,
+    /// `add` (wrapping).
+    Add = 2,
+    /// `sub` (wrapping).
+    Sub = 3,
+    /// `and`.
+    And = 4,
+    /// `nand`: `!(old & operand)`.
+    Nand = 5,
+    /// `or`.
+    Or = 6,
+    /// `xor`.
+    Xor = 7,
+    /// `max`, signed.
+    Max = 8,
+    /// `min`, signed.
+    Min = 9,
+    /// `umax`, unsigned.
+    UMax = 10,
+    /// `umin`, unsigned.
+    UMin = 11,
+    /// `fadd` (the operand is never passed: always a write).
+    FAdd = 12,
+    /// `fsub` (always a write).
+    FSub = 13,
+    /// `fmax` (always a write).
+    FMax = 14,
+    /// `fmin` (always a write).
+    FMin = 15,
+    /// `uinc_wrap`: `old >= operand ? 0 : old + 1`.
+    UIncWrap = 16,
+    /// `udec_wrap`: `old == 0 || old > operand ? operand : old - 1`.
+    UDecWrap = 17,
+    /// `usub_cond`: `old >= operand ? old - operand : old`.
+    USubCond = 18,
+    /// `usub_sat`: `old >= operand ? old - operand : 0`.
+    USubSat = 19,
+    /// `fmaximum` (always a write).
+    FMaximum = 20,
+    /// `fminimum` (always a write).
+    FMinimum = 21,
+}
+
+impl RmwOp {
+    /// Every operation, in code order.
+    pub const ALL: &'static [RmwOp] = &[
+        RmwOp::Unknown,
+        RmwOp::Xchg,
+        RmwOp::Add,
+        RmwOp::Sub,
+        RmwOp::And,
+        RmwOp::Nand,
+        RmwOp::Or,
+        RmwOp::Xor,
+        RmwOp::Max,
+        RmwOp::Min,
+        RmwOp::UMax,
+        RmwOp::UMin,
+        RmwOp::FAdd,
+        RmwOp::FSub,
+        RmwOp::FMax,
+        RmwOp::FMin,
+        RmwOp::UIncWrap,
+        RmwOp::UDecWrap,
+        RmwOp::USubCond,
+        RmwOp::USubSat,
+        RmwOp::FMaximum,
+        RmwOp::FMinimum,
+    ];
+
+    /// The `op` argument of [`ATOMIC_RMW`]: the operation, and
+    /// [`RMW_OPERAND_KNOWN`] if `operand` carries the operand.
+    pub const fn code(self, operand_known: bool) -> u32 {
+        self as u32 | if operand_known { RMW_OPERAND_KNOWN } else { 0 }
+    }
+
+    /// Decodes an `op` argument: the operation ([`RmwOp::Unknown`] for an
+    /// unknown code) and whether the operand is known.
+    pub fn decode(code: u32) -> (RmwOp, bool) {
+        let op = RmwOp::ALL
+            .get((code & 0xff) as usize)
+            .copied()
+            .unwrap_or(RmwOp::Unknown);
+        (op, code & RMW_OPERAND_KNOWN != 0)
+    }
+
+    /// The value an integer read-modify-write of `size` bytes (1, 2, 4 or 8)
+    /// leaves in memory that held `old`, or `None` if it cannot be computed
+    /// (unknown or floating-point operation, other sizes). `old` and
+    /// `operand` are zero-extended; so is the result.
+    pub fn result(self, old: u64, operand: u64, size: u64) -> Option<u64> {
+        let bits = match size {
+            1 | 2 | 4 | 8 => size * 8,
+            _ => return None,
+        };
+        let mask = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let (old, v) = (old & mask, operand & mask);
+        // Sign-extended values for the signed comparisons.
+        let signed = |x: u64| ((x << (64 - bits)) as i64) >> (64 - bits);
+        let new = match self {
+            RmwOp::Xchg => v,
+            RmwOp::Add => old.wrapping_add(v),
+            RmwOp::Sub => old.wrapping_sub(v),
+            RmwOp::And => old & v,
+            RmwOp::Nand => !(old & v),
+            RmwOp::Or => old | v,
+            RmwOp::Xor => old ^ v,
+            RmwOp::Max => {
+                if signed(v) > signed(old) {
+                    v
+                } else {
+                    old
+                }
+            }
+            RmwOp::Min => {
+                if signed(v) < signed(old) {
+                    v
+                } else {
+                    old
+                }
+            }
+            RmwOp::UMax => old.max(v),
+            RmwOp::UMin => old.min(v),
+            RmwOp::UIncWrap => {
+                if old >= v {
+                    0
+                } else {
+                    old + 1
+                }
+            }
+            RmwOp::UDecWrap => {
+                if old == 0 || old > v {
+                    v
+                } else {
+                    old - 1
+                }
+            }
+            RmwOp::USubCond => {
+                if old >= v {
+                    old - v
+                } else {
+                    old
+                }
+            }
+            RmwOp::USubSat => old.saturating_sub(v),
+            RmwOp::Unknown
+            | RmwOp::FAdd
+            | RmwOp::FSub
+            | RmwOp::FMax
+            | RmwOp::FMin
+            | RmwOp::FMaximum
+            | RmwOp::FMinimum => return None,
+        };
+        Some(new & mask)
+    }
+}
 /// `__reach_cmpxchg(site, addr, size, expected, ordering)`: before a
 /// `cmpxchg`. The runtime compares the current value at `addr` (sizes 1, 2, 4,
 /// 8) with `expected` when the thread runs, to record a failed exchange as a
@@ -100,3 +298,54 @@ pub const ALL: &[HookSpec] = &[
 /// Name of the ELF section holding the site table (see [`crate::sites`]).
 /// Its presence marks an instrumented binary.
 pub const SITES_SECTION: &str = "reach_sites";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip() {
+        for (i, op) in RmwOp::ALL.iter().enumerate() {
+            assert_eq!(*op as usize, i);
+            assert_eq!(RmwOp::decode(op.code(true)), (*op, true));
+            assert_eq!(RmwOp::decode(op.code(false)), (*op, false));
+        }
+        assert_eq!(RmwOp::decode(0xfe), (RmwOp::Unknown, false));
+        assert_eq!(RmwOp::decode(0), (RmwOp::Unknown, false));
+    }
+
+    #[test]
+    fn results_that_leave_memory_unchanged() {
+        let same = |op: RmwOp, old: u64, v: u64, size: u64| op.result(old, v, size) == Some(old);
+        assert!(same(RmwOp::Xchg, 1, 1, 4));
+        assert!(!same(RmwOp::Xchg, 0, 1, 4));
+        // Only the low `size` bytes of the operand count.
+        assert!(same(RmwOp::Xchg, 0xff, 0x1ff, 1));
+        assert!(same(RmwOp::Add, 7, 0, 4));
+        assert!(!same(RmwOp::Add, 7, 1, 4));
+        assert!(same(RmwOp::Sub, 7, 0, 8));
+        assert!(same(RmwOp::Or, 0b110, 0b100, 4));
+        assert!(!same(RmwOp::Or, 0b010, 0b100, 4));
+        assert!(same(RmwOp::And, 0b110, 0xffff_ffff, 4));
+        assert!(!same(RmwOp::And, 0b110, 0b010, 4));
+        assert!(same(RmwOp::Xor, 5, 0, 2));
+        assert_eq!(RmwOp::Nand.result(0xf0, 0xff, 1), Some(0x0f));
+        // -1 (as 4 bytes) is below 3 signed, above it unsigned.
+        assert!(same(RmwOp::Max, 3, 0xffff_ffff, 4));
+        assert!(!same(RmwOp::UMax, 3, 0xffff_ffff, 4));
+        assert!(same(RmwOp::Min, 0xffff_ffff, 3, 4));
+        assert!(same(RmwOp::UMin, 3, 0xffff_ffff, 4));
+        assert!(same(RmwOp::Max, i64::MAX as u64, 1, 8));
+        assert_eq!(RmwOp::Add.result(0xff, 1, 1), Some(0));
+        assert_eq!(RmwOp::UIncWrap.result(5, 5, 4), Some(0));
+        assert_eq!(RmwOp::UIncWrap.result(4, 5, 4), Some(5));
+        assert_eq!(RmwOp::UDecWrap.result(0, 5, 4), Some(5));
+        assert!(!same(RmwOp::UDecWrap, 5, 5, 4));
+        assert!(same(RmwOp::USubCond, 2, 3, 4));
+        assert!(same(RmwOp::USubSat, 0, 3, 4));
+        assert!(same(RmwOp::USubSat, 9, 0, 4));
+        assert_eq!(RmwOp::FAdd.result(0, 0, 4), None);
+        assert_eq!(RmwOp::Unknown.result(0, 0, 4), None);
+        assert_eq!(RmwOp::Xchg.result(0, 0, 16), None);
+    }
+}

@@ -7,6 +7,7 @@
 //! |----------|------------------------------|------------|
 //! | header   | [`Header`] (padded to [`HEADER_BYTES`]) | both (request: driver, response: runtime) |
 //! | threads  | `[ThreadSlot; MAX_THREADS]`  | runtime    |
+//! | cut      | `[ThreadSlot; MAX_THREADS]`  | runtime (valid for [`Header::cut_threads`] slots) |
 //! | prefix   | `[u32; prefix_capacity]`     | driver     |
 //! | events   | `[Event; event_capacity]`    | runtime    |
 //!
@@ -19,7 +20,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// Magic number at the start of the channel ("REACHCHN").
 pub const MAGIC: u64 = 0x4E48_4348_4341_4552;
 /// Channel layout / hook ABI version; bump on any incompatible change.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Most threads one execution may create (thread ids are `0..MAX_THREADS`).
 pub const MAX_THREADS: usize = 256;
 /// Bytes reserved for the header region.
@@ -140,7 +141,7 @@ pub enum RunStatus {
     Exited = 1,
     /// Every live thread is blocked.
     Deadlock = 2,
-    /// The execution exceeded [`Header::max_steps`].
+    /// The execution exceeded [`Header::max_steps`] steps (recorded or not).
     StepLimit = 3,
     /// Every enabled thread was in the sleep set (execution cut short, Fig. 7).
     SleepBlocked = 4,
@@ -209,8 +210,13 @@ pub struct Header {
     pub policy: u32,
     /// Seed for [`Policy::Random`].
     pub seed: u64,
-    /// Step bound: more events than this ends the run with [`RunStatus::StepLimit`].
+    /// Step bound: more steps than this (recorded or not) ends the run with
+    /// [`RunStatus::StepLimit`]; `u64::MAX` for none.
     pub max_steps: u64,
+    /// Recording bound: the first this many events are recorded; the
+    /// execution then goes on without recording, under the "continue" policy
+    /// and without sleep sets (see [`Header::cut_threads`]).
+    pub record_steps: u64,
     /// `REQ_*` bits.
     pub request_flags: u32,
     /// Consecutive unchanged re-reads after which a spinning thread counts as blocked.
@@ -224,8 +230,17 @@ pub struct Header {
     pub status: AtomicU32,
     /// Process exit code when `status` is [`RunStatus::Exited`].
     pub exit_code: i32,
-    /// Number of events written.
+    /// Number of events written (at most [`Header::record_steps`]).
     pub event_count: AtomicU64,
+    /// Number of steps executed, recorded or not: published at every hand-over
+    /// between threads and when the execution ends (a lower bound if the
+    /// process was killed).
+    pub step_count: AtomicU64,
+    /// 0 if every step was recorded. Otherwise recording stopped after
+    /// [`Header::record_steps`] events, and the cut region holds this many
+    /// thread slots: every thread created by then, with its state and its
+    /// pending operation at that point.
+    pub cut_threads: AtomicU32,
     /// Number of threads created so far (including the main thread).
     pub thread_count: AtomicU32,
     /// Bytes of `message` in use.
@@ -361,9 +376,15 @@ impl Layout {
         HEADER_BYTES
     }
 
+    /// Byte offset of the cut region: the thread slots as they were when
+    /// recording stopped.
+    pub const fn cut_offset(&self) -> usize {
+        HEADER_BYTES + MAX_THREADS * core::mem::size_of::<ThreadSlot>()
+    }
+
     /// Byte offset of the prefix region.
     pub const fn prefix_offset(&self) -> usize {
-        HEADER_BYTES + MAX_THREADS * core::mem::size_of::<ThreadSlot>()
+        self.cut_offset() + MAX_THREADS * core::mem::size_of::<ThreadSlot>()
     }
 
     /// Byte offset of the event region (8-byte aligned).

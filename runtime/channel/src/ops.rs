@@ -36,7 +36,9 @@ pub enum OpKind {
     AtomicLoad = 3,
     /// Atomic store: `object` = address, `aux` = size.
     AtomicStore = 4,
-    /// Atomic read-modify-write (`atomicrmw`): `object` = address, `aux` = size.
+    /// Atomic read-modify-write (`atomicrmw`): `object` = address, `aux` =
+    /// size. One that left memory unchanged ([`EventFlags::FAILED`]: an
+    /// exchange of the current value, adding 0, ...) is a read.
     AtomicRmw = 5,
     /// Compare-and-exchange: `object` = address, `aux` = size. A failed one
     /// ([`EventFlags::FAILED`]) is a read.
@@ -257,8 +259,9 @@ impl OpKind {
 pub struct EventFlags(pub u16);
 
 impl EventFlags {
-    /// The operation did not take effect: failed cmpxchg, busy trylock,
-    /// `sem_trywait` on zero, ...
+    /// The operation did not take effect, it only read its object: failed
+    /// cmpxchg, a read-modify-write that left memory unchanged, busy
+    /// trylock, `sem_trywait` on zero, ...
     pub const FAILED: u16 = 1;
     /// A timed operation timed out (timed lock, timed wait).
     pub const TIMED_OUT: u16 = 2;
@@ -371,10 +374,13 @@ impl Op {
         };
         match self.kind {
             OpKind::Load | OpKind::AtomicLoad | OpKind::RangeRead => [mem(Class::Read), None],
-            OpKind::Store | OpKind::AtomicStore | OpKind::AtomicRmw | OpKind::RangeWrite => {
-                [mem(Class::Write), None]
+            OpKind::Store | OpKind::AtomicStore | OpKind::RangeWrite => [mem(Class::Write), None],
+            // Under sequential consistency a compare-and-exchange that failed
+            // and a read-modify-write that left memory unchanged are
+            // observationally reads.
+            OpKind::CmpXchg | OpKind::AtomicRmw => {
+                [mem(if failed { Class::Read } else { Class::Write }), None]
             }
-            OpKind::CmpXchg => [mem(if failed { Class::Read } else { Class::Write }), None],
             OpKind::Fence
             | OpKind::Yield
             | OpKind::Sleep
@@ -414,6 +420,49 @@ impl Op {
                 sync(self.aux, Class::Write),
             ],
         }
+    }
+
+    /// True if the operation, as executed, made no progress: it only read
+    /// (a load, a failed compare-and-exchange, a read-modify-write that left
+    /// memory unchanged, a busy trylock or try-wait, a timed-out wait, a
+    /// futex wait that did not sleep) or only gave up its turn (yield, sleep,
+    /// fence). A thread repeating only such operations over a few locations
+    /// is spinning.
+    pub fn made_no_progress(&self) -> bool {
+        let failed = self.flags.has(EventFlags::FAILED) || self.flags.has(EventFlags::TIMED_OUT);
+        match self.kind {
+            OpKind::Load | OpKind::AtomicLoad | OpKind::RangeRead | OpKind::SemGetValue => true,
+            OpKind::Yield | OpKind::Sleep | OpKind::Fence => true,
+            OpKind::CmpXchg
+            | OpKind::AtomicRmw
+            | OpKind::MutexTryLock
+            | OpKind::MutexTimedLock
+            | OpKind::SemWait
+            | OpKind::RwReadLock
+            | OpKind::RwWriteLock
+            | OpKind::SpinLock
+            | OpKind::FutexWait => failed,
+            _ => false,
+        }
+    }
+
+    /// True if this operation, still pending (its outcome unknown), may turn
+    /// out to make no progress ([`Op::made_no_progress`]): a read, a yield,
+    /// or an operation that may fail without effect (compare-and-exchange,
+    /// read-modify-write, futex wait, try and timed variants).
+    pub fn may_make_no_progress(&self) -> bool {
+        let may_fail = match self.kind {
+            OpKind::CmpXchg
+            | OpKind::AtomicRmw
+            | OpKind::FutexWait
+            | OpKind::MutexTryLock
+            | OpKind::MutexTimedLock => true,
+            OpKind::SemWait | OpKind::RwReadLock | OpKind::RwWriteLock | OpKind::SpinLock => {
+                self.flags.has(EventFlags::TRY) || self.flags.has(EventFlags::TIMED)
+            }
+            _ => false,
+        };
+        may_fail || self.made_no_progress()
     }
 
     /// True if the operation may write one of its objects (the "v may write"
@@ -490,6 +539,60 @@ mod tests {
         assert!(cas.conflicts(&load));
         cas.flags = EventFlags(EventFlags::FAILED);
         assert!(!cas.conflicts(&load));
+    }
+
+    #[test]
+    fn unchanged_rmw_is_a_read() {
+        let mut rmw = op(OpKind::AtomicRmw, 0x2000, 4);
+        let load = op(OpKind::AtomicLoad, 0x2000, 4);
+        assert!(rmw.conflicts(&load));
+        assert!(rmw.may_write());
+        assert!(!rmw.made_no_progress());
+        rmw.flags = EventFlags(EventFlags::FAILED);
+        assert!(!rmw.conflicts(&load));
+        assert!(rmw.conflicts(&op(OpKind::Store, 0x2000, 4)));
+        assert!(!rmw.may_write());
+        assert!(rmw.made_no_progress());
+    }
+
+    #[test]
+    fn no_progress_is_reading_or_yielding() {
+        let failed = |kind| Op {
+            flags: EventFlags(EventFlags::FAILED),
+            ..op(kind, 0x3000, 4)
+        };
+        for kind in [
+            OpKind::Load,
+            OpKind::AtomicLoad,
+            OpKind::Yield,
+            OpKind::Fence,
+        ] {
+            assert!(op(kind, 0x3000, 4).made_no_progress(), "{kind:?}");
+        }
+        for kind in [OpKind::CmpXchg, OpKind::MutexTryLock, OpKind::SemWait] {
+            assert!(!op(kind, 0x3000, 4).made_no_progress(), "{kind:?}");
+            assert!(failed(kind).made_no_progress(), "{kind:?}");
+        }
+        for kind in [
+            OpKind::Store,
+            OpKind::RangeWrite,
+            OpKind::MutexUnlock,
+            OpKind::ThreadCreate,
+            OpKind::MutexDestroy,
+        ] {
+            assert!(!op(kind, 0x3000, 4).made_no_progress(), "{kind:?}");
+            assert!(!op(kind, 0x3000, 4).may_make_no_progress(), "{kind:?}");
+        }
+        // Pending, the outcome is unknown.
+        for kind in [OpKind::CmpXchg, OpKind::AtomicRmw, OpKind::Load] {
+            assert!(op(kind, 0x3000, 4).may_make_no_progress(), "{kind:?}");
+        }
+        assert!(!op(OpKind::SemWait, 0x3000, 0).may_make_no_progress());
+        let try_wait = Op {
+            flags: EventFlags(EventFlags::TRY),
+            ..op(OpKind::SemWait, 0x3000, 0)
+        };
+        assert!(try_wait.may_make_no_progress());
     }
 
     #[test]

@@ -15,6 +15,11 @@
 //!
 //! Site ids are `hash(module source path) << 32 | ordinal-in-module`, so they
 //! are stable across builds of the same source and distinct across modules.
+//!
+//! Each module's table starts with one more line, [`abi_record`], stating the
+//! hook ABI version the module was instrumented for
+//! ([`crate::hooks::ABI_VERSION`]); [`parse_table`] skips it and
+//! [`abi_versions`] reads it.
 
 /// A source location of one site.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,6 +81,25 @@ pub fn site_id(path: &str, ordinal: u32) -> u64 {
     (u64::from(module_hash(path)) << 32) | u64::from(ordinal)
 }
 
+/// Start of the record that states a module's hook ABI version.
+pub const ABI_PREFIX: &str = "#reach-hook-abi\t";
+
+/// The record stating the hook ABI version of this build (with trailing
+/// newline), the first line of every module's table.
+pub fn abi_record() -> String {
+    format!("{ABI_PREFIX}{}\n", crate::hooks::ABI_VERSION)
+}
+
+/// The hook ABI versions stated in a site table, one per module that states
+/// one (a malformed version reads as 0). Tables written before versions
+/// were recorded state none: they are version 1.
+pub fn abi_versions(text: &str) -> Vec<u32> {
+    text.split(['\n', '\0'])
+        .filter_map(|line| line.strip_prefix(ABI_PREFIX))
+        .map(|v| v.trim().parse().unwrap_or(0))
+        .collect()
+}
+
 /// Parses a site table; malformed lines (and NUL padding between modules) are skipped.
 pub fn parse_table(text: &str) -> Vec<Site> {
     text.split(['\n', '\0'])
@@ -122,8 +146,20 @@ mod tests {
             function: "worker".into(),
             inlined_at: vec!["main@a.c:30:3".into()],
         };
-        let text = format!("{}\0\0{}", site.to_record(), "garbage line\n");
-        assert_eq!(parse_table(&text), vec![site]);
+        let text = format!(
+            "{}{}\0\0{}{}",
+            abi_record(),
+            site.to_record(),
+            abi_record(),
+            "garbage line\n"
+        );
+        assert_eq!(parse_table(&text), vec![site.clone()]);
+        assert_eq!(
+            abi_versions(&text),
+            vec![crate::hooks::ABI_VERSION, crate::hooks::ABI_VERSION]
+        );
+        assert_eq!(abi_versions("#reach-hook-abi\tx\n"), vec![0]);
+        assert!(abi_versions(&site.to_record()).is_empty());
     }
 
     #[test]

@@ -143,6 +143,41 @@ impl<'a> ChannelView<'a> {
         )
     }
 
+    /// Steps the execution ran, recorded or not (at least the recorded ones).
+    pub fn step_count(&self) -> Result<u64, ChannelError> {
+        let n: u64 = header_field!(self, step_count, u64)?;
+        Ok(n.max(self.event_count()? as u64))
+    }
+
+    /// The recording bound the execution ran under (capped at the capacity).
+    pub fn record_steps(&self) -> Result<u64, ChannelError> {
+        let n: u64 = header_field!(self, record_steps, u64)?;
+        Ok(n.min(u64::from(self.layout.event_capacity)))
+    }
+
+    /// Number of slots in the cut region (0: the trace is complete),
+    /// checked against [`MAX_THREADS`].
+    pub fn cut_threads(&self) -> Result<usize, ChannelError> {
+        let n: u32 = header_field!(self, cut_threads, u32)?;
+        if n as usize > MAX_THREADS {
+            return Err(ChannelError::Corrupt(
+                "cut thread count exceeds MAX_THREADS",
+            ));
+        }
+        Ok(n as usize)
+    }
+
+    /// Slot `t` of the cut region: thread `t` when recording stopped.
+    pub fn cut_thread(&self, t: usize) -> Result<ThreadSlot, ChannelError> {
+        if t >= MAX_THREADS {
+            return Err(ChannelError::Corrupt("thread index"));
+        }
+        read(
+            self.bytes,
+            self.layout.cut_offset() + t * size_of::<ThreadSlot>(),
+        )
+    }
+
     /// The runtime's message text (lossy UTF-8, bounded).
     pub fn message(&self) -> Result<String, ChannelError> {
         let len: u32 = header_field!(self, message_len, u32)?;

@@ -41,6 +41,7 @@ pub unsafe extern "C" fn pthread_barrier_init(
         get_or_insert(st, b as u64, ObjKind::Barrier, 0, |o| {
             o.value = u64::from(count)
         });
+        crate::spin::caller_progressed();
     }
     rc
 }
@@ -65,6 +66,7 @@ pub unsafe extern "C" fn pthread_barrier_destroy(b: *mut pthread_barrier_t) -> c
             );
         }
         st.objects.remove(a);
+        crate::spin::caller_progressed();
     }
     // SAFETY: forwarding.
     unsafe {

@@ -200,12 +200,16 @@ pub unsafe extern "C" fn pthread_cond_init(
     a: *const pthread_condattr_t,
 ) -> c_int {
     // SAFETY: forwarding.
-    unsafe {
+    let rc = unsafe {
         real!(
             c"pthread_cond_init",
             unsafe extern "C" fn(*mut pthread_cond_t, *const pthread_condattr_t) -> c_int
         )(c, a)
+    };
+    if rc == 0 {
+        crate::spin::caller_progressed();
     }
+    rc
 }
 
 /// Interposed `pthread_cond_destroy`: destroying a condition variable a

@@ -47,6 +47,7 @@ pub unsafe extern "C" fn pthread_mutex_init(
             mtype: glibc_mutex_type(addr),
             ..crate::table::Obj::FREE
         };
+        crate::spin::caller_progressed();
     }
     rc
 }
@@ -309,6 +310,7 @@ pub unsafe extern "C" fn pthread_spin_init(s: *mut pthread_spinlock_t, pshared: 
         let st = unsafe { state() };
         st.objects.remove(s as u64);
         super::objects::get_or_insert(st, s as u64, ObjKind::Spin, 0, |_| {});
+        crate::spin::caller_progressed();
     }
     rc
 }
@@ -322,6 +324,7 @@ pub unsafe extern "C" fn pthread_spin_destroy(s: *mut pthread_spinlock_t) -> c_i
     if me().is_some() {
         // SAFETY: the caller holds the right to run.
         unsafe { state() }.objects.remove(s as u64);
+        crate::spin::caller_progressed();
     }
     // SAFETY: forwarding.
     unsafe {

@@ -199,6 +199,7 @@ pub unsafe extern "C" fn pthread_rwlock_init(
         let st = unsafe { state() };
         st.objects.remove(l as u64);
         get_or_insert(st, l as u64, ObjKind::RwLock, 0, |_| {});
+        crate::spin::caller_progressed();
     }
     rc
 }
@@ -225,6 +226,7 @@ pub unsafe extern "C" fn pthread_rwlock_destroy(l: *mut pthread_rwlock_t) -> c_i
             }
         }
         st.objects.remove(a);
+        crate::spin::caller_progressed();
         return 0;
     }
     // SAFETY: forwarding.

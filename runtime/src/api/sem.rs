@@ -67,6 +67,7 @@ pub unsafe extern "C" fn sem_init(s: *mut sem_t, pshared: c_int, value: c_uint) 
         get_or_insert(st, s as u64, ObjKind::Sem, 0, |o| {
             o.value = u64::from(value)
         });
+        crate::spin::caller_progressed();
     }
     rc
 }
@@ -80,6 +81,7 @@ pub unsafe extern "C" fn sem_destroy(s: *mut sem_t) -> c_int {
     if me().is_some() {
         // SAFETY: the caller holds the right to run.
         unsafe { state() }.objects.remove(s as u64);
+        crate::spin::caller_progressed();
     }
     // SAFETY: forwarding.
     unsafe { real!(c"sem_destroy", unsafe extern "C" fn(*mut sem_t) -> c_int)(s) }

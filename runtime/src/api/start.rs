@@ -36,6 +36,7 @@ pub fn process_exit(code: c_int) {
         mk(OpKind::ProcessExit, 0, code as u32 as u64, 0),
         site,
         |st, _, _| {
+            crate::sched::publish_counts(st);
             st.chan.set_exit_code(code);
             st.chan.set_thread_count(st.thread_count);
             st.chan.set_status(RunStatus::Exited);

@@ -155,11 +155,13 @@ pub unsafe extern "C" fn pthread_create(
             spin_count: 0,
         };
         st.thread_count += 1;
+        st.live_threads += 1;
         st.chan.set_thread_count(st.thread_count);
         // SAFETY: valid out pointer; the trampoline finds its id in `arg`.
         let rc = unsafe { real(&mut handle, attr, trampoline, id as usize as *mut c_void) };
         if rc != 0 {
             st.threads[id as usize].state = TState::Finished;
+            st.live_threads -= 1;
             st.chan.slot(id).state = ThreadState::Finished as u32;
             op.flags.0 |= EventFlags::FAILED;
             return rc;
@@ -301,6 +303,7 @@ pub unsafe extern "C" fn pthread_key_create(key: *mut pthread_key_t, dtor: Optio
                 st.key_dtor_limit = st.key_dtor_limit.max(k + 1);
             }
         }
+        crate::spin::caller_progressed();
     }
     rc
 }
@@ -319,6 +322,7 @@ pub unsafe extern "C" fn pthread_key_delete(key: pthread_key_t) -> c_int {
         // SAFETY: the caller holds the right to run.
         unsafe { state() }.key_dtors[key as usize] = 0;
     }
+    crate::spin::caller_progressed();
     // SAFETY: forwarding.
     unsafe { real(key) }
 }

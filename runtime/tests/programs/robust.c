@@ -16,6 +16,11 @@ static void *inc(void *x) { pthread_mutex_lock(&m); count++; pthread_mutex_unloc
 
 static void *spin_forever(void *x) { for (;;) { } return x; }
 
+static void *lock_500(void *x) {
+    for (int i = 0; i < 500; i++) { pthread_mutex_lock(&m); count++; pthread_mutex_unlock(&m); }
+    return x;
+}
+
 /* Finds the channel among our fds by its memfd name. */
 static int channel_fd(void) {
     DIR *d = opendir("/proc/self/fd");
@@ -105,6 +110,13 @@ int main(int argc, char **argv) {
         pthread_mutex_unlock(hm);
         for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
         return 0;
+    }
+    if (!strcmp(mode, "long")) {
+        /* 2 creations, 2 x 1000 lock operations, 2 joins, the exit. */
+        pthread_t t[2];
+        for (int i = 0; i < 2; i++) pthread_create(&t[i], 0, lock_500, 0);
+        for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
+        return count == 1000 ? 0 : 1;
     }
     if (!strcmp(mode, "busy")) {
         for (;;) { pthread_mutex_lock(&m); pthread_mutex_unlock(&m); }

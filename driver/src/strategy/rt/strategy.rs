@@ -6,6 +6,7 @@
 
 use super::model::SynSequence;
 use super::variants::{generate_variants, Variant};
+use crate::cancel::Cancel;
 use crate::exec::Request;
 use crate::strategy::tree::describe;
 use crate::strategy::{Divergence, Strategy};
@@ -28,6 +29,8 @@ pub struct ReachabilityTesting {
     bytes: usize,
     /// Some race table was cut short: the search is not exhaustive.
     truncated: bool,
+    /// Skips generating variants when the exploration must stop.
+    cancel: Cancel,
 }
 
 impl ReachabilityTesting {
@@ -110,11 +113,19 @@ impl Strategy for ReachabilityTesting {
         })
     }
 
+    fn set_cancel(&mut self, cancel: Cancel) {
+        self.cancel = cancel;
+    }
+
     fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence> {
         let variant = self.current.take().unwrap_or_default();
         debug_assert_eq!(variant.prefix, request.prefix);
         check_variant(&variant, trace)?;
         let seq = SynSequence::from_trace(trace);
+        if self.cancel.is_set() {
+            // The exploration stops: no variants of this execution needed.
+            return Ok(());
+        }
         let (variants, truncated) = generate_variants(&seq, &variant);
         self.truncated |= truncated;
         for new in variants {

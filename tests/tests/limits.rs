@@ -1,0 +1,131 @@
+//! Limits hold whatever the program or the analysis does: `--max-time`,
+//! SIGTERM and Ctrl-C stop the exploration within a second, kill a running
+//! execution, and the report is still written.
+
+use reach_tests::{bin, build_example, reach, scratch};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Start-up allowance on top of a time limit: building the channel and
+/// starting the fork server before the first execution.
+const START_UP: Duration = Duration::from_millis(500);
+
+/// Runs `reach-native` and returns the run with its wall time.
+fn timed(
+    program: &std::path::Path,
+    options: &[&str],
+    args: &[&str],
+) -> (reach_tests::Run, Duration) {
+    let start = Instant::now();
+    let run = reach(program, options, args);
+    (run, start.elapsed())
+}
+
+/// A poller with long runs of reads since the last write of the flag it
+/// polls: the analysis of each execution must stay linear in its length,
+/// so `--max-time` holds (it used to run for minutes past it).
+#[test]
+fn max_time_holds_on_long_runs_of_reads() {
+    let program = build_example("long_read_runs.c");
+    for jobs in ["1", "2"] {
+        let limit = 3.0;
+        let (run, wall) = timed(&program, &["--max-time", "3", "--jobs", jobs], &["60000"]);
+        assert_eq!(run.code, 3, "--jobs {jobs}: {}\n{}", run.stdout, run.stderr);
+        assert!(run.json["bug"].is_null(), "--jobs {jobs}: {}", run.stdout);
+        assert_eq!(run.json["stop_reason"], "time limit");
+        assert!(
+            run.executions() >= 2,
+            "--jobs {jobs}: {} executions",
+            run.executions()
+        );
+        let allowed = Duration::from_secs_f64(limit * 1.1) + START_UP;
+        assert!(
+            wall < allowed,
+            "--jobs {jobs}: {wall:?} for --max-time {limit}"
+        );
+    }
+}
+
+/// An execution still running when the time limit passes is killed: the
+/// limit does not wait for the per-execution timeout.
+#[test]
+fn max_time_stops_a_running_execution() {
+    let program = build_example("runs_forever.c");
+    let (run, wall) = timed(&program, &["--timeout", "100", "--max-time", "2"], &[]);
+    assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.json["stop_reason"], "time limit");
+    assert!(run.json["bug"].is_null(), "{}", run.stdout);
+    assert!(wall < Duration::from_secs_f64(2.2) + START_UP, "{wall:?}");
+}
+
+/// SIGTERM (and SIGINT, Ctrl-C) in the middle of an execution: the driver
+/// kills it, writes its report and exits within a second, leaving no
+/// process of the program behind.
+#[test]
+fn a_signal_stops_the_exploration_within_a_second() {
+    let program = build_example("runs_forever.c");
+    for signal in [libc::SIGTERM, libc::SIGINT] {
+        let json = scratch().join(format!("signal-{signal}-{}.json", std::process::id()));
+        let _ = std::fs::remove_file(&json);
+        let mut child = Command::new(bin("reach-native"))
+            .args(["--quiet", "--jobs", "1", "--timeout", "100", "--json"])
+            .arg(&json)
+            .arg(&program)
+            .spawn()
+            .expect("start reach-native");
+        std::thread::sleep(Duration::from_millis(1500));
+        let sent = Instant::now();
+        // SAFETY: signalling our own child process.
+        unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+        let status = child.wait().expect("wait for reach-native");
+        let took = sent.elapsed();
+        assert!(
+            took < Duration::from_secs(1),
+            "signal {signal}: exited after {took:?}"
+        );
+        assert_eq!(status.code(), Some(3), "signal {signal}");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).expect("report written"))
+                .expect("report is JSON");
+        assert_eq!(report["stop_reason"], "interrupted");
+        let left = Command::new("pgrep")
+            .arg("-f")
+            .arg(&program)
+            .output()
+            .expect("run pgrep");
+        assert!(
+            left.stdout.is_empty(),
+            "processes of the program left behind: {}",
+            String::from_utf8_lossy(&left.stdout)
+        );
+    }
+}
+
+/// The time limit also holds while the program starts: static constructors
+/// that run for minutes (no scheduling point in them) are killed at the
+/// limit.
+#[test]
+fn max_time_holds_while_the_program_starts() {
+    let source = scratch().join("slow_constructor.c");
+    std::fs::write(
+        &source,
+        "__attribute__((constructor)) static void slow(void) {\n\
+         \x20   for (unsigned long i = 0; i < 100000000000UL; i++) __asm__ volatile(\"\" : \"+r\"(i));\n\
+         }\n\
+         int main(void) { return 0; }\n",
+    )
+    .expect("write the source");
+    let program = scratch().join("slow_constructor");
+    let built = Command::new(bin("reach-cc"))
+        .args(["-O1"])
+        .arg(&source)
+        .arg("-o")
+        .arg(&program)
+        .status()
+        .expect("run reach-cc");
+    assert!(built.success());
+    let (run, wall) = timed(&program, &["--max-time", "2"], &[]);
+    assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.json["stop_reason"], "time limit");
+    assert!(wall < Duration::from_secs_f64(2.2) + START_UP, "{wall:?}");
+}
