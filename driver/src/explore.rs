@@ -313,7 +313,11 @@ pub fn execute(
     // The trace holds the events now; a long execution's are large.
     outcome.events = Vec::new();
     if let Some(recorder) = &options.record {
-        recorder.offer(number, &trace, outcome.status != reach_channel::RunStatus::Running);
+        recorder.offer(
+            number,
+            &trace,
+            outcome.status != reach_channel::RunStatus::Running,
+        );
     }
     let mut examined = Examined {
         steps: trace.total_steps,

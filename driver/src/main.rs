@@ -244,8 +244,14 @@ fn finish(cli: &Cli, binary: &Binary, summary: &Summary) -> Result<u8> {
             );
         }
         if cli.replay.is_none() {
-            report::write_schedule(&cli.schedule_out, &program, args(cli), cli.max_steps, finding)
-                .with_context(|| format!("cannot write {}", cli.schedule_out.display()))?;
+            report::write_schedule(
+                &cli.schedule_out,
+                &program,
+                args(cli),
+                cli.max_steps,
+                finding,
+            )
+            .with_context(|| format!("cannot write {}", cli.schedule_out.display()))?;
             println!(
                 "\nSchedule written to {}; replay with:\n  reach-native --replay {} {}",
                 cli.schedule_out.display(),

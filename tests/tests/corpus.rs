@@ -21,8 +21,9 @@ use std::time::{Duration, Instant};
 /// `--max-time` of each exploration, in seconds.
 const MAX_TIME: f64 = 20.0;
 
-/// Step bound of one execution: the programs run up to a few hundred
-/// thousand visible operations, above the default bound.
+/// Step bound of one execution (a hang bound): the programs run a few
+/// hundred thousand visible operations, well below it and below the default
+/// recording bound, so every step is explored.
 const MAX_STEPS: &str = "2000000";
 
 /// One corpus program and what a run of it must show.
