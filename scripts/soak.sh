@@ -152,8 +152,9 @@ if [ "$write" = 1 ]; then
     echo "status 1 is the expected outcome of the buggy examples (see"
     echo "\`c-examples/README.md\`); a corpus program must not report a bug."
     echo
-    echo "Last run: $(date -u '+%Y-%m-%d %H:%M UTC'), \`scripts/soak.sh --minutes $minutes --jobs $jobs\`"
-    echo "($secs s per program; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg))."
+    echo "Last run: $(date -u '+%Y-%m-%d %H:%M UTC'), \`scripts/soak.sh --minutes $minutes --jobs $jobs\`:"
+    echo "**$minutes minutes ($secs s) per program** (the default is 10 minutes; load"
+    echo "average at the end: $(cut -d' ' -f1-3 /proc/loadavg))."
     echo "$summary"
     echo
     echo "$header"
