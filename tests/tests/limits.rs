@@ -46,6 +46,26 @@ fn max_time_holds_on_long_runs_of_reads() {
     }
 }
 
+/// Reachability testing on the same program: its race table has a column
+/// per read, so the table is built without recursion and in time linear
+/// in its heading per row (it used to overflow the stack at 100,000 reads
+/// and to run for minutes past the limit at 10,000), and each row looks at
+/// the limit.
+#[test]
+fn max_time_holds_for_reachability_testing_on_long_runs_of_reads() {
+    let program = build_example("long_read_runs.c");
+    for polls in ["10000", "100000"] {
+        let limit = 3.0;
+        let (run, wall) = timed(&program, &["--strategy", "rt", "--max-time", "3"], &[polls]);
+        assert_eq!(run.code, 3, "{polls}: {}\n{}", run.stdout, run.stderr);
+        assert!(run.json["bug"].is_null(), "{polls}: {}", run.stdout);
+        assert_eq!(run.json["stop_reason"], "time limit");
+        assert!(run.executions() >= 1, "{polls}: {}", run.stdout);
+        let allowed = Duration::from_secs_f64(limit * 1.1) + START_UP;
+        assert!(wall < allowed, "{polls}: {wall:?} for --max-time {limit}");
+    }
+}
+
 /// An execution still running when the time limit passes is killed: the
 /// limit does not wait for the per-execution timeout.
 #[test]

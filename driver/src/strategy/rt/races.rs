@@ -23,8 +23,11 @@
 //! read and a write at the read's receive.
 //!
 //! Candidates are found through an index from object granules to the
-//! events touching them, so the cost is the number of dependent pairs, not
-//! the square of the trace length.
+//! writes touching them, one list per thread: a thread's calls depend on a
+//! write once one of them does (its clock only grows), so each list is
+//! scanned up to that call and the cost is the number of races plus the
+//! threads, not the square of the trace length (a thread writing one
+//! counter in a loop costs one step per write).
 
 use super::model::{dependent, SynSequence};
 use crate::analysis::objects::{touched, ObjectKey};
@@ -58,14 +61,13 @@ pub struct Race {
 /// `race_set(r)` for every executed event `r` (indices into `seq.events`),
 /// each ordered by partner.
 pub fn race_sets(seq: &SynSequence) -> Vec<Vec<Race>> {
-    let mut by_object: HashMap<ObjectKey, Vec<usize>> = HashMap::default();
+    let mut sends = Sends::default();
     let mut writes: HashMap<ObjectKey, Vec<usize>> = HashMap::default();
     let mut exits = Vec::new();
     for (i, event) in seq.events.iter().enumerate() {
         for (key, class) in touched(&event.op) {
-            let list = by_object.entry(key).or_default();
-            if list.last() != Some(&i) {
-                list.push(i);
+            if !event.read_only {
+                sends.push(key, event.id.thread, i);
             }
             if class == Class::Write && i < seq.executed {
                 let list = writes.entry(key).or_default();
@@ -83,7 +85,7 @@ pub fn race_sets(seq: &SynSequence) -> Vec<Vec<Race>> {
             let mut set = if seq.events[e].read_only {
                 read_races(seq, e, &writes, &exits)
             } else {
-                write_races(seq, e, &by_object, &exits)
+                write_races(seq, e, &sends, &exits)
             };
             set.sort_unstable_by_key(|r| (r.partner, r.how as u8));
             set.dedup();
@@ -92,37 +94,69 @@ pub fn race_sets(seq: &SynSequence) -> Vec<Vec<Race>> {
         .collect()
 }
 
+/// The events that may write (calls as sends), per object granule and per
+/// thread, each list in trace order.
+#[derive(Default)]
+struct Sends {
+    by_thread: HashMap<(ObjectKey, u32), Vec<usize>>,
+    threads: HashMap<ObjectKey, Vec<u32>>,
+}
+
+impl Sends {
+    fn push(&mut self, key: ObjectKey, thread: u32, event: usize) {
+        let list = self.by_thread.entry((key, thread)).or_default();
+        if list.is_empty() {
+            self.threads.entry(key).or_default().push(thread);
+        }
+        if list.last() != Some(&event) {
+            list.push(event);
+        }
+    }
+
+    /// The lists of the threads other than `thread` that send on `key`.
+    fn others(&self, key: ObjectKey, thread: u32) -> impl Iterator<Item = &[usize]> + '_ {
+        self.threads
+            .get(&key)
+            .into_iter()
+            .flatten()
+            .filter(move |&&u| u != thread)
+            .filter_map(move |&u| self.by_thread.get(&(key, u)).map(Vec::as_slice))
+    }
+}
+
 /// The race set of the write receive `e`.
-fn write_races(
-    seq: &SynSequence,
-    e: usize,
-    by_object: &HashMap<ObjectKey, Vec<usize>>,
-    exits: &[usize],
-) -> Vec<Race> {
-    let op = seq.events[e].op;
-    let exit = op.kind == OpKind::ProcessExit;
-    let candidates: Vec<usize> = if exit {
-        (e + 1..seq.events.len()).collect()
-    } else {
-        touched(&op)
-            .filter_map(|(key, _)| by_object.get(&key))
-            .flat_map(|list| {
-                let from = list.partition_point(|&f| f <= e);
-                list[from..].iter().copied()
-            })
-            .chain(exits.iter().copied().filter(|&f| f > e))
-            .collect()
+fn write_races(seq: &SynSequence, e: usize, sends: &Sends, exits: &[usize]) -> Vec<Race> {
+    let ee = &seq.events[e];
+    let exit = ee.op.kind == OpKind::ProcessExit;
+    let races = |f: usize| {
+        let fe = &seq.events[f];
+        ee.id.thread != fe.id.thread
+            && (exit || !fe.read_only)
+            && dependent(&ee.op, &fe.op)
+            && seq.open_at(f, e)
     };
-    candidates
-        .into_iter()
-        .filter(|&f| {
-            let (ee, fe) = (&seq.events[e], &seq.events[f]);
-            ee.id.thread != fe.id.thread
-                && (exit || !fe.read_only)
-                && dependent(&ee.op, &fe.op)
-                && !seq.removes_call(e, f)
-                && seq.open_at(f, e)
-        })
+    let mut set: Vec<usize> = Vec::new();
+    if exit {
+        set.extend((e + 1..seq.events.len()).filter(|&f| !seq.removes_call(e, f) && races(f)));
+    } else {
+        for (key, _) in touched(&ee.op) {
+            for list in sends.others(key, ee.id.thread) {
+                let from = list.partition_point(|&f| f <= e);
+                // Once a call of the thread depends on `e`, so do its later ones.
+                let open = list[from..]
+                    .iter()
+                    .take_while(|&&f| !seq.removes_call(e, f));
+                set.extend(open.copied().filter(|&f| races(f)));
+            }
+        }
+        set.extend(
+            exits
+                .iter()
+                .copied()
+                .filter(|&f| f > e && !seq.removes_call(e, f) && races(f)),
+        );
+    }
+    set.into_iter()
         .map(|partner| Race {
             partner,
             how: How::Take,

@@ -5,13 +5,19 @@
 //! GenerateVariants. No history of exercised sequences is kept.
 
 use super::model::SynSequence;
-use super::variants::{generate_variants, Variant};
+use super::variants::{generate_variants, Cut, Variant};
 use crate::cancel::Cancel;
 use crate::exec::Request;
 use crate::strategy::tree::describe;
 use crate::strategy::{Divergence, Strategy};
 use crate::trace::Trace;
 use reach_channel::{EventFlags, Op, Policy, ThreadSet};
+
+/// Most memory the pending variants may take, in bytes (by their
+/// footprint): past it a race table is cut short and the search reports
+/// itself incomplete. Variants of long executions are as long as the
+/// execution, and a depth-first search keeps those of every level.
+pub const MAX_PENDING_BYTES: usize = 1 << 30;
 
 /// Reachability testing with GenerateVariants (Lei & Carver, Fig. 4).
 #[derive(Default)]
@@ -27,8 +33,9 @@ pub struct ReachabilityTesting {
     peak_bytes: usize,
     /// Summed footprint of the pending variants, in bytes.
     bytes: usize,
-    /// Some race table was cut short: the search is not exhaustive.
-    truncated: bool,
+    /// Why some race table was cut short, if one was: the search is then
+    /// not exhaustive.
+    truncated: Option<Cut>,
     /// Skips generating variants when the exploration must stop.
     cancel: Cancel,
 }
@@ -105,12 +112,17 @@ impl Strategy for ReachabilityTesting {
     }
 
     fn incomplete(&self) -> Option<String> {
-        self.truncated.then(|| {
-            format!(
+        match self.truncated? {
+            Cut::Rows => Some(format!(
                 "a race table had more than {} rows and was cut short",
                 super::variants::MAX_ROWS_PER_SEQUENCE
-            )
-        })
+            )),
+            Cut::Memory => Some(format!(
+                "the pending race variants reached {} MiB and a race table was cut short",
+                MAX_PENDING_BYTES >> 20
+            )),
+            Cut::Cancelled => None,
+        }
     }
 
     fn set_cancel(&mut self, cancel: Cancel) {
@@ -126,9 +138,12 @@ impl Strategy for ReachabilityTesting {
             // The exploration stops: no variants of this execution needed.
             return Ok(());
         }
-        let (variants, truncated) = generate_variants(&seq, &variant);
-        self.truncated |= truncated;
-        for new in variants {
+        let budget = MAX_PENDING_BYTES.saturating_sub(self.bytes);
+        let generated = generate_variants(&seq, &variant, &self.cancel, budget);
+        if generated.cut != Some(Cut::Cancelled) {
+            self.truncated = self.truncated.or(generated.cut);
+        }
+        for new in generated.variants {
             self.bytes += new.footprint();
             self.pending.push(new);
         }

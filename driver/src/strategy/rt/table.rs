@@ -80,89 +80,103 @@ pub struct Column {
     pub choices: Vec<Choice>,
 }
 
-/// Calls `row` for every row of the race table of `columns`.
+/// Calls `row` for every row of the race table of `columns`, in
+/// lexicographic order of the values (`-1`, `0`, then the choices).
 ///
-/// `row` returns `false` to stop the construction early.
+/// `row` returns `false` to stop the construction early. The rows are
+/// built column by column without recursion (a heading may have as many
+/// columns as the execution has steps), and each column is checked only
+/// against the changed columns before it, so a row costs time linear in
+/// the heading times the number of its changes.
 pub fn construct_race_table(
     seq: &SynSequence,
     columns: &[Column],
     row: &mut dyn FnMut(&[i32]) -> bool,
 ) {
-    let mut t = vec![0i32; columns.len()];
-    fill(seq, columns, 0, &mut t, false, row);
-}
-
-/// Fills column `i` onwards; returns `false` once `row` asked to stop.
-fn fill(
-    seq: &SynSequence,
-    columns: &[Column],
-    i: usize,
-    t: &mut Vec<i32>,
-    changed: bool,
-    row: &mut dyn FnMut(&[i32]) -> bool,
-) -> bool {
-    if i == columns.len() {
-        return !changed || !reads_complete(seq, columns, t) || row(t);
-    }
-    let r = columns[i].receive;
-    let removed = (0..i).any(|j| {
-        t[j] > 0
-            && columns[j].choices[t[j] as usize - 1]
-                .roots(seq, columns[j].receive)
-                .is_some_and(|(root, inclusive)| seq.removes(root, inclusive, r))
-    });
-    if removed {
-        t[i] = -1;
-        return fill(seq, columns, i + 1, t, changed, row);
-    }
-    t[i] = 0;
-    if !fill(seq, columns, i + 1, t, changed, row) {
-        return false;
-    }
-    for (k, choice) in columns[i].choices.iter().enumerate() {
-        if compatible(seq, columns, t, i, choice) {
-            t[i] = k as i32 + 1;
-            if !fill(seq, columns, i + 1, t, true, row) {
+    let n = columns.len();
+    let mut t = vec![0i32; n];
+    // Choices of each column tried so far.
+    let mut tried = vec![0usize; n];
+    // The changed columns before the current one, in increasing order,
+    // with their choices.
+    let mut changed: Vec<(usize, &Choice)> = Vec::new();
+    let mut i = 0;
+    loop {
+        // First values from column `i` on: removed, or unchanged.
+        while i < n {
+            t[i] = if removed(seq, &changed, columns[i].receive) {
+                -1
+            } else {
+                0
+            };
+            tried[i] = 0;
+            i += 1;
+        }
+        if !changed.is_empty() && reads_complete(seq, &changed) && !row(&t) {
+            return;
+        }
+        // Back to the last column with another compatible choice.
+        loop {
+            if i == 0 {
+                return;
+            }
+            i -= 1;
+            if t[i] < 0 {
+                continue;
+            }
+            if t[i] > 0 {
+                changed.pop();
                 t[i] = 0;
-                return false;
+            }
+            let receive = columns[i].receive;
+            let next = columns[i].choices[tried[i]..]
+                .iter()
+                .position(|choice| compatible(seq, &changed, receive, choice));
+            match next {
+                Some(offset) => {
+                    tried[i] += offset + 1;
+                    t[i] = tried[i] as i32;
+                    changed.push((receive, &columns[i].choices[tried[i] - 1]));
+                    i += 1;
+                    break;
+                }
+                None => tried[i] = columns[i].choices.len(),
             }
         }
     }
-    t[i] = 0;
-    true
 }
 
-/// True if every write that a moving read of row `t` reads around is
-/// completed in the variant: no changed receive removes it, or it is the
-/// new partner call of a changed receive (completing in that place).
-fn reads_complete(seq: &SynSequence, columns: &[Column], t: &[i32]) -> bool {
-    let changed = || {
-        t.iter()
-            .zip(columns)
-            .filter(|(v, _)| **v > 0)
-            .map(|(v, c)| (c.receive, &c.choices[*v as usize - 1]))
-    };
-    changed().filter(|(_, c)| !c.calls()).all(|(_, c)| {
+/// True if one of the `changed` receives (with their choices) removes the
+/// receive `r` from the variant.
+fn removed(seq: &SynSequence, changed: &[(usize, &Choice)], r: usize) -> bool {
+    changed.iter().any(|&(rj, cj)| {
+        cj.roots(seq, rj)
+            .is_some_and(|(root, inclusive)| seq.removes(root, inclusive, r))
+    })
+}
+
+/// True if every write that a moving read of a row with the `changed`
+/// receives reads around is completed in the variant: no changed receive
+/// removes it, or it is the new partner call of a changed receive
+/// (completing in that place).
+fn reads_complete(seq: &SynSequence, changed: &[(usize, &Choice)]) -> bool {
+    changed.iter().filter(|(_, c)| !c.calls()).all(|(_, c)| {
         let w = c.partners[0];
-        changed().any(|(_, d)| d.calls() && d.partners.contains(&w))
-            || changed().all(|(e, d)| {
+        changed
+            .iter()
+            .any(|(_, d)| d.calls() && d.partners.contains(&w))
+            || changed.iter().all(|&(e, d)| {
                 d.roots(seq, e)
                     .is_none_or(|(r, inc)| !seq.removes(r, inc, w))
             })
     })
 }
 
-/// Can receive `i` take `choice` given the values of the columns `< i`?
-fn compatible(seq: &SynSequence, columns: &[Column], t: &[i32], i: usize, choice: &Choice) -> bool {
-    let r = columns[i].receive;
+/// Can receive `r` take `choice` given the `changed` receives before it?
+fn compatible(seq: &SynSequence, changed: &[(usize, &Choice)], r: usize, choice: &Choice) -> bool {
     let independent = |a: usize, b: usize| !dependent(&seq.events[a].op, &seq.events[b].op);
     let mine = choice.roots(seq, r);
-    (0..i).all(|j| {
-        if t[j] <= 0 {
-            return true;
-        }
-        let rj = columns[j].receive;
-        let cj = &columns[j].choices[t[j] as usize - 1];
+    changed.iter().all(|&(rj, cj)| {
         let theirs = cj.roots(seq, rj);
         theirs.is_none_or(|root| choice.survive(seq, root))
             && mine.is_none_or(|root| cj.survive(seq, root))

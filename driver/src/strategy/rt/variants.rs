@@ -13,6 +13,7 @@ use super::model::{dependent, EventId, SynSequence};
 use super::races::{race_sets, How, Race};
 use super::table::{choices, construct_race_table, Choice, Column};
 use crate::analysis::objects::touched;
+use crate::cancel::Cancel;
 use reach_channel::OpKind;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -71,10 +72,36 @@ impl Variant {
 /// old race sets of its receives.
 pub const MAX_ROWS_PER_SEQUENCE: usize = 1_000;
 
+/// Why GenerateVariants left some of a sequence's variants out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cut {
+    /// The race table had more than [`MAX_ROWS_PER_SEQUENCE`] rows.
+    Rows,
+    /// The variants would have grown past the memory budget given.
+    Memory,
+    /// The exploration was cancelled during the analysis.
+    Cancelled,
+}
+
+/// The variants of one sequence and whether, and why, some were left out.
+#[derive(Debug, Default)]
+pub struct Generated {
+    /// The race variants, in race-table order.
+    pub variants: Vec<Variant>,
+    /// Set if the table was cut short.
+    pub cut: Option<Cut>,
+}
+
 /// GenerateVariants (Fig. 4): the race variants of `seq`, collected by
-/// prefix-based testing with `parent`, and whether the race table had to be
-/// cut short at [`MAX_ROWS_PER_SEQUENCE`] rows.
-pub fn generate_variants(seq: &SynSequence, parent: &Variant) -> (Vec<Variant>, bool) {
+/// prefix-based testing with `parent`. The table is cut short at
+/// [`MAX_ROWS_PER_SEQUENCE`] rows, once the variants' footprint passes
+/// `budget` bytes, or when `cancel` fires.
+pub fn generate_variants(
+    seq: &SynSequence,
+    parent: &Variant,
+    cancel: &Cancel,
+    budget: usize,
+) -> Generated {
     let raw = race_sets(seq);
     let colours: HashMap<EventId, Colour> = parent.colours.iter().copied().collect();
     let old: HashMap<EventId, HashSet<EventId>> = parent
@@ -117,11 +144,21 @@ pub fn generate_variants(seq: &SynSequence, parent: &Variant) -> (Vec<Variant>, 
         }
     }
 
-    let mut variants = Vec::new();
+    let mut generated = Generated::default();
     let mut rows = 0usize;
+    let mut bytes = 0usize;
     construct_race_table(seq, &columns, &mut |row| {
         rows += 1;
-        if rows > MAX_ROWS_PER_SEQUENCE {
+        generated.cut = if rows > MAX_ROWS_PER_SEQUENCE {
+            Some(Cut::Rows)
+        } else if bytes > budget {
+            Some(Cut::Memory)
+        } else if cancel.is_set() {
+            Some(Cut::Cancelled)
+        } else {
+            None
+        };
+        if generated.cut.is_some() {
             return false;
         }
         let changes: Vec<(usize, &Choice)> = row
@@ -130,10 +167,13 @@ pub fn generate_variants(seq: &SynSequence, parent: &Variant) -> (Vec<Variant>, 
             .filter(|(v, _)| **v > 0)
             .map(|(v, column)| (column.receive, &column.choices[*v as usize - 1]))
             .collect();
-        variants.extend(derive(seq, &raw, &colours, &changes));
+        if let Some(variant) = derive(seq, &raw, &colours, &changes) {
+            bytes += variant.footprint();
+            generated.variants.push(variant);
+        }
         true
     });
-    (variants, rows > MAX_ROWS_PER_SEQUENCE)
+    generated
 }
 
 /// E1: a gray receive `e` may only take a new partner that the changed
@@ -212,6 +252,10 @@ fn derive(
     }
     let order = linearise(seq, &members)?;
     let fresh: HashSet<usize> = calls.iter().copied().collect();
+    let mut in_variant = vec![false; seq.events.len()];
+    for &(g, _) in &members {
+        in_variant[g] = true;
+    }
 
     let mut colours: HashMap<EventId, Colour> = members
         .iter()
@@ -237,7 +281,7 @@ fn derive(
                             .iter()
                             .all(|&(root, _)| !seq.removes_call(root, r.partner))
                     } else {
-                        members.iter().any(|&(m, _)| m == r.partner)
+                        in_variant[r.partner]
                     }
                 })
                 .map(|r| seq.events[r.partner].id)
