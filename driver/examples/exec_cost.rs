@@ -67,6 +67,7 @@ fn request(policy: Policy) -> Request {
         seed: 12345,
         sleep_set: ThreadSet::EMPTY,
         sleep_sets: false,
+        change_points: Vec::new(),
     }
 }
 

@@ -120,6 +120,15 @@ pub struct Summary {
     pub truncated: u64,
     /// The recording bound those executions hit.
     pub recorded_bound: Option<u64>,
+    /// The `--seed` of a randomised strategy.
+    pub seed: Option<u64>,
+    /// What the executions cover beyond their count (from
+    /// [`Strategy::coverage`]).
+    pub coverage: Option<String>,
+    /// The portfolio member that found the first bug.
+    pub found_by: Option<String>,
+    /// How the first bug's schedule was shortened before it was reported.
+    pub shortened: Option<crate::shorten::Shortened>,
 }
 
 impl Summary {
@@ -139,6 +148,10 @@ impl Summary {
             total_steps: 0,
             truncated: 0,
             recorded_bound: None,
+            seed: None,
+            coverage: None,
+            found_by: None,
+            shortened: None,
         }
     }
 
@@ -225,6 +238,7 @@ pub fn explore(
     }
     summary.elapsed = start.elapsed();
     summary.bound_by_truncation();
+    summary.coverage = strategy.coverage();
     summary
 }
 

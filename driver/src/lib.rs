@@ -15,5 +15,6 @@ pub mod record;
 pub mod replay;
 pub mod report;
 pub mod schedule;
+pub mod shorten;
 pub mod strategy;
 pub mod trace;

@@ -27,6 +27,7 @@ pub fn replay(
         seed: 0,
         sleep_set: ThreadSet::EMPTY,
         sleep_sets: false,
+        change_points: Vec::new(),
     };
     let outcome = match executor.run(&request) {
         Ok(outcome) => outcome,

@@ -270,5 +270,14 @@ fn start_execution(pre_main: u64) {
                 crate::sched::next_random(st);
             }
         }
+        if st.policy == reach_channel::Policy::Pct {
+            // Only thread 0 existed: its change points apply to it.
+            let mut only = reach_channel::ThreadSet::EMPTY;
+            only.insert(0);
+            while st.pct_next_at < pre_main {
+                let step = st.pct_next_at.max(st.prefix_len);
+                crate::sched::pct_pick(st, step, &only);
+            }
+        }
     }
 }

@@ -42,6 +42,12 @@ pub fn load_request(st: &mut State) {
     st.prefix_len = u64::from(h.prefix_len.min(st.chan.prefix_capacity));
     st.policy = Policy::from_u32(h.policy).unwrap_or(Policy::ContinueThenLowest);
     st.rng = (h.seed ^ 0x9E37_79B9_7F4A_7C15) | 1;
+    st.pct_seed = h.seed;
+    st.pct_next = 0;
+    st.pct_next_at = crate::sched::change_point_at(st, 0);
+    if st.policy == Policy::Pct {
+        st.pct_low = [0; reach_channel::MAX_THREADS];
+    }
     st.max_steps = h.max_steps;
     st.record_steps = h.record_steps.min(u64::from(st.chan.event_capacity));
     st.check_at = st.max_steps.min(st.record_steps);

@@ -285,15 +285,79 @@ pub fn next_random(st: &mut State) -> u64 {
     x.wrapping_mul(0x2545_F491_4F6C_DD1D)
 }
 
+/// Step of change point `i` of the request ([`Policy::Pct`]), `u64::MAX` if
+/// there is none or the policy is another.
+pub fn change_point_at(st: &State, i: u32) -> u64 {
+    let h = st.chan.header();
+    let count = h.change_point_count.min(reach_channel::MAX_CHANGE_POINTS as u32);
+    if st.policy != Policy::Pct || i >= count {
+        return u64::MAX;
+    }
+    h.change_points[i as usize].step
+}
+
+/// Priority of thread `t` under [`Policy::Pct`]: the low priority of its
+/// last change point, else its initial priority, a hash of the seed and `t`
+/// with the top bit set (PCT, Sec. 3: a random permutation of the threads,
+/// above the `d - 1` low priorities of the change points).
+fn pct_priority(st: &State, t: u32) -> u64 {
+    match st.pct_low[t as usize] {
+        0 => {
+            // splitmix64 of the seed and the thread id
+            let mut z = st
+                .pct_seed
+                .wrapping_add(u64::from(t + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (z ^ (z >> 31)) | (1 << 63)
+        }
+        low => low,
+    }
+}
+
+/// The enabled thread of highest priority in `cand` (not empty).
+fn pct_highest(st: &State, cand: &ThreadSet) -> u32 {
+    let mut best = NONE;
+    let mut best_priority = 0;
+    for t in cand.iter() {
+        let p = pct_priority(st, t);
+        if best == NONE || p > best_priority {
+            best = t;
+            best_priority = p;
+        }
+    }
+    best
+}
+
+/// [`Policy::Pct`]'s choice at `step` among `cand` (not empty): at a change
+/// point the thread that would run gets the change point's low priority
+/// (PCT, Sec. 3, Algorithm 1), so another thread takes over; then the
+/// enabled thread of highest priority runs.
+pub fn pct_pick(st: &mut State, step: u64, cand: &ThreadSet) -> u32 {
+    let mut pick = pct_highest(st, cand);
+    while st.pct_next_at <= step {
+        let i = st.pct_next as usize;
+        let low = st.chan.header().change_points[i].priority.max(1);
+        if st.pct_next_at == step {
+            st.pct_low[pick as usize] = low;
+            pick = pct_highest(st, cand);
+        }
+        st.pct_next += 1;
+        st.pct_next_at = change_point_at(st, st.pct_next);
+    }
+    pick
+}
+
 /// Picks the thread to run next; `cur` is the thread that just parked
 /// ([`NONE`] if it finished). Returns [`NONE`] if no thread is alive.
 /// Ends the execution on deadlock, livelock, step bound, divergence and
 /// sleep-set blocking.
 ///
 /// The common case is checked first, inline: past the prefix, under the
-/// "continue" policy, `cur` parked at a memory access with nothing else
-/// changed, not asleep and before the next bound (step or recording) keeps
-/// running.
+/// "continue" policy (or [`Policy::Pct`] before its next change point: the
+/// priorities did not change, so `cur` is still the highest enabled),
+/// `cur` parked at a memory access with nothing else changed, not asleep
+/// and before the next bound (step or recording) keeps running.
 #[inline]
 pub fn decide(st: &mut State, cur: u32) -> u32 {
     let unchanged = unchanged_enabled(st, cur);
@@ -301,7 +365,8 @@ pub fn decide(st: &mut State, cur: u32) -> u32 {
         let step = st.event_count;
         if step >= st.prefix_len
             && step < st.check_at
-            && st.policy == Policy::ContinueThenLowest
+            && (st.policy == Policy::ContinueThenLowest
+                || (st.policy == Policy::Pct && step < st.pct_next_at))
             && !(st.sleep_sets && st.sleep.contains(cur))
         {
             st.enabled = enabled;
@@ -394,6 +459,7 @@ fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
                 let k = next_random(st) % n;
                 cand.iter().nth(k as usize).unwrap_or(lowest)
             }
+            Policy::Pct => pct_pick(st, step, &cand),
         }
     };
     st.enabled = enabled;

@@ -239,6 +239,12 @@ pub struct State {
     pub policy: Policy,
     /// PRNG state for the random policy.
     pub rng: u64,
+    /// [`Policy::Pct`]: step of the next change point (`u64::MAX`: none left).
+    pub pct_next_at: u64,
+    /// [`Policy::Pct`]: index of the next change point in the header.
+    pub pct_next: u32,
+    /// [`Policy::Pct`]: the request's seed (initial priorities).
+    pub pct_seed: u64,
     /// Step bound (`u64::MAX`: none).
     pub max_steps: u64,
     /// Recording bound: events past it run unrecorded.
@@ -267,6 +273,9 @@ pub struct State {
     pub objects: Table,
     /// Destructors of program keys (`0` = none), indexed by key.
     pub key_dtors: [usize; MAX_KEYS],
+    /// [`Policy::Pct`]: the low priority each thread got at a change point
+    /// (`0`: none yet, its initial priority holds).
+    pub pct_low: [u64; MAX_THREADS],
 }
 
 struct Global(UnsafeCell<State>);
@@ -291,6 +300,9 @@ static GLOBAL: Global = Global(UnsafeCell::new(State {
     prefix_len: 0,
     policy: Policy::ContinueThenLowest,
     rng: 0,
+    pct_next_at: u64::MAX,
+    pct_next: 0,
+    pct_seed: 0,
     max_steps: 0,
     record_steps: 0,
     check_at: 0,
@@ -303,6 +315,7 @@ static GLOBAL: Global = Global(UnsafeCell::new(State {
     threads: [Thread::EMPTY; MAX_THREADS],
     objects: Table::EMPTY,
     key_dtors: [0; MAX_KEYS],
+    pct_low: [0; MAX_THREADS],
 }));
 
 /// The global state.

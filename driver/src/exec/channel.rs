@@ -146,6 +146,14 @@ impl Channel {
             (*h).request_flags = flags;
             (*h).spin_threshold = spin_threshold;
             (*h).sleep_set = request.sleep_set;
+            let points = request
+                .change_points
+                .len()
+                .min(reach_channel::MAX_CHANGE_POINTS);
+            (*h).change_point_count = points as u32;
+            for (i, point) in request.change_points.iter().take(points).enumerate() {
+                (*h).change_points[i] = *point;
+            }
             (*h).status = std::sync::atomic::AtomicU32::new(RunStatus::Running as u32);
             (*h).culprit_thread = u32::MAX;
             let prefix = self.base.as_ptr().add(layout.prefix_offset()) as *mut u32;

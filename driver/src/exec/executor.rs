@@ -77,6 +77,7 @@ fn bootstrap_request() -> Request {
         seed: 0,
         sleep_set: ThreadSet::EMPTY,
         sleep_sets: false,
+        change_points: Vec::new(),
     }
 }
 

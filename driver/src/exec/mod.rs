@@ -59,6 +59,9 @@ pub struct Request {
     pub sleep_set: ThreadSet,
     /// Apply sleep sets after the prefix (paper Fig. 7).
     pub sleep_sets: bool,
+    /// Priority change points for [`Policy::Pct`], ascending (at most
+    /// [`reach_channel::MAX_CHANGE_POINTS`]; empty for other policies).
+    pub change_points: Vec<reach_channel::ChangePoint>,
 }
 
 /// How the process ended, as the operating system reports it.

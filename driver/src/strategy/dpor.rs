@@ -53,6 +53,11 @@ pub struct Dpor {
     waiting: bool,
     /// Cuts the analysis of a trace short when the exploration must stop.
     cancel: Cancel,
+    /// Never force a choice that makes the prefix exceed this many
+    /// preemptions (see [`Dpor::bounded`]).
+    preemption_bound: Option<u32>,
+    /// Some backtrack choice was left out because of the bound.
+    pruned: bool,
 }
 
 /// What a parallel worker learned about a node above its subtree.
@@ -77,6 +82,23 @@ impl Dpor {
             lent: Vec::new(),
             waiting: false,
             cancel: Cancel::never(),
+            preemption_bound: None,
+            pruned: false,
+        }
+    }
+
+    /// DPOR with sleep sets that never forces a backtrack choice whose
+    /// prefix has more than `bound` preemptions (switches away from an
+    /// enabled thread). What it guarantees is weaker than
+    /// `Exhaustive::bounded`: DPOR may need a schedule with more preemptions
+    /// than an equivalent one it did not choose (Coons, Musuvathi and
+    /// McKinley, OOPSLA 2013), and the continuation after the prefix may
+    /// preempt a sleeping thread. Every bug it reports is real; not every
+    /// schedule within the bound is covered.
+    pub fn bounded(bound: u32) -> Dpor {
+        Dpor {
+            preemption_bound: Some(bound),
+            ..Dpor::new(true)
         }
     }
 
@@ -96,6 +118,7 @@ impl Dpor {
             seed: 0,
             sleep_set,
             sleep_sets: self.sleep_sets,
+            change_points: Vec::new(),
         }
     }
 
@@ -215,6 +238,8 @@ impl Dpor {
             lent: Vec::new(),
             waiting: false,
             cancel: self.cancel.clone(),
+            preemption_bound: self.preemption_bound,
+            pruned: false,
         };
         Some((self.request(prefix, sleep), worker))
     }
@@ -398,6 +423,12 @@ fn end_of_run(
     rest.get(len).map_or(k, |&j| (j as usize).min(k))
 }
 
+impl super::bounded::BoundedSearch for Dpor {
+    fn pruned(&self) -> bool {
+        self.pruned
+    }
+}
+
 impl Strategy for Dpor {
     fn name(&self) -> &'static str {
         match (self.reads_commute, self.sleep_sets) {
@@ -424,6 +455,14 @@ impl Strategy for Dpor {
             }
             let todo = node.backtrack.minus(&node.done).minus(&node.sleep);
             if let Some(next) = todo.first() {
+                if let Some(bound) = self.preemption_bound {
+                    if self.path.is_preemption(i, next) && self.path.preemptions_before(i) >= bound
+                    {
+                        self.pruned = true;
+                        self.path.nodes[i].backtrack.remove(next);
+                        continue;
+                    }
+                }
                 let candidate_sleep = self.candidate_sleep(node);
                 let node = &mut self.path.nodes[i];
                 node.done.insert(next);

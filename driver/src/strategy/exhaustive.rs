@@ -8,11 +8,35 @@ use crate::exec::Request;
 use crate::trace::Trace;
 use reach_channel::{Policy, ThreadSet};
 
-/// Depth-first enumeration of all interleavings.
+/// Depth-first enumeration of all interleavings (with a preemption bound:
+/// of those with at most that many preemptions).
 #[derive(Default)]
 pub struct Exhaustive {
     path: Path,
     started: bool,
+    /// Explore only schedules with at most this many preemptions.
+    preemption_bound: Option<u32>,
+    /// Some choice was left out because of the bound.
+    pruned: bool,
+}
+
+impl Exhaustive {
+    /// Every schedule with at most `bound` preemptions (a preemption: a
+    /// switch away from a thread that is still enabled). The "continue"
+    /// policy after the prefix never preempts, so each execution has as
+    /// many preemptions as its prefix.
+    pub fn bounded(bound: u32) -> Exhaustive {
+        Exhaustive {
+            preemption_bound: Some(bound),
+            ..Exhaustive::default()
+        }
+    }
+}
+
+impl super::bounded::BoundedSearch for Exhaustive {
+    fn pruned(&self) -> bool {
+        self.pruned
+    }
 }
 
 impl Strategy for Exhaustive {
@@ -29,19 +53,30 @@ impl Strategy for Exhaustive {
                 seed: 0,
                 sleep_set: ThreadSet::EMPTY,
                 sleep_sets: false,
+                change_points: Vec::new(),
             });
         }
         while let Some(node) = self.path.nodes.last_mut() {
             if let Some(next) = node.enabled.minus(&node.done).first() {
                 node.done.insert(next);
-                node.chosen = next;
                 let i = self.path.nodes.len() - 1;
+                if let Some(bound) = self.preemption_bound {
+                    if self.path.is_preemption(i, next)
+                        && self.path.preemptions_before(i) >= bound
+                    {
+                        self.pruned = true;
+                        continue;
+                    }
+                }
+                let node = &mut self.path.nodes[i];
+                node.chosen = next;
                 return Some(Request {
                     prefix: self.path.prefix_to(i, next),
                     policy: Policy::ContinueThenLowest,
                     seed: 0,
                     sleep_set: ThreadSet::EMPTY,
                     sleep_sets: false,
+                    change_points: Vec::new(),
                 });
             }
             self.path.nodes.pop();

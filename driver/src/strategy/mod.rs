@@ -4,8 +4,12 @@
 //! sleep set) and learns from the [`Trace`] that execution produced. It never
 //! runs anything itself, so every strategy works with every executor.
 
+pub mod bounded;
 pub mod dpor;
 pub mod exhaustive;
+pub mod pct;
+pub mod portfolio;
+pub mod random;
 pub mod rt;
 pub mod tree;
 
@@ -50,6 +54,12 @@ pub trait Strategy {
     /// Why the search, once out of requests, has still not covered every
     /// behaviour (a bound it had to apply), if it had to.
     fn incomplete(&self) -> Option<String> {
+        None
+    }
+    /// What the executions run so far cover, beyond the count of
+    /// executions and behaviours (a completed bound, a probability bound),
+    /// for the coverage line at the end of a report.
+    fn coverage(&self) -> Option<String> {
         None
     }
 }

@@ -59,6 +59,23 @@ impl Path {
         Ok(())
     }
 
+    /// True if choosing `thread` at node `i` is a preemption: the thread
+    /// that ran the step before is still enabled there and is not chosen
+    /// (Musuvathi & Qadeer, PLDI 2007, Sec. 2).
+    pub fn is_preemption(&self, i: usize, thread: u32) -> bool {
+        let Some(before) = i.checked_sub(1).map(|j| self.nodes[j].chosen) else {
+            return false;
+        };
+        before != thread && self.nodes[i].enabled.contains(before)
+    }
+
+    /// Preemptions of the path's choices at nodes `0..i`.
+    pub fn preemptions_before(&self, i: usize) -> u32 {
+        (1..i.min(self.nodes.len()))
+            .filter(|&j| self.is_preemption(j, self.nodes[j].chosen))
+            .count() as u32
+    }
+
     /// The schedule prefix leading to node `i` and choosing `thread` there.
     pub fn prefix_to(&self, i: usize, thread: u32) -> Vec<u32> {
         self.nodes[..i]

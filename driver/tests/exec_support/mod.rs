@@ -119,6 +119,7 @@ pub fn request(prefix: &[u32]) -> Request {
         seed: 0,
         sleep_set: ThreadSet::EMPTY,
         sleep_sets: false,
+        change_points: Vec::new(),
     }
 }
 

@@ -20,7 +20,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// Magic number at the start of the channel ("REACHCHN").
 pub const MAGIC: u64 = 0x4E48_4348_4341_4552;
 /// Channel layout / hook ABI version; bump on any incompatible change.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// Most threads one execution may create (thread ids are `0..MAX_THREADS`).
 pub const MAX_THREADS: usize = 256;
 /// Bytes reserved for the header region.
@@ -117,6 +117,28 @@ pub enum Policy {
     /// Pick uniformly among enabled, non-sleeping threads with a PRNG seeded
     /// from [`Header::seed`].
     Random = 1,
+    /// Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010,
+    /// Sec. 3): run the enabled thread of highest priority. Thread `t`'s
+    /// initial priority is a hash of [`Header::seed`] and `t` (a random
+    /// order of the threads, above every low priority); at each of
+    /// [`Header::change_points`] the thread about to run gets that change
+    /// point's low priority first.
+    Pct = 2,
+}
+
+/// Most priority change points of [`Policy::Pct`] (a bug depth of at most
+/// `MAX_CHANGE_POINTS + 1`).
+pub const MAX_CHANGE_POINTS: usize = 15;
+
+/// One priority change point of [`Policy::Pct`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChangePoint {
+    /// Step (0-based event index) at which it applies.
+    pub step: u64,
+    /// Low priority the thread about to run there gets (below every
+    /// initial priority, which have the top bit set).
+    pub priority: u64,
 }
 
 impl Policy {
@@ -125,6 +147,7 @@ impl Policy {
         match raw {
             0 => Some(Policy::ContinueThenLowest),
             1 => Some(Policy::Random),
+            2 => Some(Policy::Pct),
             _ => None,
         }
     }
@@ -268,6 +291,12 @@ pub struct Header {
 
     /// UTF-8 text from the runtime explaining the status (misuse, unsupported...).
     pub message: [u8; MESSAGE_BYTES],
+
+    // ---- request (driver → runtime), continued ----
+    /// [`Policy::Pct`]: valid entries of `change_points`.
+    pub change_point_count: u32,
+    /// [`Policy::Pct`]: the change points in ascending step order.
+    pub change_points: [ChangePoint; MAX_CHANGE_POINTS],
 }
 
 /// Life-cycle state of a thread slot.

@@ -59,6 +59,7 @@ impl ReachabilityTesting {
             seed: 0,
             sleep_set: ThreadSet::EMPTY,
             sleep_sets: false,
+            change_points: Vec::new(),
         }
     }
 }
