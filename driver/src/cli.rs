@@ -22,6 +22,15 @@ pub enum StrategyName {
     Exhaustive,
     /// Reachability testing (Lei & Carver): race variants, no stored history.
     Rt,
+    /// Probabilistic concurrency testing (random priorities, --depth - 1
+    /// change points): a bug of depth d with probability >= 1/(n*k^(d-1))
+    /// per execution.
+    Pct,
+    /// Random walk: a uniform choice among the enabled threads at each step.
+    Random,
+    /// DPOR, PCT with depths 1 to 3 and a random walk side by side, stopping
+    /// at the first bug.
+    Portfolio,
 }
 
 /// Systematic concurrency testing of native pthread programs: runs PROGRAM
@@ -106,6 +115,26 @@ pub struct Cli {
     /// ones).
     #[arg(long)]
     pub no_pin: bool,
+    /// Seed of the randomised strategies (pct, random, portfolio); default:
+    /// drawn from the clock (shown in the report).
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Bug depth PCT targets (its change points are depth - 1).
+    #[arg(
+        long,
+        value_name = "D",
+        default_value_t = 3,
+        value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::strategy::pct::MAX_DEPTH))
+    )]
+    pub depth: u32,
+    /// With dpor or exhaustive: explore schedules with at most 0
+    /// preemptions, then 1, 2, ... up to K (a preemption switches away from
+    /// a thread that is still enabled).
+    #[arg(long, value_name = "K")]
+    pub preemption_bound: Option<u32>,
+    /// Report a bug's schedule as found, without shortening it.
+    #[arg(long)]
+    pub no_shorten: bool,
     /// Print nothing but the result.
     #[arg(long, short)]
     pub quiet: bool,

@@ -12,7 +12,11 @@ use reach_native::replay::replay;
 use reach_native::report;
 use reach_native::schedule::ScheduleFile;
 use reach_native::strategy::dpor::Dpor;
+use reach_native::strategy::bounded::IterativeBound;
 use reach_native::strategy::exhaustive::Exhaustive;
+use reach_native::strategy::pct::Pct;
+use reach_native::strategy::portfolio::Member;
+use reach_native::strategy::random::RandomWalk;
 use reach_native::strategy::rt::ReachabilityTesting;
 use reach_native::strategy::Strategy;
 use std::path::PathBuf;
@@ -127,7 +131,7 @@ fn run(cli: &Cli) -> Result<u8> {
     if let Some(schedule) = &schedule {
         let recorder = cli.record.as_ref().map(|_| Recorder::new(1));
         let summary = replay(&mut executor, schedule, policy, recorder.as_ref());
-        write_recorded(cli, max_steps, recorder.as_ref())?;
+        write_recorded(cli, max_steps, recorder.as_ref(), None)?;
         return finish(cli, &binary, &summary);
     }
     let interrupt = Arc::new(AtomicBool::new(false));
@@ -152,14 +156,36 @@ fn run(cli: &Cli) -> Result<u8> {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
+    let seed = cli.seed.unwrap_or_else(clock_seed);
+    let seeded = matches!(
+        cli.strategy,
+        StrategyName::Pct | StrategyName::Random | StrategyName::Portfolio
+    );
+    if cli.preemption_bound.is_some()
+        && !matches!(cli.strategy, StrategyName::Dpor | StrategyName::Exhaustive)
+    {
+        bail!("--preemption-bound applies to --strategy dpor and exhaustive");
+    }
     let parallel_search = match cli.strategy {
+        _ if cli.preemption_bound.is_some() => None,
         StrategyName::Dpor => Some(Dpor::new(true)),
         StrategyName::DporCr => Some(Dpor::new(false)),
         StrategyName::DporClassic => Some(Dpor::classic()),
         _ => None,
     };
     let progress = reach_native::progress::Progress::new(cli.quiet);
-    let summary = match parallel_search {
+    let mut summary = match parallel_search {
+        _ if cli.strategy == StrategyName::Portfolio => {
+            reach_native::strategy::portfolio::explore_portfolio(
+                &mut executor,
+                &config_for_workers,
+                &Member::defaults(seed),
+                jobs,
+                &placement,
+                &options,
+                &mut |s| progress.update(s),
+            )
+        }
         Some(search) if jobs > 1 => reach_native::parallel::explore_parallel(
             &mut executor,
             &config_for_workers,
@@ -170,10 +196,16 @@ fn run(cli: &Cli) -> Result<u8> {
             &mut |s| progress.update(s),
         ),
         _ => {
-            if jobs > 1 && !cli.quiet {
-                eprintln!("reach-native: note: --jobs applies to the DPOR strategies; exploring with one job");
+            if jobs > 1 && !cli.quiet && cli.jobs != 0 {
+                eprintln!("reach-native: note: --jobs applies to the DPOR strategies and the portfolio; exploring with one job");
             }
             let mut strategy: Box<dyn Strategy> = match cli.strategy {
+                StrategyName::Dpor | StrategyName::Exhaustive if cli.preemption_bound.is_some() => {
+                    bounded(cli.strategy, cli.preemption_bound.unwrap_or(0))
+                }
+                StrategyName::Pct => Box::new(Pct::new(cli.depth, seed)),
+                StrategyName::Random => Box::new(RandomWalk::new(seed)),
+                StrategyName::Portfolio => Box::new(Dpor::new(true)),
                 StrategyName::Dpor => Box::new(Dpor::new(true)),
                 StrategyName::DporCr => Box::new(Dpor::new(false)),
                 StrategyName::DporClassic => Box::new(Dpor::classic()),
@@ -186,10 +218,66 @@ fn run(cli: &Cli) -> Result<u8> {
         }
     };
     progress.finish();
+    if seeded {
+        summary.seed = Some(seed);
+    }
+    if !cli.no_shorten && !options.interrupt.load(Ordering::Relaxed) {
+        shorten_first(&mut executor, &mut summary, &options);
+    }
     // Ends the fork server, so its children count in the peak RSS statistics.
     drop(executor);
-    write_recorded(cli, max_steps, options.record.as_deref())?;
+    write_recorded(cli, max_steps, options.record.as_deref(), Some(&summary))?;
     finish(cli, &binary, &summary)
+}
+
+/// A seed from the clock, for runs without `--seed`.
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// Iterative preemption bounding of `strategy` (dpor or exhaustive) up to
+/// `limit` preemptions.
+fn bounded(strategy: StrategyName, limit: u32) -> Box<dyn Strategy> {
+    if strategy == StrategyName::Exhaustive {
+        Box::new(IterativeBound::new(
+            "exhaustive",
+            limit,
+            true,
+            Box::new(|b| Box::new(Exhaustive::bounded(b))),
+        ))
+    } else {
+        Box::new(IterativeBound::new(
+            "dpor",
+            limit,
+            false,
+            Box::new(|b| Box::new(Dpor::bounded(b))),
+        ))
+    }
+}
+
+/// Shortens the first bug's schedule (fewer switches and steps, same bug)
+/// with a few hundred re-runs at most, within what is left of `--max-time`.
+fn shorten_first(executor: &mut Executor, summary: &mut Summary, options: &ExploreOptions) {
+    let Some(first) = summary.findings.first() else {
+        return;
+    };
+    let deadline = options
+        .max_time
+        .map(|limit| std::time::Instant::now() + limit.saturating_sub(summary.elapsed));
+    let cancel = reach_native::cancel::Cancel::new(options.interrupt.clone(), deadline);
+    let started = std::time::Instant::now();
+    let (shorter, stats) = reach_native::shorten::shorten(
+        executor,
+        first,
+        options,
+        reach_native::shorten::DEFAULT_BUDGET,
+        &cancel,
+    );
+    summary.findings[0] = shorter;
+    summary.shortened = Some(stats);
+    summary.elapsed += started.elapsed();
 }
 
 fn seconds(value: f64, flag: &str) -> Result<Duration> {
@@ -209,7 +297,12 @@ fn args(cli: &Cli) -> Vec<String> {
 
 /// Writes the `--record` file, if asked for and the execution ran;
 /// `max_steps` is the step bound it ran under.
-fn write_recorded(cli: &Cli, max_steps: Option<u64>, recorder: Option<&Recorder>) -> Result<()> {
+fn write_recorded(
+    cli: &Cli,
+    max_steps: Option<u64>,
+    recorder: Option<&Recorder>,
+    origin: Option<&Summary>,
+) -> Result<()> {
     let (Some(path), Some(recorder)) = (&cli.record, recorder) else {
         return Ok(());
     };
@@ -218,6 +311,10 @@ fn write_recorded(cli: &Cli, max_steps: Option<u64>, recorder: Option<&Recorder>
             file.program = cli.program.display().to_string();
             file.args = args(cli);
             file.max_steps = max_steps;
+            if let Some(summary) = origin {
+                file.strategy = Some(summary.strategy.to_string());
+                file.seed = summary.seed;
+            }
             file.write(path)
                 .with_context(|| format!("cannot write {}", path.display()))
         }
@@ -237,6 +334,15 @@ fn finish(cli: &Cli, binary: &Binary, summary: &Summary) -> Result<u8> {
     let program = cli.program.display().to_string();
     if let Some(finding) = summary.findings.first() {
         print!("{}", report::text::render(finding, binary));
+        if let Some(by) = &summary.found_by {
+            println!("\nFound by: {by}");
+        }
+        if let Some(short) = &summary.shortened {
+            println!(
+                "\nShortened: the execution that found the bug had {} context switches ({} steps); this one has {} ({} steps), same bug ({} re-runs)",
+                short.original_switches, short.original_steps, short.switches, short.steps, short.executions
+            );
+        }
         for other in summary.findings.iter().skip(1) {
             println!(
                 "\nALSO: {} (execution {}): {}",
@@ -244,12 +350,14 @@ fn finish(cli: &Cli, binary: &Binary, summary: &Summary) -> Result<u8> {
             );
         }
         if cli.replay.is_none() {
-            report::write_schedule(
+            report::write_schedule_of(
                 &cli.schedule_out,
                 &program,
                 args(cli),
                 cli.max_steps,
                 finding,
+                Some(summary.strategy.to_string()),
+                summary.seed,
             )
             .with_context(|| format!("cannot write {}", cli.schedule_out.display()))?;
             println!(
@@ -270,12 +378,17 @@ fn finish(cli: &Cli, binary: &Binary, summary: &Summary) -> Result<u8> {
         StopReason::Error(m) => format!("stopped: {m}"),
     };
     if !cli.quiet || cli.stats {
+        let seed = summary
+            .seed
+            .map(|s| format!(" (seed {s})"))
+            .unwrap_or_default();
         println!(
-            "\n{}: {} executions, {explored} ({:.2} s)",
+            "\n{}{seed}: {} executions, {explored} ({:.2} s)",
             summary.strategy,
             summary.executions,
             summary.elapsed.as_secs_f64()
         );
+        println!("coverage: {}", report::coverage_line(summary));
     }
     if cli.stats {
         println!("  executions:            {}", summary.executions);

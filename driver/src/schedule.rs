@@ -60,6 +60,12 @@ pub struct ScheduleFile {
     pub schedule: Vec<Run>,
     /// What each block of the recorded steps did, for `--replay` to check.
     pub check: Vec<Check>,
+    /// The strategy that found the execution (absent in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<String>,
+    /// The `--seed` of that exploration, for a randomised strategy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 /// The version 1 layout: one entry per step.
@@ -219,6 +225,8 @@ impl ScheduleFile {
             total_steps,
             schedule: encode_runs(trace.events.iter().map(|e| e.thread)),
             check: trace_checks(trace),
+            strategy: None,
+            seed: None,
         }
     }
 
@@ -258,6 +266,8 @@ impl ScheduleFile {
                             .iter()
                             .map(|s| (s.thread, s.op.as_str(), s.object)),
                     ),
+                    strategy: None,
+                    seed: None,
                 }
             }
             _ => {
@@ -346,6 +356,12 @@ impl ScheduleFile {
         scalar(&mut out, "program", serde_json::to_string(&self.program)?);
         scalar(&mut out, "args", serde_json::to_string(&self.args)?);
         scalar(&mut out, "bug", serde_json::to_string(&self.bug)?);
+        if let Some(strategy) = &self.strategy {
+            scalar(&mut out, "strategy", serde_json::to_string(strategy)?);
+        }
+        if let Some(seed) = self.seed {
+            scalar(&mut out, "seed", seed.to_string());
+        }
         scalar(
             &mut out,
             "max_steps",

@@ -87,6 +87,15 @@ pub struct JsonReport {
     pub seconds: f64,
     /// Whether the binary was instrumented.
     pub instrumented: bool,
+    /// The `--seed` of a randomised strategy.
+    pub seed: Option<u64>,
+    /// The coverage line: what the executions cover.
+    pub coverage: String,
+    /// The portfolio member that found the bug.
+    pub found_by: Option<String>,
+    /// How the bug's schedule was shortened (context switches and steps
+    /// before and after).
+    pub shortened: Option<crate::shorten::Shortened>,
 }
 
 fn json_bug(finding: &Finding, binary: &Binary) -> JsonBug {
@@ -154,5 +163,9 @@ pub fn build(program: &str, summary: &Summary, binary: &Binary) -> JsonReport {
         },
         seconds: summary.elapsed.as_secs_f64(),
         instrumented: binary.instrumented,
+        seed: summary.seed,
+        coverage: super::coverage_line(summary),
+        found_by: summary.found_by.clone(),
+        shortened: summary.shortened,
     }
 }

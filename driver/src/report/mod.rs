@@ -5,7 +5,7 @@ pub mod json;
 pub mod text;
 
 use crate::binary::Binary;
-use crate::explore::Finding;
+use crate::explore::{Finding, StopReason, Summary};
 use crate::schedule::ScheduleFile;
 use crate::trace::{Trace, TraceEvent};
 use reach_channel::{OpKind, RunStatus};
@@ -89,6 +89,55 @@ pub fn write_schedule(
         counted.then_some(finding.trace.total_steps),
     )
     .write(path)
+}
+
+/// Like [`write_schedule`], also naming the strategy and seed that found
+/// the bug.
+pub fn write_schedule_of(
+    path: &Path,
+    program: &str,
+    args: Vec<String>,
+    max_steps: Option<u64>,
+    finding: &Finding,
+    strategy: Option<String>,
+    seed: Option<u64>,
+) -> std::io::Result<()> {
+    let counted = finding.outcome.status != RunStatus::Running;
+    let mut file = ScheduleFile::of_trace(
+        program.to_string(),
+        args,
+        Some(format!("{:?}", finding.bug.kind)),
+        &finding.trace,
+        max_steps,
+        counted.then_some(finding.trace.total_steps),
+    );
+    file.strategy = strategy;
+    file.seed = seed;
+    file.write(path)
+}
+
+/// The coverage line of an exploration: what its executions cover. For the
+/// exhaustive strategies the behaviours and whether the search completed,
+/// for bounded ones the bound completed, for PCT the probability bound
+/// reached (from [`crate::strategy::Strategy::coverage`]).
+pub fn coverage_line(summary: &Summary) -> String {
+    let behaviours = summary
+        .partial_orders
+        .map(|n| format!(" ({n} distinct behaviours)"))
+        .unwrap_or_default();
+    let state = match &summary.stop {
+        StopReason::Complete => "complete: every behaviour explored".to_string(),
+        StopReason::Bounded(why) => format!("not complete: {why}"),
+        _ => "not complete".to_string(),
+    };
+    match (&summary.coverage, summary.strategy) {
+        (Some(line), "portfolio") => line.clone(),
+        (Some(line), _) if summary.stop != StopReason::Complete => line.clone(),
+        _ => format!(
+            "{}: {} executions{behaviours}, {state}",
+            summary.strategy, summary.executions
+        ),
+    }
 }
 
 /// The object of an event as shown to people: `thread 2`, `0x4040a0`, or nothing.

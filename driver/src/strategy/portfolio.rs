@@ -201,7 +201,9 @@ fn run_worker(
         .map(|&(i, m)| {
             let mut s = m.build();
             s.set_cancel(cancel.clone());
-            let summary = Summary::empty(s.name(), options.count_partial_orders);
+            let mut summary = Summary::empty(s.name(), options.count_partial_orders);
+            // Until the member's search ends by itself, it was stopped.
+            summary.stop = StopReason::Interrupted;
             (i, m, s, summary, false)
         })
         .collect();
