@@ -95,15 +95,38 @@ impl Strategy for Replaying {
     }
 }
 
-/// Candidate prefixes from `schedule`, most promising first: cuts at each
-/// switch (latest first), then each run dropped (latest first).
-fn candidates(schedule: &[u32]) -> Vec<Vec<u32>> {
+/// Candidate prefixes from `trace`'s schedule, most promising first:
+/// - at each step where the thread that ran last in the trace (the one
+///   that showed the bug) was enabled and another ran, the schedule up
+///   to there and then that thread (it overtakes the rest), earliest first;
+/// - cuts at each switch, earliest first;
+/// - each run but the last dropped, earliest first.
+fn candidates(trace: &Trace) -> Vec<Vec<u32>> {
+    let schedule = trace.schedule();
+    let Some(&culprit) = schedule.last() else {
+        return Vec::new();
+    };
     let starts: Vec<usize> = (1..schedule.len())
         .filter(|&i| schedule[i] != schedule[i - 1])
         .collect();
-    let mut out: Vec<Vec<u32>> = starts.iter().rev().map(|&i| schedule[..i].to_vec()).collect();
+    let mut out: Vec<Vec<u32>> = Vec::new();
+    for (i, e) in trace.events.iter().enumerate() {
+        if e.thread != culprit
+            && e.enabled.contains(culprit)
+            && (i == 0 || schedule[i - 1] != culprit)
+        {
+            let mut overtaken = schedule[..i].to_vec();
+            overtaken.push(culprit);
+            out.push(overtaken);
+        }
+    }
+    out.extend(starts.iter().map(|&i| schedule[..i].to_vec()));
     // Dropping the last run is the same as cutting at its start.
-    for (k, &start) in starts.iter().enumerate().rev().skip(1) {
+    for (k, &start) in starts
+        .iter()
+        .enumerate()
+        .take(starts.len().saturating_sub(1))
+    {
         let end = starts.get(k + 1).copied().unwrap_or(schedule.len());
         let mut dropped = schedule[..start].to_vec();
         dropped.extend_from_slice(&schedule[end..]);
@@ -143,7 +166,7 @@ pub fn shorten(
     };
     let mut replaying = Replaying;
     'outer: loop {
-        for prefix in candidates(&best.schedule) {
+        for prefix in candidates(&best.trace) {
             if stats.executions >= budget || cancel.is_set() {
                 break 'outer;
             }
@@ -190,11 +213,41 @@ mod tests {
     }
 
     #[test]
-    fn candidates_cut_latest_switches_first_then_drop_runs() {
-        let c = candidates(&[0, 0, 1, 2, 2]);
+    fn candidates_overtake_then_cut_then_drop_runs() {
+        use crate::trace::TraceEvent;
+        use reach_channel::{EventFlags, Op, OpKind};
+        let all = {
+            let mut s = ThreadSet::EMPTY;
+            for t in 0..3 {
+                s.insert(t);
+            }
+            s
+        };
+        let events = [0, 0, 1, 2, 2]
+            .iter()
+            .map(|&thread| TraceEvent {
+                thread,
+                op: Op {
+                    kind: OpKind::Yield,
+                    flags: EventFlags(0),
+                    object: 0,
+                    aux: 0,
+                },
+                site: 0,
+                enabled: all,
+            })
+            .collect();
+        let trace = Trace::new(events, Vec::new());
         assert_eq!(
-            c,
-            vec![vec![0, 0, 1], vec![0, 0], vec![0, 0, 2, 2]]
+            candidates(&trace),
+            vec![
+                vec![2],
+                vec![0, 2],
+                vec![0, 0, 2],
+                vec![0, 0],
+                vec![0, 0, 1],
+                vec![0, 0, 2, 2]
+            ]
         );
     }
 }

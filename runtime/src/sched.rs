@@ -289,7 +289,9 @@ pub fn next_random(st: &mut State) -> u64 {
 /// there is none or the policy is another.
 pub fn change_point_at(st: &State, i: u32) -> u64 {
     let h = st.chan.header();
-    let count = h.change_point_count.min(reach_channel::MAX_CHANGE_POINTS as u32);
+    let count = h
+        .change_point_count
+        .min(reach_channel::MAX_CHANGE_POINTS as u32);
     if st.policy != Policy::Pct || i >= count {
         return u64::MAX;
     }

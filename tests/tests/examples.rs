@@ -105,6 +105,8 @@ examples! {
     bb_semaphore: "bb_semaphore.c", [], ["2", "2", "1", "1"] => Clean(10);
     bounded_buffer: "bounded_buffer.c", [], [] => Clean(62);
     channel_garbage: "channel_garbage.c", [], [] => Clean(2);
+    checker_overtakes_setters: "checker_overtakes_setters.c", ["--strategy", "pct", "--depth", "1", "--seed", "1"], [] => Bug("assertion");
+    checker_overtakes_setters_dpor: "checker_overtakes_setters.c", ["--max-executions", "300"], [] => Limited(300);
     cas_spinlock: "cas_spinlock.c", [], [] => Clean(198);
     cas_spinlock_3: "cas_spinlock.c", ["--spin-threshold", "1"], ["3"] => Clean(582);
     cpp_atomic_orders: "cpp_atomic_orders.cpp", [], [] => Clean(12);
@@ -181,6 +183,7 @@ examples! {
     treiber_stack: "treiber_stack.c", [], ["2", "1"] => Clean(40);
     xchg_spinlock: "xchg_spinlock.c", [], [] => Clean(132);
     xchg_spinlock_3: "xchg_spinlock.c", ["--spin-threshold", "1"], ["3"] => Clean(342);
+    watchdog_pool: "watchdog_pool.c", ["--strategy", "pct", "--depth", "1", "--seed", "1", "--timeout", "60"], ["40"] => Bug("assertion");
     xchg_spinlock_lost_unlock: "xchg_spinlock_lost_unlock.c", [], [] => Bug("hang");
 }
 

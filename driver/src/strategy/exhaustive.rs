@@ -61,8 +61,7 @@ impl Strategy for Exhaustive {
                 node.done.insert(next);
                 let i = self.path.nodes.len() - 1;
                 if let Some(bound) = self.preemption_bound {
-                    if self.path.is_preemption(i, next)
-                        && self.path.preemptions_before(i) >= bound
+                    if self.path.is_preemption(i, next) && self.path.preemptions_before(i) >= bound
                     {
                         self.pruned = true;
                         continue;

@@ -57,6 +57,13 @@ impl Member {
     }
 }
 
+/// A member's summary and coverage line once its worker stopped.
+type MemberResult = Option<(Summary, Option<String>)>;
+
+/// A member on its worker: index, member, search, summary, and whether its
+/// search ended by itself.
+type Running = (usize, Member, Box<dyn Strategy>, Summary, bool);
+
 /// What the workers share.
 struct Shared<'a> {
     options: &'a ExploreOptions,
@@ -68,7 +75,7 @@ struct Shared<'a> {
     /// The first bug and the member that found it.
     found: Mutex<Option<(Finding, String)>>,
     /// Each member's summary and coverage line, by member index.
-    results: Mutex<Vec<Option<(Summary, Option<String>)>>>,
+    results: Mutex<Vec<MemberResult>>,
     start: Instant,
 }
 
@@ -136,7 +143,10 @@ pub fn explore_portfolio(
     }
     let mut summary = Summary::empty("portfolio", options.count_partial_orders);
     let mut parts = Vec::new();
-    let results = shared.results.into_inner().unwrap_or_else(|e| e.into_inner());
+    let results = shared
+        .results
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
     for (member, result) in members.iter().zip(results) {
         let Some((s, coverage)) = result else {
             continue;
@@ -196,7 +206,7 @@ fn run_worker(
     let options = shared.options;
     let cancel = options.cancel(shared.start);
     executor.set_cancel(cancel.clone());
-    let mut searches: Vec<(usize, Member, Box<dyn Strategy>, Summary, bool)> = members
+    let mut searches: Vec<Running> = members
         .iter()
         .map(|&(i, m)| {
             let mut s = m.build();
