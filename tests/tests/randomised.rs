@@ -297,24 +297,24 @@ fn shortening_removes_switches_and_keeps_the_bug() {
 
 #[test]
 fn preemption_bounding_rounds_grow_until_the_bug() {
-    let program = build_example("checker_overtakes_setters.c");
+    // Strict alternation of two threads needs four preemptions.
+    let program = build_example("oracle_rare_order.c");
     for strategy in ["exhaustive", "dpor"] {
-        // The checker must preempt the main thread once the gate is open.
         let run = reach(
             &program,
-            &["--strategy", strategy, "--preemption-bound", "0"],
-            &["2"],
+            &["--strategy", strategy, "--preemption-bound", "3"],
+            &[],
         );
         assert_eq!(run.code, 3, "{strategy}: {}", run.stdout);
         let coverage = run.json["coverage"].as_str().unwrap_or_default();
         assert!(
-            coverage.contains("preemption bound 0 completed"),
+            coverage.contains("preemption bound 3 completed"),
             "{coverage}"
         );
         let run = reach(
             &program,
-            &["--strategy", strategy, "--preemption-bound", "3"],
-            &["2"],
+            &["--strategy", strategy, "--preemption-bound", "5"],
+            &[],
         );
         assert_eq!(
             run.bug_kind().as_deref(),
@@ -322,7 +322,27 @@ fn preemption_bounding_rounds_grow_until_the_bug() {
             "{strategy}: {}",
             run.stdout
         );
+        let coverage = run.json["coverage"].as_str().unwrap_or_default();
+        assert!(
+            coverage.contains("preemption bound 3 completed")
+                && coverage.contains("bound 4 partly explored"),
+            "{coverage}"
+        );
     }
+    // The checker needs none: once main waits in a join, running the
+    // checker first is a switch, not a preemption.
+    let program = build_example("checker_overtakes_setters.c");
+    let run = reach(
+        &program,
+        &["--strategy", "exhaustive", "--preemption-bound", "0"],
+        &["2"],
+    );
+    assert_eq!(
+        run.bug_kind().as_deref(),
+        Some("assertion"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

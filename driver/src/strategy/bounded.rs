@@ -115,11 +115,13 @@ impl Strategy for IterativeBound {
                 "{}: no schedule needed more than {} preemptions: all behaviours covered",
                 self.name, self.bound
             ),
+            (false, Some(done)) if self.bound > done => format!(
+                "{}: preemption bound {done} completed ({guarantee} with at most {done} preemptions), bound {} partly explored",
+                self.name, self.bound
+            ),
             (false, Some(done)) => format!(
-                "{}: preemption bound {done} completed ({guarantee} with at most {done} preemptions), bound {} {}",
-                self.name,
-                self.bound,
-                if self.bound > done { "partly explored" } else { "not started" }
+                "{}: preemption bound {done} completed ({guarantee} with at most {done} preemptions)",
+                self.name
             ),
             (false, None) => format!(
                 "{}: preemption bound 0 not completed (bound {} partly explored)",
