@@ -50,6 +50,7 @@ fn executor(program: &str, args: &[String], fork_server: bool) -> Executor {
         record_steps: 1_000_000,
         spin_threshold: 64,
         fork_server,
+        exit_cuts_threads: false,
     };
     match Executor::new(config) {
         Ok(e) => e,

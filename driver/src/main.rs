@@ -115,6 +115,7 @@ fn run(cli: &Cli) -> Result<u8> {
         record_steps,
         spin_threshold: cli.spin_threshold,
         fork_server: !cli.no_fork_server,
+        exit_cuts_threads: cli.exit_cuts_threads,
     };
     let config_for_workers = config.clone();
     let placement = if cli.no_pin {

@@ -5,7 +5,7 @@ use crate::chan::{AttachError, Chan};
 use crate::state::{set_debug, set_me, state, State, TState, MODE, MODE_ACTIVE};
 use crate::sys;
 use core::sync::atomic::Ordering;
-use reach_channel::layout::{REQ_SLEEP_SETS, REQ_SPIN_BLOCKING};
+use reach_channel::layout::{REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING};
 use reach_channel::{Policy, ThreadState};
 
 fn parse_fd(s: &[u8]) -> Option<i32> {
@@ -54,6 +54,8 @@ pub fn load_request(st: &mut State) {
     st.cut = false;
     st.sleep_sets = h.request_flags & REQ_SLEEP_SETS != 0;
     st.spin_blocking = h.request_flags & REQ_SPIN_BLOCKING != 0;
+    st.exit_cuts_threads = h.request_flags & REQ_EXIT_CUTS_THREADS != 0;
+    st.exit_waiting_since = u64::MAX;
     st.spin_threshold = u64::from(h.spin_threshold);
     st.sleep = if st.sleep_sets {
         h.sleep_set
@@ -118,6 +120,7 @@ extern "C" fn reach_init() {
         return;
     }
     crate::api::thread::arm_exit_key(st);
+    crate::api::start::register_exit_handler();
     set_me(0);
     MODE.store(MODE_ACTIVE, Ordering::SeqCst);
 }

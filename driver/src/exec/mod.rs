@@ -44,6 +44,9 @@ pub struct ExecConfig {
     pub spin_threshold: u32,
     /// Serve executions from a fork server in the runtime instead of exec.
     pub fork_server: bool,
+    /// Take the process exit where a thread reaches it, cutting other
+    /// threads short, instead of once no other thread can run.
+    pub exit_cuts_threads: bool,
 }
 
 /// What one execution must do.

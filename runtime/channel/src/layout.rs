@@ -208,6 +208,10 @@ impl RunStatus {
 pub const REQ_SLEEP_SETS: u32 = 1;
 /// Request flag: treat spinning reads as blocking (spin-loop detection).
 pub const REQ_SPIN_BLOCKING: u32 = 2;
+/// Request flag: the process exit happens when the exiting thread reaches
+/// it, cutting other threads short (otherwise it waits until no other
+/// thread can run; see [`crate::EventFlags::CUTS_THREADS`]).
+pub const REQ_EXIT_CUTS_THREADS: u32 = 4;
 
 /// The channel header. Request fields are written by the driver before the
 /// execution starts; response fields by the runtime during and after it.
