@@ -19,6 +19,8 @@ const BUGGY: &[(&str, &[&str], &str, u32)] = &[
     ("crash_stack_overflow.c", &[], "crash", 3),
     ("dining_philosophers.c", &[], "deadlock", 3),
     ("exit_underscore.c", &[], "assertion", 3),
+    ("exit_handler_race.c", &[], "data_race", 3),
+    ("cpp_static_destructor_race.cpp", &[], "data_race", 3),
     ("fib_bench.c", &[], "data_race", 3),
     ("lastzero.c", &[], "data_race", 3),
     ("misuse_destroy_cond_waiters.c", &[], "misuse", 3),
