@@ -20,7 +20,7 @@ B=target/release
 OUT=target/randomised-bench
 mkdir -p "$OUT"
 # file|args|pct depth (the depth the bug needs, as in tests/tests/randomised.rs)
-PROGRAMS=$(grep -E '^\s+\("[a-z_0-9]+\.(c|cpp)", &\[' tests/tests/randomised.rs |
+PROGRAMS=$(grep -E '^\s+\("[a-z_0-9]+\.(c|cpp)", &\[[^]]*\], "[a-z_]+", [0-9]+\),$' tests/tests/randomised.rs |
   sed -E 's/^\s+\("([^"]+)", &\[([^]]*)\], "[a-z_]+", ([0-9]+)\),.*/\1|\2|\3/; s/"//g; s/,//g')
 stat() { # "v1 v2 ..." -> "median max"
   python3 -c 'import sys,statistics as s; v=[float(x) for x in sys.argv[1:]]; print("%g %g"%(s.median(v),max(v)))' "$@"
