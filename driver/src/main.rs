@@ -14,6 +14,7 @@ use reach_native::schedule::ScheduleFile;
 use reach_native::strategy::bounded::IterativeBound;
 use reach_native::strategy::dpor::Dpor;
 use reach_native::strategy::exhaustive::Exhaustive;
+use reach_native::strategy::optimal::OptimalDpor;
 use reach_native::strategy::pct::Pct;
 use reach_native::strategy::portfolio::Member;
 use reach_native::strategy::random::RandomWalk;
@@ -211,6 +212,7 @@ fn run(cli: &Cli) -> Result<u8> {
                 StrategyName::DporCr => Box::new(Dpor::new(false)),
                 StrategyName::DporClassic => Box::new(Dpor::classic()),
                 StrategyName::Exhaustive => Box::new(Exhaustive::default()),
+                StrategyName::Optimal => Box::new(OptimalDpor::new()),
                 StrategyName::Rt => Box::new(ReachabilityTesting::new()),
             };
             explore(&mut executor, strategy.as_mut(), &options, &mut |s| {

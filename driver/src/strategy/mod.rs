@@ -7,6 +7,7 @@
 pub mod bounded;
 pub mod dpor;
 pub mod exhaustive;
+pub mod optimal;
 pub mod pct;
 pub mod portfolio;
 pub mod random;
