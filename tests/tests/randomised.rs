@@ -278,6 +278,39 @@ fn pct_and_random_executions_replay_from_their_recorded_schedule() {
 }
 
 #[test]
+fn pct_executions_are_the_same_from_the_fork_server_and_from_exec() {
+    let program = build_example("dining_philosophers_ordered.c");
+    let dir = reach_tests::scratch();
+    let mut files = Vec::new();
+    for mode in ["fork-server", "exec"] {
+        let record = dir.join(format!("pct-{mode}-{}.schedule", std::process::id()));
+        let record_text = record.to_string_lossy().into_owned();
+        let mut options = vec![
+            "--strategy",
+            "pct",
+            "--depth",
+            "3",
+            "--seed",
+            "9",
+            "--max-executions",
+            "30",
+            "--record",
+            &record_text,
+            "--record-execution",
+            "30",
+        ];
+        if mode == "exec" {
+            options.push("--no-fork-server");
+        }
+        let run = reach(&program, &options, &[]);
+        assert_eq!(run.code, 3, "{mode}: {}", run.stdout);
+        files.push(std::fs::read_to_string(&record).unwrap_or_default());
+    }
+    assert!(!files[0].is_empty());
+    assert_eq!(files[0], files[1]);
+}
+
+#[test]
 fn shortening_removes_switches_and_keeps_the_bug() {
     let run = finds_and_replays(
         "checker_overtakes_setters.c",

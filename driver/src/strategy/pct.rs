@@ -142,8 +142,10 @@ impl Strategy for Pct {
 pub fn percent(p: f64) -> String {
     if p >= 0.01 || p == 0.0 {
         format!("{:.1}%", p * 100.0)
+    } else if p >= 1e-5 {
+        format!("{:.3}%", p * 100.0)
     } else {
-        format!("{:.2e}%", p * 100.0)
+        format!("{:.1e}", p)
     }
 }
 
