@@ -95,32 +95,50 @@ impl Strategy for Replaying {
     }
 }
 
-/// Candidate prefixes from `trace`'s schedule, most promising first:
-/// - at each step where the thread that ran last in the trace (the one
-///   that showed the bug) was enabled and another ran, the schedule up
-///   to there and then that thread (it overtakes the rest), earliest first;
-/// - cuts at each switch, earliest first;
-/// - each run but the last dropped, earliest first.
-fn candidates(trace: &Trace) -> Vec<Vec<u32>> {
+/// Steps of `trace` from `from` on where `culprit` has just become
+/// enabled (enabled there, not at the step before) and another thread ran.
+fn first_enabled(trace: &Trace, culprit: u32, from: usize) -> Vec<usize> {
+    let events = &trace.events;
+    (from..events.len())
+        .filter(|&i| {
+            events[i].thread != culprit
+                && events[i].enabled.contains(culprit)
+                && (i == from || !events[i - 1].enabled.contains(culprit))
+        })
+        .collect()
+}
+
+/// Candidate prefixes from `trace`'s schedule, in two groups, most
+/// promising first. First: the thread that ran last in the trace (the one
+/// that showed the bug) overtaking the others as soon as it becomes
+/// enabled, and cuts at each switch, earliest first. Then: that thread
+/// overtaking at every other step where it was enabled, and each run but
+/// the last dropped.
+fn candidates(trace: &Trace) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
     let schedule = trace.schedule();
     let Some(&culprit) = schedule.last() else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
+    };
+    let overtake = |i: usize| {
+        let mut prefix = schedule[..i].to_vec();
+        prefix.push(culprit);
+        prefix
     };
     let starts: Vec<usize> = (1..schedule.len())
         .filter(|&i| schedule[i] != schedule[i - 1])
         .collect();
-    let mut out: Vec<Vec<u32>> = Vec::new();
-    for (i, e) in trace.events.iter().enumerate() {
-        if e.thread != culprit
-            && e.enabled.contains(culprit)
-            && (i == 0 || schedule[i - 1] != culprit)
-        {
-            let mut overtaken = schedule[..i].to_vec();
-            overtaken.push(culprit);
-            out.push(overtaken);
-        }
-    }
-    out.extend(starts.iter().map(|&i| schedule[..i].to_vec()));
+    let early = first_enabled(trace, culprit, 0);
+    let mut first: Vec<Vec<u32>> = early.iter().map(|&i| overtake(i)).collect();
+    first.extend(starts.iter().map(|&i| schedule[..i].to_vec()));
+    let mut rest: Vec<Vec<u32>> = (0..schedule.len())
+        .filter(|&i| {
+            trace.events[i].thread != culprit
+                && trace.events[i].enabled.contains(culprit)
+                && (i == 0 || schedule[i - 1] != culprit)
+                && !early.contains(&i)
+        })
+        .map(overtake)
+        .collect();
     // Dropping the last run is the same as cutting at its start.
     for (k, &start) in starts
         .iter()
@@ -130,9 +148,21 @@ fn candidates(trace: &Trace) -> Vec<Vec<u32>> {
         let end = starts.get(k + 1).copied().unwrap_or(schedule.len());
         let mut dropped = schedule[..start].to_vec();
         dropped.extend_from_slice(&schedule[end..]);
-        out.push(dropped);
+        rest.push(dropped);
     }
-    out
+    (first, rest)
+}
+
+/// A request for `prefix` under the "continue" policy.
+fn continuing(prefix: Vec<u32>) -> Request {
+    Request {
+        prefix,
+        policy: Policy::ContinueThenLowest,
+        seed: 0,
+        sleep_set: ThreadSet::EMPTY,
+        sleep_sets: false,
+        change_points: Vec::new(),
+    }
 }
 
 /// Shortens `finding` by re-running candidate schedules on `executor`, at
@@ -166,22 +196,56 @@ pub fn shorten(
     };
     let mut replaying = Replaying;
     'outer: loop {
-        for prefix in candidates(&best.trace) {
+        let (first, rest) = candidates(&best.trace);
+        let culprit = best.schedule.last().copied();
+        // The cuts at each switch, each continued and then overtaken by the
+        // culprit where it becomes enabled (two runs per cut).
+        let starts: Vec<usize> = (1..best.schedule.len())
+            .filter(|&i| best.schedule[i] != best.schedule[i - 1])
+            .collect();
+        let mut two_stage = starts.into_iter();
+        let mut first = first.into_iter();
+        let mut rest = rest.into_iter();
+        let mut pending: Vec<Vec<u32>> = Vec::new();
+        loop {
             if stats.executions >= budget || cancel.is_set() {
                 break 'outer;
             }
-            let request = Request {
-                prefix,
-                policy: Policy::ContinueThenLowest,
-                seed: 0,
-                sleep_set: ThreadSet::EMPTY,
-                sleep_sets: false,
-                change_points: Vec::new(),
+            let prefix = if let Some(p) = first.next() {
+                p
+            } else if let Some(p) = pending.pop() {
+                p
+            } else if let (Some(j), Some(c)) = (two_stage.next(), culprit) {
+                stats.executions += 1;
+                let Ok(outcome) = executor.run(&continuing(best.schedule[..j].to_vec())) else {
+                    continue;
+                };
+                let trace = Trace::from_outcome(&outcome);
+                let schedule = trace.schedule();
+                // Latest last, so tried first: the culprit's latest wake-up
+                // is the likeliest to pass the others.
+                pending = first_enabled(&trace, c, j)
+                    .into_iter()
+                    .map(|i| {
+                        let mut p = schedule[..i].to_vec();
+                        p.push(c);
+                        p
+                    })
+                    .collect();
+                continue;
+            } else if let Some(p) = rest.next() {
+                p
+            } else {
+                break 'outer;
             };
             stats.executions += 1;
-            let Ok(Some(examined)) =
-                execute(executor, &mut replaying, &request, &options, best.execution)
-            else {
+            let Ok(Some(examined)) = execute(
+                executor,
+                &mut replaying,
+                &continuing(prefix),
+                &options,
+                best.execution,
+            ) else {
                 continue;
             };
             let Some(found) = examined.finding else {
@@ -194,7 +258,6 @@ pub fn shorten(
                 continue 'outer;
             }
         }
-        break;
     }
     stats.switches = best_key.0;
     stats.steps = best_key.1 as u64;
@@ -213,7 +276,7 @@ mod tests {
     }
 
     #[test]
-    fn candidates_overtake_then_cut_then_drop_runs() {
+    fn candidates_overtake_early_and_cut_first_then_the_rest() {
         use crate::trace::TraceEvent;
         use reach_channel::{EventFlags, Op, OpKind};
         let all = {
@@ -238,16 +301,8 @@ mod tests {
             })
             .collect();
         let trace = Trace::new(events, Vec::new());
-        assert_eq!(
-            candidates(&trace),
-            vec![
-                vec![2],
-                vec![0, 2],
-                vec![0, 0, 2],
-                vec![0, 0],
-                vec![0, 0, 1],
-                vec![0, 0, 2, 2]
-            ]
-        );
+        let (first, rest) = candidates(&trace);
+        assert_eq!(first, vec![vec![2], vec![0, 0], vec![0, 0, 1]]);
+        assert_eq!(rest, vec![vec![0, 2], vec![0, 0, 2], vec![0, 0, 2, 2]]);
     }
 }
