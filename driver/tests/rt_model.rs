@@ -7,7 +7,7 @@
 
 mod model;
 
-use model::{describe, op, Model};
+use model::{describe, op, random_model, random_sync_model, Model, Rng, M, N, S, X, Y};
 use reach_channel::OpKind;
 use reach_native::analysis::fingerprint::fingerprint;
 use reach_native::strategy::exhaustive::Exhaustive;
@@ -68,13 +68,6 @@ fn check(model: &Model) -> (Run, Run) {
     );
     (oracle, rt)
 }
-
-const X: u64 = 0x1000;
-const Y: u64 = 0x2000;
-const Z: u64 = 0x3000;
-const M: u64 = 0x9000;
-const N: u64 = 0x9100;
-const S: u64 = 0xa000;
 
 #[test]
 fn three_lockers_have_six_orders() {
@@ -168,51 +161,6 @@ fn a_crash_ends_the_process_like_an_exit() {
     let (oracle, rt) = check(&model);
     assert!(oracle.orders.len() > 1);
     assert_eq!(rt.executions, oracle.orders.len());
-}
-
-/// Random generator (xorshift), deterministic.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
-
-fn random_model(rng: &mut Rng, threads: usize, max_ops: usize) -> Model {
-    let mut model = Model::new(Vec::new());
-    model.semaphores = vec![(S, 0)];
-    model.exit_early = rng.below(6) == 0;
-    for _ in 0..threads {
-        let mut ops = Vec::new();
-        while ops.len() < max_ops && (ops.is_empty() || rng.below(4) != 0) {
-            let var = [X, Y, Z][rng.below(3) as usize];
-            match rng.below(9) {
-                0..=2 => ops.push(op(OpKind::Load, var)),
-                3..=5 => ops.push(op(OpKind::Store, var)),
-                6 => {
-                    let lock = if rng.below(3) == 0 { N } else { M };
-                    ops.push(op(OpKind::MutexLock, lock));
-                    ops.push(op(
-                        if rng.below(2) == 0 {
-                            OpKind::Load
-                        } else {
-                            OpKind::Store
-                        },
-                        var,
-                    ));
-                    ops.push(op(OpKind::MutexUnlock, lock));
-                }
-                7 => ops.push(op(OpKind::SemPost, S)),
-                _ => ops.push(op(OpKind::SemWait, S)),
-            }
-        }
-        model.threads.push(ops);
-    }
-    model
 }
 
 /// Random programs of 2–3 threads over two mutexes, the variables they
@@ -317,36 +265,4 @@ fn reads_from_every_write_once() {
         vec![op(OpKind::Store, X), op(OpKind::Load, Y)],
     ]);
     check(&model);
-}
-
-/// Programs whose shared variables are only accessed under a lock, plus
-/// semaphore signalling: the synchronisation-object programs of Table 1.
-fn random_sync_model(rng: &mut Rng, threads: usize) -> Model {
-    let mut model = Model::new(Vec::new());
-    model.semaphores = vec![(S, 0)];
-    for _ in 0..threads {
-        let mut ops = Vec::new();
-        for _ in 0..1 + rng.below(2) {
-            match rng.below(4) {
-                0 | 1 => {
-                    let lock = if rng.below(2) == 0 { M } else { N };
-                    let var = [X, Y][rng.below(2) as usize];
-                    ops.push(op(OpKind::MutexLock, lock));
-                    ops.push(op(
-                        if rng.below(2) == 0 {
-                            OpKind::Load
-                        } else {
-                            OpKind::Store
-                        },
-                        var + lock,
-                    ));
-                    ops.push(op(OpKind::MutexUnlock, lock));
-                }
-                2 => ops.push(op(OpKind::SemPost, S)),
-                _ => ops.push(op(OpKind::SemWait, S)),
-            }
-        }
-        model.threads.push(ops);
-    }
-    model
 }

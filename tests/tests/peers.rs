@@ -65,6 +65,14 @@ fn dpor_counts_the_same_behaviours() {
     assert_eq!(explore("fib_bench", 3, "dpor"), (1_698, 1_698, 0));
 }
 
+/// Reachability testing with an exit that waits for the other threads:
+/// the exit is never forced by a variant's prefix, and every behaviour of
+/// lastzero is exercised once.
+#[test]
+fn rt_leaves_the_exit_to_the_end() {
+    assert_eq!(explore("lastzero", 5, "rt"), (64, 64, 0));
+}
+
 /// Compare-and-swap chains: the behaviours match the published 43, but a
 /// reversed race may turn a failed compare-and-swap into a successful one
 /// (or back), which the wakeup sequences cannot foresee: some orders are

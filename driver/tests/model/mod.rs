@@ -217,3 +217,97 @@ pub fn describe(model: &Model) -> String {
     }
     text
 }
+
+/// Shared variables and synchronisation objects of the random programs.
+pub const X: u64 = 0x1000;
+/// See [`X`].
+pub const Y: u64 = 0x2000;
+/// See [`X`].
+pub const Z: u64 = 0x3000;
+/// See [`X`].
+pub const M: u64 = 0x9000;
+/// See [`X`].
+pub const N: u64 = 0x9100;
+/// See [`X`].
+pub const S: u64 = 0xa000;
+
+/// Random generator (xorshift), deterministic.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// A number below `n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// A random program of `threads` threads with at most `max_ops` operations
+/// each: plain accesses, lock sections, semaphore operations, sometimes an
+/// early exit.
+pub fn random_model(rng: &mut Rng, threads: usize, max_ops: usize) -> Model {
+    let mut model = Model::new(Vec::new());
+    model.semaphores = vec![(S, 0)];
+    model.exit_early = rng.below(6) == 0;
+    for _ in 0..threads {
+        let mut ops = Vec::new();
+        while ops.len() < max_ops && (ops.is_empty() || rng.below(4) != 0) {
+            let var = [X, Y, Z][rng.below(3) as usize];
+            match rng.below(9) {
+                0..=2 => ops.push(op(OpKind::Load, var)),
+                3..=5 => ops.push(op(OpKind::Store, var)),
+                6 => {
+                    let lock = if rng.below(3) == 0 { N } else { M };
+                    ops.push(op(OpKind::MutexLock, lock));
+                    ops.push(op(
+                        if rng.below(2) == 0 {
+                            OpKind::Load
+                        } else {
+                            OpKind::Store
+                        },
+                        var,
+                    ));
+                    ops.push(op(OpKind::MutexUnlock, lock));
+                }
+                7 => ops.push(op(OpKind::SemPost, S)),
+                _ => ops.push(op(OpKind::SemWait, S)),
+            }
+        }
+        model.threads.push(ops);
+    }
+    model
+}
+
+/// Programs whose shared variables are only accessed under a lock, plus
+/// semaphore signalling: the synchronisation-object programs of Table 1.
+pub fn random_sync_model(rng: &mut Rng, threads: usize) -> Model {
+    let mut model = Model::new(Vec::new());
+    model.semaphores = vec![(S, 0)];
+    for _ in 0..threads {
+        let mut ops = Vec::new();
+        for _ in 0..1 + rng.below(2) {
+            match rng.below(4) {
+                0 | 1 => {
+                    let lock = if rng.below(2) == 0 { M } else { N };
+                    let var = [X, Y][rng.below(2) as usize];
+                    ops.push(op(OpKind::MutexLock, lock));
+                    ops.push(op(
+                        if rng.below(2) == 0 {
+                            OpKind::Load
+                        } else {
+                            OpKind::Store
+                        },
+                        var + lock,
+                    ));
+                    ops.push(op(OpKind::MutexUnlock, lock));
+                }
+                2 => ops.push(op(OpKind::SemPost, S)),
+                _ => ops.push(op(OpKind::SemWait, S)),
+            }
+        }
+        model.threads.push(ops);
+    }
+    model
+}

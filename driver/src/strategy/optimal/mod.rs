@@ -150,6 +150,44 @@ fn blocking(op: &Op) -> bool {
     }
 }
 
+/// The events an operation that conflicts with everything races with when
+/// thread `p` performs it now: each other thread's last event, unless it
+/// happens before `p` or before another such event.
+fn maximal_events_not_before(hb: &HappensBefore, p: u32, threads: usize) -> Vec<usize> {
+    let candidates: Vec<usize> = (0..threads as u32)
+        .filter(|&q| q != p)
+        .filter_map(|q| hb.last_event_of(q))
+        .filter(|&j| !hb.event_precedes_thread(j, p))
+        .collect();
+    candidates
+        .iter()
+        .copied()
+        .filter(|&j| {
+            !candidates
+                .iter()
+                .any(|&r| r != j && hb.event_precedes_event(j, r))
+        })
+        .collect()
+}
+
+/// Could the call `v` run in the state before the event `e` it depends on?
+/// A blocking call cannot go before the release that let it go on; a
+/// semaphore wait can go before any operation that found the count
+/// positive (each records the count it found).
+fn may_run_before(v: &Op, e: &Op) -> bool {
+    if !blocking(v) {
+        return true;
+    }
+    let semaphore = matches!(
+        e.kind,
+        OpKind::SemWait | OpKind::SemPost | OpKind::SemGetValue
+    );
+    if v.kind == OpKind::SemWait && semaphore && e.object == v.object {
+        return e.aux > 0;
+    }
+    !releases(e)
+}
+
 /// True for an operation that may let a blocked call of another thread go
 /// on (a release, a post, a signal, an arrival).
 fn releases(op: &Op) -> bool {
@@ -254,7 +292,7 @@ impl Strategy for OptimalDpor {
                 };
                 let mut racing = hb.racing_events(p, &v);
                 if v.cuts_threads() {
-                    racing.extend(hb.latest_event_not_before(p));
+                    racing.extend(maximal_events_not_before(&hb, p, trace.thread_count()));
                 }
                 for i in racing {
                     races.push(Race {
@@ -355,7 +393,7 @@ impl OptimalDpor {
         }
         let feasible = |i: usize, ran_since: bool| {
             if ran_since {
-                !(blocking(&v) && releases(&trace.events[i].op))
+                may_run_before(&v, &trace.events[i].op)
             } else {
                 self.nodes.get(i).is_some_and(|n| n.enabled.contains(p))
             }
@@ -378,8 +416,11 @@ impl OptimalDpor {
         };
         let crash = trace.ended_by.and_then(|t| trace.last_event_of(t));
         // notdep(e, E) up to k, then e' (as a call: its outcome may change).
+        // An exit that cuts threads short, or a crash, follows everything
+        // before it (the vector clocks, which follow objects, do not say so).
+        let ends = |j: usize| crash == Some(j) || trace.events[j].op.cuts_threads();
         let mut positions: Vec<usize> = (i + 1..k.min(trace.len()))
-            .filter(|&j| !hb.event_precedes_event(i, j))
+            .filter(|&j| !hb.event_precedes_event(i, j) && !ends(j))
             .collect();
         let mut seq: Vec<Step> = positions
             .iter()

@@ -255,7 +255,13 @@ fn derive(
     for (rank, &s) in calls.iter().filter(|&&s| s >= seq.executed).enumerate() {
         members.push((s, slot_at(seq.executed + rank)));
     }
-    let order = linearise(seq, &members)?;
+    let mut order = linearise(seq, &members)?;
+    // An exit that waits for the other threads comes last by itself (it
+    // waits for the events the variant removed too): not forced.
+    order.retain(|&g| {
+        let op = &seq.events[g].op;
+        op.kind != OpKind::ProcessExit || op.cuts_threads()
+    });
     let fresh: HashSet<usize> = calls.iter().copied().collect();
     let mut in_variant = vec![false; seq.events.len()];
     for &(g, _) in &members {

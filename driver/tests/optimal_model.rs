@@ -1,0 +1,115 @@
+//! Optimal DPOR checked against the exhaustive oracle on simulated programs
+//! (the interpreter of `model` plays the runtime: forced prefix, sleep set,
+//! then "continue, else lowest"): on random programs with mutexes,
+//! semaphores, racing plain accesses and early exits, `optimal` must run
+//! exactly one execution per partial order of the oracle, find the same
+//! deadlocks, and never end an execution blocked by its sleep set.
+
+mod model;
+
+use model::{describe, random_model, random_sync_model, Model, Rng};
+use reach_native::analysis::fingerprint::fingerprint;
+use reach_native::strategy::exhaustive::Exhaustive;
+use reach_native::strategy::optimal::OptimalDpor;
+use reach_native::strategy::Strategy;
+use std::collections::HashSet;
+
+struct Run {
+    executions: usize,
+    orders: HashSet<u64>,
+    deadlocks: usize,
+    sleep_blocked: usize,
+}
+
+fn explore(model: &Model, strategy: &mut dyn Strategy) -> Run {
+    let mut run = Run {
+        executions: 0,
+        orders: HashSet::new(),
+        deadlocks: 0,
+        sleep_blocked: 0,
+    };
+    while let Some(request) = strategy.next_request() {
+        let execution = model.run(&request);
+        if let Err(divergence) = strategy.observe(&request, &execution.trace) {
+            panic!(
+                "prefix {:?} not followed ({divergence}) in\n{}",
+                request.prefix,
+                describe(model)
+            );
+        }
+        run.executions += 1;
+        assert!(run.executions < 200_000, "exploration does not terminate");
+        run.sleep_blocked += usize::from(execution.sleep_blocked);
+        if !execution.sleep_blocked {
+            run.orders.insert(fingerprint(&execution.trace));
+        }
+        run.deadlocks += usize::from(execution.deadlock);
+    }
+    run
+}
+
+/// One execution per partial order of the oracle, none sleep-blocked.
+fn check(model: &Model) -> usize {
+    let oracle = explore(model, &mut Exhaustive::default());
+    let optimal = explore(model, &mut OptimalDpor::new());
+    let missing = oracle.orders.difference(&optimal.orders).count();
+    let invented = optimal.orders.difference(&oracle.orders).count();
+    assert!(
+        missing == 0 && invented == 0,
+        "optimal misses {missing} and invents {invented} partial orders of\n{}",
+        describe(model)
+    );
+    assert_eq!(
+        optimal.sleep_blocked,
+        0,
+        "optimal was blocked by a sleep set in\n{}",
+        describe(model)
+    );
+    assert_eq!(
+        optimal.executions,
+        optimal.orders.len(),
+        "optimal ran a partial order twice in\n{}",
+        describe(model)
+    );
+    assert_eq!(
+        optimal.deadlocks > 0,
+        oracle.deadlocks > 0,
+        "deadlock found by one only in\n{}",
+        describe(model)
+    );
+    oracle.orders.len()
+}
+
+#[test]
+fn random_synchronised_programs_match_the_oracle() {
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let (mut checked, mut orders) = (0, 0);
+    for _ in 0..400 {
+        let threads = 2 + rng.below(2) as usize;
+        let model = random_sync_model(&mut rng, threads);
+        if model.threads.iter().map(Vec::len).sum::<usize>() > 10 {
+            continue;
+        }
+        orders += check(&model);
+        checked += 1;
+    }
+    assert!(checked > 250);
+    eprintln!("{checked} programs, {orders} partial orders, each run once");
+}
+
+#[test]
+fn random_racy_programs_match_the_oracle() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut checked, mut orders) = (0, 0);
+    for _ in 0..1500 {
+        let threads = 2 + rng.below(2) as usize;
+        let model = random_model(&mut rng, threads, 3);
+        if model.threads.iter().map(Vec::len).sum::<usize>() > 9 {
+            continue;
+        }
+        orders += check(&model);
+        checked += 1;
+    }
+    assert!(checked > 1300);
+    eprintln!("{checked} racy programs, {orders} partial orders, each run once");
+}
