@@ -72,6 +72,9 @@ extern "C" fn reach_init() {
         }
     };
     crate::forkserver::configure(env(c"REACH_FORK_SERVER"));
+    // SAFETY: registering a plain function; the C library's first exit
+    // handlers live in static memory (no allocation).
+    unsafe { libc::atexit(crate::api::start::last_exit_handler) };
     // Programs this one executes must not attach to the channel.
     // SAFETY: plain fcntl on the inherited fd; unsetenv with valid names
     // during single-threaded start-up (the driver sets these variables to

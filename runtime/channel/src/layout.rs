@@ -185,6 +185,9 @@ impl RunStatus {
 pub const REQ_SLEEP_SETS: u32 = 1;
 /// Request flag: treat spinning reads as blocking (spin-loop detection).
 pub const REQ_SPIN_BLOCKING: u32 = 2;
+/// Request flag (read by the fork server at `main`): serve executions from a
+/// persistent worker that restores its memory between them.
+pub const REQ_PERSISTENT: u32 = 4;
 
 /// The channel header. Request fields are written by the driver before the
 /// execution starts; response fields by the runtime during and after it.

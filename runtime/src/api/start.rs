@@ -11,7 +11,7 @@ use crate::real;
 use crate::sched::run_op;
 use crate::state::{me, take_call_site, MODE, MODE_ENDED};
 use core::ffi::{c_char, c_int, c_void};
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use reach_channel::{OpKind, RunStatus};
 
 type MainFn = unsafe extern "C" fn(c_int, *mut *mut c_char, *mut *mut c_char) -> c_int;
@@ -26,6 +26,21 @@ type StartMainFn = unsafe extern "C" fn(
 ) -> c_int;
 
 static REAL_MAIN: AtomicUsize = AtomicUsize::new(0);
+/// Exit code of the execution's `exit` (for a persistent worker).
+static EXIT_CODE: AtomicI32 = AtomicI32::new(0);
+
+/// Registered by the runtime's constructor, before the C library registers
+/// the dynamic linker's destructor runner and before any constructor of the
+/// program: the last exit handler. In a persistent worker the execution is
+/// then over (the process would only flush stdio and end): flush and
+/// restore instead.
+pub extern "C" fn last_exit_handler() {
+    if crate::persist::is_worker() && MODE.load(Ordering::SeqCst) == MODE_ENDED {
+        // SAFETY: flushing every stdio stream, as the C library's exit does next.
+        unsafe { libc::fflush(core::ptr::null_mut()) };
+        crate::persist::end_execution((EXIT_CODE.load(Ordering::Relaxed) & 0xff) << 8);
+    }
+}
 
 /// Ends the execution normally with `code` (a `ProcessExit` event).
 pub fn process_exit(code: c_int) {
@@ -95,6 +110,7 @@ pub unsafe extern "C" fn __libc_start_main(
 #[no_mangle]
 pub unsafe extern "C" fn exit(code: c_int) -> ! {
     process_exit(code);
+    EXIT_CODE.store(code, Ordering::Relaxed);
     // SAFETY: forwarding.
     unsafe { real!(c"exit", unsafe extern "C" fn(c_int) -> !)(code) }
 }
@@ -106,6 +122,9 @@ pub unsafe extern "C" fn exit(code: c_int) -> ! {
 #[no_mangle]
 pub unsafe extern "C" fn _exit(code: c_int) -> ! {
     process_exit(code);
+    if MODE.load(Ordering::SeqCst) == MODE_ENDED {
+        crate::persist::end_execution((code & 0xff) << 8);
+    }
     // SAFETY: forwarding.
     unsafe { real!(c"_exit", unsafe extern "C" fn(c_int) -> !)(code) }
 }
@@ -117,6 +136,9 @@ pub unsafe extern "C" fn _exit(code: c_int) -> ! {
 #[no_mangle]
 pub unsafe extern "C" fn _Exit(code: c_int) -> ! {
     process_exit(code);
+    if MODE.load(Ordering::SeqCst) == MODE_ENDED {
+        crate::persist::end_execution((code & 0xff) << 8);
+    }
     // SAFETY: forwarding.
     unsafe { real!(c"_Exit", unsafe extern "C" fn(c_int) -> !)(code) }
 }
