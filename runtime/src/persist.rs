@@ -228,6 +228,16 @@ fn sc(n: i64, a: [i64; 6]) -> i64 {
     unsafe { raw_syscall(n, a) }
 }
 
+/// Where the worker's own mappings go: far below where the kernel places
+/// the program's mappings (top down from the stack), so that every address
+/// the program gets is the one it gets in a forked child.
+const OWN_MAPPINGS: [usize; 4] = [
+    0x2000_0000_0000,
+    0x3000_0000_0000,
+    0x4000_0000_0000,
+    0x1000_0000_0000,
+];
+
 fn mmap_anon(len: usize, shared: bool) -> Option<usize> {
     let flags = libc::MAP_ANONYMOUS
         | if shared {
@@ -235,18 +245,27 @@ fn mmap_anon(len: usize, shared: bool) -> Option<usize> {
         } else {
             libc::MAP_PRIVATE
         };
-    let r = sc(
-        libc::SYS_mmap,
-        [
-            0,
-            len as i64,
-            i64::from(libc::PROT_READ | libc::PROT_WRITE),
-            i64::from(flags),
-            -1,
-            0,
-        ],
-    );
-    (r > 0 || r < -4095).then_some(r as usize)
+    for at in OWN_MAPPINGS {
+        let r = sc(
+            libc::SYS_mmap,
+            [
+                at as i64,
+                len as i64,
+                i64::from(libc::PROT_READ | libc::PROT_WRITE),
+                i64::from(flags | libc::MAP_FIXED_NOREPLACE),
+                -1,
+                0,
+            ],
+        );
+        if r == at as i64 {
+            return Some(at);
+        }
+        if r > 0 {
+            // A kernel without MAP_FIXED_NOREPLACE placed it elsewhere.
+            sc(libc::SYS_munmap, [r, len as i64, 0, 0, 0, 0]);
+        }
+    }
+    None
 }
 
 /// Makes the page shared by the server and its workers (in the server).
