@@ -57,6 +57,7 @@ fn executor_mode(program: &str, args: &[String], fork_server: bool, persistent: 
         spin_threshold: 64,
         fork_server,
         persistent,
+        exit_cuts_threads: false,
     };
     match Executor::new(config) {
         Ok(e) => e,

@@ -57,6 +57,12 @@ pub struct Cli {
         value_parser = clap::value_parser!(u64).range(1..=crate::exec::MAX_EVENTS)
     )]
     pub max_recorded_steps: u64,
+    /// Let the process exit cut other threads short: explore every place of
+    /// the exit among their steps (by default the exit, after the exit
+    /// handlers and static destructors, waits until no other thread can run,
+    /// so no thread is cut short and the exit's place is never explored).
+    #[arg(long)]
+    pub exit_cuts_threads: bool,
     /// Unchanged re-reads after which a busy-waiting thread counts as blocked.
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub spin_threshold: u32,

@@ -149,6 +149,7 @@ fn long_executor(record: u64, fork_server: bool) -> Executor {
         spin_threshold: 50,
         fork_server,
         persistent: false,
+        exit_cuts_threads: false,
     })
     .expect("executor")
 }
@@ -240,6 +241,7 @@ fn bad_configurations_are_clear_errors() {
         spin_threshold: 0,
         fork_server: false,
         persistent: false,
+        exit_cuts_threads: false,
     };
     let err = Executor::new(base.clone()).err().expect("missing program");
     assert!(matches!(err, ExecError::ProgramMissing(_)), "{err}");

@@ -65,6 +65,7 @@ fn config(program: &Path, args: &[&str], fork_server: bool) -> ExecConfig {
         spin_threshold: 64,
         fork_server,
         persistent: false,
+        exit_cuts_threads: false,
     }
 }
 

@@ -5,7 +5,7 @@ use crate::chan::{AttachError, Chan};
 use crate::state::{set_debug, set_me, state, State, TState, MODE, MODE_ACTIVE};
 use crate::sys;
 use core::sync::atomic::Ordering;
-use reach_channel::layout::{REQ_SLEEP_SETS, REQ_SPIN_BLOCKING};
+use reach_channel::layout::{REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING};
 use reach_channel::{Policy, ThreadState};
 
 fn parse_fd(s: &[u8]) -> Option<i32> {
@@ -48,6 +48,8 @@ pub fn load_request(st: &mut State) {
     st.cut = false;
     st.sleep_sets = h.request_flags & REQ_SLEEP_SETS != 0;
     st.spin_blocking = h.request_flags & REQ_SPIN_BLOCKING != 0;
+    st.exit_cuts_threads = h.request_flags & REQ_EXIT_CUTS_THREADS != 0;
+    st.exit_waiting_since = u64::MAX;
     st.spin_threshold = u64::from(h.spin_threshold);
     st.sleep = if st.sleep_sets {
         h.sleep_set
@@ -72,9 +74,6 @@ extern "C" fn reach_init() {
         }
     };
     crate::forkserver::configure(env(c"REACH_FORK_SERVER"));
-    // SAFETY: registering a plain function; the C library's first exit
-    // handlers live in static memory (no allocation).
-    unsafe { libc::atexit(crate::api::start::last_exit_handler) };
     // Programs this one executes must not attach to the channel.
     // SAFETY: plain fcntl on the inherited fd; unsetenv with valid names
     // during single-threaded start-up (the driver sets these variables to
@@ -115,6 +114,7 @@ extern "C" fn reach_init() {
         return;
     }
     crate::api::thread::arm_exit_key(st);
+    crate::api::start::register_exit_handler();
     set_me(0);
     MODE.store(MODE_ACTIVE, Ordering::SeqCst);
 }

@@ -14,7 +14,9 @@
 //! sleeping thread whose pending operation conflicts with it wakes up.
 
 use crate::fmtbuf::FmtBuf;
-use crate::state::{go_word, set_me, state, Pending, State, TState, MODE, MODE_ENDED, NONE};
+use crate::state::{
+    go_word, set_me, state, Pending, State, TState, EXIT_GRACE_STEPS, MODE, MODE_ENDED, NONE,
+};
 use crate::sys;
 use core::fmt::Write;
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -274,7 +276,32 @@ fn compute_enabled(st: &mut State) -> (ThreadSet, bool, bool) {
             set.insert(t);
         }
     }
+    hold_back_exits(st, &mut set);
     (set, live, spinning)
+}
+
+/// Leaves a waiting process exit out of the enabled set `set` while another
+/// thread can run, unless exits cut threads short or other threads have
+/// run [`EXIT_GRACE_STEPS`] steps since a thread reached the exit.
+fn hold_back_exits(st: &mut State, set: &mut ThreadSet) {
+    if st.exit_cuts_threads
+        || st.exit_waiting_since == u64::MAX
+        || st.event_count.saturating_sub(st.exit_waiting_since) > EXIT_GRACE_STEPS
+    {
+        return;
+    }
+    let mut exiting = ThreadSet::EMPTY;
+    for t in set.iter() {
+        if st.threads[t as usize].pending.op.kind == OpKind::ProcessExit {
+            exiting.insert(t);
+        }
+    }
+    if !exiting.is_empty() && !set.minus(&exiting).is_empty() {
+        for t in exiting.iter() {
+            set.remove(t);
+            st.chan.slot(t).enabled = 0;
+        }
+    }
 }
 
 /// Advances the random policy's generator and returns the next number.

@@ -204,6 +204,11 @@ impl Thread {
 /// Most program thread-specific keys whose destructors the runtime runs.
 pub const MAX_KEYS: usize = 1024;
 
+/// Most steps other threads may take while a thread waits at the process
+/// exit: past them the exit happens anyway (a thread that never blocks
+/// would otherwise keep the process alive for ever).
+pub const EXIT_GRACE_STEPS: u64 = 100_000;
+
 /// The whole runtime state.
 ///
 /// Laid out in declaration order, most used first: an execution writes the
@@ -235,6 +240,13 @@ pub struct State {
     pub sleep_sets: bool,
     /// Treat spinning threads as blocked.
     pub spin_blocking: bool,
+    /// The process exit happens where the exiting thread reaches it (it
+    /// may cut other threads short); otherwise it waits until no other
+    /// thread can run or [`EXIT_GRACE_STEPS`] steps have passed.
+    pub exit_cuts_threads: bool,
+    /// Step at which a thread first waited at the process exit (`u64::MAX`
+    /// while none does).
+    pub exit_waiting_since: u64,
     /// Reads without progress before a thread counts as spinning.
     pub spin_threshold: u64,
     /// Schedule prefix length.
@@ -291,6 +303,8 @@ static GLOBAL: Global = Global(UnsafeCell::new(State {
     sleep: ThreadSet::EMPTY,
     sleep_sets: false,
     spin_blocking: false,
+    exit_cuts_threads: false,
+    exit_waiting_since: u64::MAX,
     spin_threshold: 0,
     prefix_len: 0,
     policy: Policy::ContinueThenLowest,

@@ -160,7 +160,10 @@ examples! {
     prim_cond_timedwait: "prim_cond_timedwait.c", [], [] => Clean(3);
     prim_detach: "prim_detach.c", [], [] => Clean(8);
     prim_errorcheck_mutex: "prim_errorcheck_mutex.c", [], [] => Clean(2);
-    prim_exit_from_thread: "prim_exit_from_thread.c", [], [] => Clean(32);
+    prim_exit_from_thread: "prim_exit_from_thread.c", [], [] => Clean(4);
+    exit_handler_race: "exit_handler_race.c", [], [] => Bug("data_race");
+    cpp_static_destructor_race: "cpp_static_destructor_race.cpp", [], [] => Bug("data_race");
+    prim_exit_from_thread_cutting_threads: "prim_exit_from_thread.c", ["--exit-cuts-threads"], [] => Clean(32);
     prim_futex: "prim_futex.c", [], [] => Clean(7582);
     prim_once: "prim_once.c", [], [] => Clean(2);
     prim_pthread_exit: "prim_pthread_exit.c", [], [] => Clean(1);

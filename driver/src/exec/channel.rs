@@ -3,7 +3,7 @@
 //! execution, and read back (as untrusted input) after it.
 
 use super::{ExecError, Request};
-use reach_channel::layout::{REQ_SLEEP_SETS, REQ_SPIN_BLOCKING};
+use reach_channel::layout::{REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING};
 use reach_channel::{ChannelView, Event, Header, Layout, RunStatus, ThreadSlot, MAGIC, VERSION};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -101,14 +101,16 @@ impl Channel {
     }
 
     /// Resets the whole header and thread table and writes `request` with
-    /// the step bound (`None`: unbounded), the recording bound and the spin
-    /// threshold. Only call while no program under test is alive.
+    /// the step bound (`None`: unbounded), the recording bound, the spin
+    /// threshold and where the process exit goes. Only call while no program
+    /// under test is alive.
     pub fn prepare(
         &mut self,
         request: &Request,
         max_steps: Option<u64>,
         record_steps: u64,
         spin_threshold: u32,
+        exit_cuts_threads: bool,
     ) -> Result<(), ExecError> {
         if request.prefix.len() > MAX_PREFIX {
             return Err(ExecError::PrefixTooLong {
@@ -142,6 +144,9 @@ impl Channel {
             }
             if request.sleep_sets {
                 flags |= REQ_SLEEP_SETS;
+            }
+            if exit_cuts_threads {
+                flags |= REQ_EXIT_CUTS_THREADS;
             }
             (*h).request_flags = flags;
             (*h).spin_threshold = spin_threshold;

@@ -233,6 +233,7 @@ fn prepare(channel: &mut Channel, config: &ExecConfig, request: &Request) -> Res
         config.max_steps,
         config.record_steps,
         config.spin_threshold,
+        config.exit_cuts_threads,
     )
 }
 

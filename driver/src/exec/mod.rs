@@ -48,6 +48,9 @@ pub struct ExecConfig {
     /// that restores its memory between them (it falls back to one fork per
     /// execution where memory cannot undo what the program did).
     pub persistent: bool,
+    /// Take the process exit where a thread reaches it, cutting other
+    /// threads short, instead of once no other thread can run.
+    pub exit_cuts_threads: bool,
 }
 
 /// What one execution must do.

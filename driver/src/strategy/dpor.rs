@@ -29,7 +29,7 @@ use crate::analysis::happens_before::HappensBefore;
 use crate::cancel::{Cancel, Checkpoint};
 use crate::exec::Request;
 use crate::trace::Trace;
-use reach_channel::{OpKind, Policy, ThreadSet};
+use reach_channel::{Policy, ThreadSet};
 
 /// DPOR-CR with sleep sets (and, for comparison, its variants without sleep
 /// sets and without commutative reads).
@@ -362,7 +362,7 @@ fn initials(
             let Some(first) = first_in_seq[q as usize] else {
                 return false;
             };
-            if clock.covers(q, first) || v.kind == OpKind::ProcessExit {
+            if clock.covers(q, first) || v.cuts_threads() {
                 return true;
             }
             let end = end_of_run(trace, hb, q, first, i, k);
@@ -460,7 +460,7 @@ impl Strategy for Dpor {
         let cancel = self.cancel.clone();
         let mut checkpoint = Checkpoint::new(&cancel);
         let exits: Vec<usize> = (0..trace.len())
-            .filter(|&j| trace.events[j].op.kind == OpKind::ProcessExit)
+            .filter(|&j| trace.events[j].op.cuts_threads())
             .collect();
         for state in 0..=trace.len() {
             if checkpoint.stop() {
@@ -500,7 +500,7 @@ impl Strategy for Dpor {
                     crashed: ThreadSet::EMPTY,
                 });
             }
-            if event.op.kind == OpKind::ProcessExit {
+            if event.op.cuts_threads() {
                 process_exit = Some(state);
             }
             hb.apply(state, event);
@@ -587,7 +587,7 @@ impl Dpor {
                 && cursor
                     .next_index(p)
                     .is_some_and(|i| trace.last_event_of(p) == Some(i));
-            let ends_process = v.kind == OpKind::ProcessExit || crashes_here;
+            let ends_process = v.cuts_threads() || crashes_here;
             let fresh = ends_process
                 || previous.is_none_or(|e| {
                     e.thread == p

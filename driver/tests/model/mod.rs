@@ -63,7 +63,12 @@ impl Model {
             let n = self.threads.len() as u64;
             let creates = (1..=n).map(|c| op(OpKind::ThreadCreate, c));
             if self.exit_early {
-                creates.chain([op(OpKind::ProcessExit, 0)]).collect()
+                {
+                    // The simulated exit is always enabled: it cuts threads short.
+                    let mut exit = op(OpKind::ProcessExit, 0);
+                    exit.flags = EventFlags(EventFlags::CUTS_THREADS);
+                    creates.chain([exit]).collect()
+                }
             } else {
                 creates
                     .chain((1..=n).map(|c| op(OpKind::ThreadJoin, c)))

@@ -271,6 +271,11 @@ impl EventFlags {
     pub const TIMED: u16 = 8;
     /// An atomic operation (for ranged/plain kinds: volatile access).
     pub const VOLATILE: u16 = 16;
+    /// A process exit that may cut other threads short: it can happen while
+    /// they can still run, so it conflicts with every operation. Without
+    /// it, an exit waits until no other thread can run and conflicts with
+    /// nothing ([`Op::cuts_threads`]).
+    pub const CUTS_THREADS: u16 = 32;
 
     /// True if every bit of `bit` is set.
     pub fn has(self, bit: u16) -> bool {
@@ -474,11 +479,20 @@ impl Op {
             .any(|a| a.class == Class::Write)
     }
 
+    /// True for a process exit that may happen while other threads can
+    /// still run ([`EventFlags::CUTS_THREADS`]): it conflicts with every
+    /// operation. An exit without the flag happens once no other thread can
+    /// run, and conflicts with nothing.
+    pub fn cuts_threads(&self) -> bool {
+        self.kind == OpKind::ProcessExit && self.flags.has(EventFlags::CUTS_THREADS)
+    }
+
     /// The dependency relation: do the two operations (of different threads)
-    /// conflict on some object? Ending the process conflicts with everything:
-    /// whatever another thread does, it happens or not depending on the order.
+    /// conflict on some object? An exit that cuts threads short conflicts
+    /// with everything: whatever another thread does, it happens or not
+    /// depending on the order.
     pub fn conflicts(&self, other: &Op) -> bool {
-        if self.kind == OpKind::ProcessExit || other.kind == OpKind::ProcessExit {
+        if self.cuts_threads() || other.cuts_threads() {
             return true;
         }
         let mine = self.accesses();

@@ -85,7 +85,7 @@ pub fn linearise(seq: &SynSequence, members: &[(usize, u64)]) -> Option<Vec<usiz
                     add(last, k, &mut edges);
                 }
             }
-            OpKind::ProcessExit => exits.push(k),
+            OpKind::ProcessExit if op.cuts_threads() => exits.push(k),
             _ => {}
         }
     }

@@ -165,7 +165,7 @@ impl SynSequence {
             if crash == Some(pos) {
                 event.op = Op {
                     kind: OpKind::ProcessExit,
-                    flags: EventFlags::default(),
+                    flags: EventFlags(EventFlags::CUTS_THREADS),
                     object: 0,
                     aux: 0,
                 };
@@ -186,7 +186,7 @@ impl SynSequence {
                     object_past.join(&g.value);
                 }
             }
-            if event.op.kind == OpKind::ProcessExit {
+            if event.op.cuts_threads() {
                 for (clock, value) in clocks.iter().zip(&values) {
                     full_past.join(clock);
                     object_past.join(value);

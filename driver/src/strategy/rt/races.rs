@@ -31,7 +31,8 @@
 
 use super::model::{dependent, SynSequence};
 use crate::analysis::objects::{touched, ObjectKey};
-use reach_channel::{Class, OpKind};
+use crate::cancel::{Cancel, Checkpoint};
+use reach_channel::Class;
 use rustc_hash::FxHashMap as HashMap;
 
 /// How a race changes its receive.
@@ -59,8 +60,9 @@ pub struct Race {
 }
 
 /// `race_set(r)` for every executed event `r` (indices into `seq.events`),
-/// each ordered by partner.
-pub fn race_sets(seq: &SynSequence) -> Vec<Vec<Race>> {
+/// each ordered by partner; `None` if `cancel` fired on the way.
+pub fn race_sets(seq: &SynSequence, cancel: &Cancel) -> Option<Vec<Vec<Race>>> {
+    let mut checkpoint = Checkpoint::new(cancel);
     let mut sends = Sends::default();
     let mut writes: HashMap<ObjectKey, Vec<usize>> = HashMap::default();
     let mut exits = Vec::new();
@@ -76,12 +78,15 @@ pub fn race_sets(seq: &SynSequence) -> Vec<Vec<Race>> {
                 }
             }
         }
-        if event.op.kind == OpKind::ProcessExit {
+        if event.op.cuts_threads() {
             exits.push(i);
         }
     }
     (0..seq.executed)
         .map(|e| {
+            if checkpoint.stop() {
+                return None;
+            }
             let mut set = if seq.events[e].read_only {
                 read_races(seq, e, &writes, &exits)
             } else {
@@ -89,7 +94,7 @@ pub fn race_sets(seq: &SynSequence) -> Vec<Vec<Race>> {
             };
             set.sort_unstable_by_key(|r| (r.partner, r.how as u8));
             set.dedup();
-            set
+            Some(set)
         })
         .collect()
 }
@@ -127,7 +132,7 @@ impl Sends {
 /// The race set of the write receive `e`.
 fn write_races(seq: &SynSequence, e: usize, sends: &Sends, exits: &[usize]) -> Vec<Race> {
     let ee = &seq.events[e];
-    let exit = ee.op.kind == OpKind::ProcessExit;
+    let exit = ee.op.cuts_threads();
     let races = |f: usize| {
         let fe = &seq.events[f];
         ee.id.thread != fe.id.thread

@@ -51,7 +51,7 @@ impl Choice {
     /// stays; a process exit stays after its (pending) partners.
     pub fn roots(&self, seq: &SynSequence, e: usize) -> Option<(usize, bool)> {
         match self.how {
-            How::Take if seq.events[e].op.kind == OpKind::ProcessExit => None,
+            How::Take if seq.events[e].op.cuts_threads() => None,
             How::Take => Some((e, true)),
             How::Before | How::After => Some((e, false)),
         }
@@ -199,7 +199,7 @@ fn compatible(seq: &SynSequence, changed: &[(usize, &Choice)], r: usize, choice:
 /// on, directly or through dependent members: the orders of them the
 /// earlier variant could not produce (the exit's tangled cycle, E1).
 pub fn choices(seq: &SynSequence, e: usize, race_set: &[Race], old: &[usize]) -> Vec<Choice> {
-    let exit = seq.events[e].op.kind == OpKind::ProcessExit;
+    let exit = seq.events[e].op.cuts_threads();
     if !exit {
         return race_set
             .iter()

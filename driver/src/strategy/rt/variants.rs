@@ -102,7 +102,12 @@ pub fn generate_variants(
     cancel: &Cancel,
     budget: usize,
 ) -> Generated {
-    let raw = race_sets(seq);
+    let Some(raw) = race_sets(seq, cancel) else {
+        return Generated {
+            variants: Vec::new(),
+            cut: Some(Cut::Cancelled),
+        };
+    };
     let colours: HashMap<EventId, Colour> = parent.colours.iter().copied().collect();
     let old: HashMap<EventId, HashSet<EventId>> = parent
         .old_races
@@ -123,7 +128,7 @@ pub fn generate_variants(
             None => None,
         };
         let is_old = |f: usize| pruned.is_some_and(|p| p.contains(&seq.events[f].id));
-        let exit = seq.events[e].op.kind == OpKind::ProcessExit;
+        let exit = seq.events[e].op.cuts_threads();
         let race_set: Vec<Race> = set
             .iter()
             .copied()
@@ -334,7 +339,7 @@ fn colour_change(
     colours: &mut HashMap<EventId, Colour>,
 ) {
     let ee = &seq.events[e];
-    if choice.how == How::Take && ee.op.kind == OpKind::ProcessExit {
+    if choice.how == How::Take && ee.op.cuts_threads() {
         // Every event happens before the exit: only the partners change.
         for &s in &choice.partners {
             colours.insert(seq.events[s].id, Colour::Black);
