@@ -1242,6 +1242,22 @@ tainting!(
     /// Interposed `dlopen`.
     dlopen c"dlopen"(f: *const c_char, m: c_int) -> *mut c_void, Cause::Libraries);
 tainting!(
+    /// Interposed `mprotect`: the restore writes saved memory back, so its
+    /// protection must stay as recorded.
+    mprotect c"mprotect"(a: *mut c_void, len: usize, prot: c_int) -> c_int, Cause::MemoryLayout);
+tainting!(
+    /// Interposed `alarm`: a pending alarm would fire in a later execution.
+    alarm c"alarm"(s: core::ffi::c_uint) -> core::ffi::c_uint, Cause::Timers);
+tainting!(
+    /// Interposed `ualarm`.
+    ualarm c"ualarm"(v: libc::useconds_t, i: libc::useconds_t) -> libc::useconds_t, Cause::Timers);
+tainting!(
+    /// Interposed `setitimer`.
+    setitimer c"setitimer"(w: c_int, n: *const libc::itimerval, o: *mut libc::itimerval) -> c_int, Cause::Timers);
+tainting!(
+    /// Interposed `timer_create`.
+    timer_create c"timer_create"(c: libc::clockid_t, e: *mut libc::sigevent, t: *mut libc::timer_t) -> c_int, Cause::Timers);
+tainting!(
     /// Interposed `chdir`: the working directory changes.
     chdir c"chdir"(p: *const c_char) -> c_int, Cause::Files);
 

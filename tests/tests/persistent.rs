@@ -163,21 +163,31 @@ fn persistent_matches_fork_server_on_every_example() {
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
 
+/// Runs `file` persistent and not: the same clean result with `executions`
+/// executions, and exactly one note naming `cause` in persistent mode only.
+fn falls_back_with_a_note(file: &str, executions: u64, cause: &str) {
+    let program = build_example(file);
+    let run = reach(&program, &["--persistent"], &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.executions(), executions);
+    let note = format!("note: {cause}; every execution is a forked child instead");
+    let notes = run.stderr.lines().filter(|l| l.contains(&note)).count();
+    assert_eq!(notes, 1, "{}", run.stderr);
+    let forced = reach(&program, &["--no-persistent"], &[]);
+    assert_eq!(forced.executions(), executions);
+    assert!(!forced.stderr.contains("note:"), "{}", forced.stderr);
+}
+
 /// A program that creates processes (memory cannot undo that): the first
 /// execution's result stands, the run goes on with one fork per execution
 /// and says why in one note.
 #[test]
 fn creating_processes_falls_back_with_a_note() {
-    let program = build_example("forks_child.c");
-    let run = reach(&program, &["--persistent"], &[]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    assert_eq!(run.executions(), 1);
-    let notes: Vec<&str> = run
-        .stderr
-        .lines()
-        .filter(|l| l.contains("note: the program creates processes"))
-        .collect();
-    assert_eq!(notes.len(), 1, "{}", run.stderr);
-    let forced = reach(&program, &["--no-persistent"], &[]);
-    assert!(!forced.stderr.contains("note:"), "{}", forced.stderr);
+    falls_back_with_a_note("forks_child.c", 1, "the program creates processes");
+}
+
+/// An alarm is process state: the same.
+#[test]
+fn setting_an_alarm_falls_back_with_a_note() {
+    falls_back_with_a_note("alarm_set.c", 2, "the program sets alarms or timers");
 }

@@ -79,6 +79,8 @@ pub enum PersistCause {
     Libraries = 10,
     /// The program changed or unmapped memory that existed at `main`.
     MemoryLayout = 11,
+    /// The program set an alarm or a timer.
+    Timers = 12,
 }
 
 impl PersistCause {
@@ -97,6 +99,7 @@ impl PersistCause {
             FileMappings,
             Libraries,
             MemoryLayout,
+            Timers,
         ]
         .into_iter()
         .find(|c| *c as i64 == v)
@@ -117,7 +120,10 @@ impl PersistCause {
             PersistCause::Sockets => "the program creates sockets",
             PersistCause::FileMappings => "the program maps a file shared",
             PersistCause::Libraries => "the program loads libraries",
-            PersistCause::MemoryLayout => "the program changes or unmaps memory that existed at main",
+            PersistCause::MemoryLayout => {
+                "the program changes the protection of memory or unmaps memory that existed at main"
+            }
+            PersistCause::Timers => "the program sets alarms or timers",
         }
     }
 }
