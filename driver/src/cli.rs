@@ -18,6 +18,9 @@ pub enum StrategyName {
     DporCr,
     /// Classic DPOR: reads conflict, no sleep sets (paper's DPOR column).
     DporClassic,
+    /// Optimal DPOR (source sets and wakeup trees): one execution per
+    /// partial order, never blocked by sleep sets (one job).
+    Optimal,
     /// Every interleaving (brute-force oracle).
     Exhaustive,
     /// Reachability testing (Lei & Carver): race variants, no stored history.

@@ -13,6 +13,7 @@ use reach_native::report;
 use reach_native::schedule::ScheduleFile;
 use reach_native::strategy::dpor::Dpor;
 use reach_native::strategy::exhaustive::Exhaustive;
+use reach_native::strategy::optimal::OptimalDpor;
 use reach_native::strategy::rt::ReachabilityTesting;
 use reach_native::strategy::Strategy;
 use std::path::PathBuf;
@@ -180,6 +181,7 @@ fn run(cli: &Cli) -> Result<u8> {
                 StrategyName::DporCr => Box::new(Dpor::new(false)),
                 StrategyName::DporClassic => Box::new(Dpor::classic()),
                 StrategyName::Exhaustive => Box::new(Exhaustive::default()),
+                StrategyName::Optimal => Box::new(OptimalDpor::new()),
                 StrategyName::Rt => Box::new(ReachabilityTesting::new()),
             };
             explore(&mut executor, strategy.as_mut(), &options, &mut |s| {

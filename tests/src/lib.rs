@@ -48,15 +48,22 @@ static BUILD: Mutex<()> = Mutex::new(());
 /// at `-O1 -g` and returns the executable, reusing a build newer than both
 /// the source and the wrapper.
 pub fn build_example(file: &str) -> PathBuf {
-    let _guard = BUILD.lock().unwrap_or_else(|e| e.into_inner());
-    let source = root().join("c-examples").join(file);
-    assert!(source.exists(), "no example {file}");
     let stem = Path::new(file)
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or(file);
-    let out = scratch().join(stem);
-    let cxx = file.ends_with(".cpp");
+    build_source(&format!("c-examples/{file}"), &["-O1", "-g"], stem)
+}
+
+/// Builds `source` (relative to the repository root) with the compiler
+/// wrapper and `flags` into the scratch directory as `name`, reusing a build
+/// newer than both the source and the wrapper.
+pub fn build_source(source: &str, flags: &[&str], name: &str) -> PathBuf {
+    let _guard = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    let source = root().join(source);
+    assert!(source.exists(), "no source {}", source.display());
+    let out = scratch().join(name);
+    let cxx = source.extension().is_some_and(|e| e == "cpp");
     let wrapper = bin(if cxx { "reach-cxx" } else { "reach-cc" });
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     let fresh = match (modified(&out), modified(&source), modified(&wrapper)) {
@@ -66,14 +73,14 @@ pub fn build_example(file: &str) -> PathBuf {
     if !fresh {
         let tmp = out.with_extension("tmp");
         let status = Command::new(&wrapper)
-            .args(["-O1", "-g"])
+            .args(flags)
             .arg(&source)
             .arg("-o")
             .arg(&tmp)
             .status()
             .expect("run the compiler wrapper");
-        assert!(status.success(), "building {file} failed");
-        std::fs::rename(&tmp, &out).expect("move the built example into place");
+        assert!(status.success(), "building {} failed", source.display());
+        std::fs::rename(&tmp, &out).expect("move the built program into place");
     }
     out
 }

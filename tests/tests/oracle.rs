@@ -6,6 +6,7 @@
 //! find the same bugs (`--keep-going` collects all of them), and its
 //! execution count is pinned: it is deterministic for a fixed exploration
 //! order. The exhaustive count is pinned too, to show the reduction.
+//! `--strategy optimal` must run exactly one execution per partial order.
 
 use reach_tests::{build_example, reach};
 
@@ -62,6 +63,48 @@ fn check_with(file: &str, extra: &[&str], exhaustive_executions: u64, dpor_execu
         "{file}: DPOR executions"
     );
     assert!(dpor.partial_orders() <= dpor.executions());
+    check_optimal(file, &program, &options, &oracle);
+}
+
+/// `--strategy optimal` runs exactly one execution per partial order of the
+/// oracle, each order once, with the same bugs, and is never blocked by its
+/// sleep sets.
+fn check_optimal(
+    file: &str,
+    program: &std::path::Path,
+    options: &[&str],
+    oracle: &reach_tests::Run,
+) {
+    let optimal = reach(
+        program,
+        &[&["--strategy", "optimal"][..], options].concat(),
+        &[],
+    );
+    assert!(
+        optimal.complete(),
+        "{file}: optimal did not finish: {}",
+        optimal.stderr
+    );
+    assert_eq!(
+        optimal.fingerprints(),
+        oracle.fingerprints(),
+        "{file}: optimal explored other partial orders than the oracle"
+    );
+    assert_eq!(
+        optimal.bug_signatures(),
+        oracle.bug_signatures(),
+        "{file}: optimal found other bugs"
+    );
+    assert_eq!(
+        optimal.executions(),
+        oracle.partial_orders(),
+        "{file}: optimal executions against the oracle's partial orders"
+    );
+    assert_eq!(
+        optimal.json["sleep_blocked"].as_u64(),
+        Some(0),
+        "{file}: optimal was blocked by a sleep set"
+    );
 }
 
 macro_rules! oracle_tests {

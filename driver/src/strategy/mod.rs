@@ -6,6 +6,7 @@
 
 pub mod dpor;
 pub mod exhaustive;
+pub mod optimal;
 pub mod rt;
 pub mod tree;
 

@@ -1,0 +1,516 @@
+//! Optimal DPOR with source sets and wakeup trees (Abdulla, Aronis,
+//! Jonsson, Sagonas: "Source Sets: A Foundation for Optimal Dynamic Partial
+//! Order Reduction", JACM 64(4), 2017, Algorithm 2, Sec. 6), over repeated
+//! process executions and with reads commuting.
+//!
+//! The search keeps the current path; each node holds its sleep set, the
+//! threads explored from it, and its wakeup tree ([`wakeup`]). Every
+//! execution runs a prefix that ends with the leftmost branch of the
+//! deepest non-empty wakeup tree, then continues freely, never scheduling a
+//! sleeping thread (the runtime applies the sleep set, Fig. 7 of the
+//! DPOR-CR paper). From its trace the driver finds the races `e ≲ e'` whose
+//! second event lies in the new part of the execution (the executed
+//! operation of `e'`: a failed compare-and-swap is a read), and for each
+//! builds `v = notdep(e, E).e'`: the events after `e` that do not happen
+//! after it, then `e'`. Unless a thread in the sleep set of `pre(E, e)` is a
+//! weak initial of `v` (the reversal was or will be explored from there),
+//! `v` is inserted into that state's wakeup tree (Algorithm 2, lines 5–8).
+//!
+//! Races of blocking operations are only reversed where the reversal can
+//! run: a lock acquisition races with the previous acquisition (not with
+//! the release that enabled it), and a blocking call whose thread was not
+//! enabled before `e` (or that `e` released) is not moved before `e`.
+
+pub mod wakeup;
+
+use super::{Divergence, Strategy};
+use crate::analysis::happens_before::HappensBefore;
+use crate::cancel::{Cancel, Checkpoint};
+use crate::exec::Request;
+use crate::strategy::tree::describe;
+use crate::trace::{as_pending, Trace};
+use reach_channel::{Op, OpKind, Policy, ThreadSet};
+use wakeup::{weak_initial, Branch, Order, Step, WakeupTree};
+
+/// One state on the current path.
+#[derive(Clone, Debug)]
+struct Node {
+    /// Threads enabled here.
+    enabled: ThreadSet,
+    /// Thread taken here on the current path, and its operation.
+    chosen: u32,
+    op: Op,
+    /// The sleep set on arrival.
+    sleep: ThreadSet,
+    /// Threads explored (or being explored) from here.
+    done: ThreadSet,
+    /// Threads whose step from here crashed the process (never asleep).
+    crashed: ThreadSet,
+    /// Each thread's next operation here (as a call), for the sleep-set
+    /// checks of later races.
+    next: Vec<Option<Op>>,
+    /// Sequences still to explore from here.
+    wut: WakeupTree,
+}
+
+/// Where the execution in flight left the path: the branch node and the
+/// rest of the wakeup subtree it follows.
+#[derive(Debug, Default)]
+struct InFlight {
+    /// Index of the node where a new branch was taken.
+    branch: usize,
+    /// Sleep set for the branch's subtree, at the branch node.
+    candidate: ThreadSet,
+    /// The subtree below the branch's first step.
+    subtree: Vec<Branch>,
+}
+
+/// Optimal DPOR: one complete execution per Mazurkiewicz trace (reads
+/// commuting), never blocked by its sleep sets.
+#[derive(Default)]
+pub struct OptimalDpor {
+    nodes: Vec<Node>,
+    started: bool,
+    in_flight: Option<InFlight>,
+    cancel: Cancel,
+}
+
+impl OptimalDpor {
+    /// A new search.
+    pub fn new() -> OptimalDpor {
+        OptimalDpor::default()
+    }
+
+    /// The sleep set of the state after `executed`, from `candidate`: the
+    /// threads other than the executing one whose next operation commutes
+    /// with it.
+    fn after(candidate: ThreadSet, next: &[Option<Op>], executed: &Step) -> ThreadSet {
+        let mut sleep = ThreadSet::EMPTY;
+        for q in candidate.iter() {
+            let commutes = next
+                .get(q as usize)
+                .copied()
+                .flatten()
+                .is_some_and(|op| !op.conflicts(&executed.op));
+            if q != executed.thread && commutes {
+                sleep.insert(q);
+            }
+        }
+        sleep
+    }
+
+    /// The sleep set for exploring a new branch from `node`: its sleep set
+    /// and the threads explored from it, except those that crashed.
+    fn candidate(node: &Node) -> ThreadSet {
+        let mut candidate = ThreadSet::EMPTY;
+        for t in node.sleep.iter().chain(node.done.iter()) {
+            if !node.crashed.contains(t) {
+                candidate.insert(t);
+            }
+        }
+        candidate
+    }
+}
+
+/// The transition in which a thread crashed, as the analysis sees it: it
+/// ends the process there, so it conflicts with every operation.
+const CRASH: Op = Op {
+    kind: OpKind::ProcessExit,
+    flags: reach_channel::EventFlags(reach_channel::EventFlags::CUTS_THREADS),
+    object: 0,
+    aux: 0,
+};
+
+/// A race found in a trace: event `i` against the operation `v` that thread
+/// `p` executes at state `k` (or still has pending at the end).
+#[derive(Clone, Copy)]
+struct Race {
+    i: usize,
+    k: usize,
+    p: u32,
+    v: Op,
+    p_ran_since: bool,
+}
+
+/// True for an operation that may have to wait for another thread.
+fn blocking(op: &Op) -> bool {
+    use reach_channel::EventFlags;
+    let try_or_timed = op.flags.has(EventFlags::TRY) || op.flags.has(EventFlags::TIMED);
+    match op.kind {
+        OpKind::MutexLock | OpKind::SpinLock | OpKind::RwReadLock | OpKind::RwWriteLock => {
+            !try_or_timed
+        }
+        OpKind::SemWait => !try_or_timed,
+        OpKind::CondRelock
+        | OpKind::BarrierLeave
+        | OpKind::ThreadJoin
+        | OpKind::Once
+        | OpKind::FutexWait => true,
+        _ => false,
+    }
+}
+
+/// True for an operation that may let a blocked call of another thread go
+/// on (a release, a post, a signal, an arrival).
+fn releases(op: &Op) -> bool {
+    matches!(
+        op.kind,
+        OpKind::MutexUnlock
+            | OpKind::SpinUnlock
+            | OpKind::RwUnlock
+            | OpKind::SemPost
+            | OpKind::CondSignal
+            | OpKind::CondBroadcast
+            | OpKind::CondWait
+            | OpKind::BarrierArrive
+            | OpKind::FutexWake
+            | OpKind::Once
+            | OpKind::ThreadExit
+    )
+}
+
+impl Strategy for OptimalDpor {
+    fn name(&self) -> &'static str {
+        "optimal"
+    }
+
+    fn set_cancel(&mut self, cancel: Cancel) {
+        self.cancel = cancel;
+    }
+
+    fn next_request(&mut self) -> Option<Request> {
+        if !self.started {
+            self.started = true;
+            self.in_flight = None;
+            return Some(request(Vec::new(), ThreadSet::EMPTY));
+        }
+        while let Some(i) = self.nodes.len().checked_sub(1) {
+            let Some(branch) = self.nodes[i].wut.pop_first() else {
+                self.nodes.pop();
+                continue;
+            };
+            let node = &mut self.nodes[i];
+            let candidate = Self::candidate(node);
+            node.done.insert(branch.step.thread);
+            node.chosen = branch.step.thread;
+            node.op = branch.step.op;
+            let mut prefix: Vec<u32> = self.nodes[..i].iter().map(|n| n.chosen).collect();
+            let path = branch.leftmost_threads();
+            prefix.extend(&path);
+            // The sleep set before the last step of the prefix (the runtime
+            // applies that step itself): sleeping threads do not run in a
+            // wakeup sequence, so their next operations stay those of node i.
+            let next = &self.nodes[i].next;
+            let mut sleep = candidate;
+            let mut walk = &branch;
+            for _ in 1..path.len() {
+                sleep = Self::after(sleep, next, &walk.step);
+                walk = &walk.children[0];
+            }
+            self.in_flight = Some(InFlight {
+                branch: i,
+                candidate,
+                subtree: branch.children,
+            });
+            return Some(request(prefix, sleep));
+        }
+        None
+    }
+
+    fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence> {
+        let flight = self.in_flight.take();
+        let branch = flight.as_ref().map_or(0, |f| f.branch);
+        check_prefix(&self.nodes, branch, request, trace)?;
+        // The branch node stays (its other branches are still to explore);
+        // the nodes after it are rebuilt from the trace.
+        let keep = flight.as_ref().map_or(0, |f| f.branch + 1);
+        self.nodes.truncate(keep);
+        let (mut candidate, mut subtree) = match flight {
+            Some(f) => (f.candidate, f.subtree),
+            None => (ThreadSet::EMPTY, Vec::new()),
+        };
+        let mut hb = HappensBefore::new(true);
+        let mut cursor = trace.cursor();
+        let mut last_ran: Vec<Option<usize>> = vec![None; trace.thread_count()];
+        let mut races: Vec<Race> = Vec::new();
+        let cancel = self.cancel.clone();
+        let mut checkpoint = Checkpoint::new(&cancel);
+        let crash = trace.ended_by.and_then(|t| trace.last_event_of(t));
+        let mut cutting_exit: Option<usize> = None;
+        for (state, event) in trace.events.iter().enumerate() {
+            if checkpoint.stop() {
+                return Ok(());
+            }
+            let step = Step {
+                thread: event.thread,
+                op: event.op,
+            };
+            if state >= branch {
+                let p = event.thread;
+                let v = if crash == Some(state) {
+                    CRASH
+                } else {
+                    event.op
+                };
+                let mut racing = hb.racing_events(p, &v);
+                if v.cuts_threads() {
+                    racing.extend(hb.latest_event_not_before(p));
+                }
+                for i in racing {
+                    races.push(Race {
+                        i,
+                        k: state,
+                        p,
+                        v,
+                        p_ran_since: last_ran[p as usize].is_some_and(|j| j >= i),
+                    });
+                }
+            }
+            if state >= keep {
+                let next: Vec<Option<Op>> = (0..trace.thread_count() as u32)
+                    .map(|t| cursor.pending(t).map(|(op, _)| op))
+                    .collect();
+                let mut done = ThreadSet::EMPTY;
+                done.insert(event.thread);
+                // Along a wakeup sequence: its other branches stay here.
+                let mut wut = WakeupTree::default();
+                if !subtree.is_empty() {
+                    let first = subtree.remove(0);
+                    wut = WakeupTree::of(std::mem::take(&mut subtree));
+                    subtree = first.children;
+                }
+                self.nodes.push(Node {
+                    enabled: event.enabled,
+                    chosen: event.thread,
+                    op: event.op,
+                    sleep: candidate,
+                    done,
+                    crashed: ThreadSet::EMPTY,
+                    next,
+                    wut,
+                });
+            } else if state == branch {
+                self.nodes[state].op = event.op;
+            }
+            if state + 1 >= keep {
+                candidate = Self::after(candidate, &self.nodes[state].next, &step);
+            }
+            if event.op.cuts_threads() || crash == Some(state) {
+                cutting_exit = Some(state);
+            }
+            hb.apply(state, event);
+            last_ran[event.thread as usize] = Some(state);
+            cursor.advance();
+        }
+        // Calls still pending at the end race with what they never ran after.
+        for p in 0..trace.thread_count() as u32 {
+            let Some((v, _)) = trace.final_pending.get(p as usize).copied().flatten() else {
+                continue;
+            };
+            let mut racing = hb.racing_events(p, &v);
+            if let Some(exit) = cutting_exit {
+                if !hb.event_precedes_thread(exit, p) {
+                    racing.push(exit);
+                }
+            }
+            for i in racing {
+                races.push(Race {
+                    i,
+                    k: trace.len(),
+                    p,
+                    v,
+                    p_ran_since: last_ran[p as usize].is_some_and(|j| j >= i),
+                });
+            }
+        }
+        if let Some(c) = crash {
+            if let Some(node) = self.nodes.get_mut(c) {
+                node.crashed.insert(trace.events[c].thread);
+            }
+        }
+        for race in races {
+            if checkpoint.stop() {
+                return Ok(());
+            }
+            self.reverse(race, &hb, trace);
+        }
+        Ok(())
+    }
+}
+
+impl OptimalDpor {
+    /// Algorithm 2, lines 5–8, for one race: builds `v = notdep(e, E).e'`
+    /// and inserts it into the wakeup tree of `pre(E, e)` unless a sleeping
+    /// or explored thread there is a weak initial of it.
+    fn reverse(&mut self, race: Race, hb: &HappensBefore, trace: &Trace) {
+        let Race {
+            i,
+            k,
+            p,
+            v,
+            p_ran_since,
+        } = race;
+        if i >= self.nodes.len() || trace.events[i].thread == p {
+            return;
+        }
+        let feasible = |i: usize, ran_since: bool| {
+            if ran_since {
+                !(blocking(&v) && releases(&trace.events[i].op))
+            } else {
+                self.nodes.get(i).is_some_and(|n| n.enabled.contains(p))
+            }
+        };
+        let i = if feasible(i, p_ran_since) {
+            i
+        } else if blocking(&v) {
+            // The blocking call cannot go before the release that let it
+            // go on: it races with the latest earlier operation on its
+            // object it could go before (the acquisition, the start).
+            let Some(j) = self.earlier_partner(i, k, p, &v, hb, trace, &feasible) else {
+                return;
+            };
+            j
+        } else {
+            return;
+        };
+        let Some(node) = self.nodes.get(i) else {
+            return;
+        };
+        let crash = trace.ended_by.and_then(|t| trace.last_event_of(t));
+        // notdep(e, E) up to k, then e' (as a call: its outcome may change).
+        let mut positions: Vec<usize> = (i + 1..k.min(trace.len()))
+            .filter(|&j| !hb.event_precedes_event(i, j))
+            .collect();
+        let mut seq: Vec<Step> = positions
+            .iter()
+            .map(|&j| Step {
+                thread: trace.events[j].thread,
+                op: if crash == Some(j) {
+                    CRASH
+                } else {
+                    trace.events[j].op
+                },
+            })
+            .collect();
+        seq.push(Step {
+            thread: p,
+            op: as_pending(v),
+        });
+        let last = seq.len() - 1;
+        positions.push(usize::MAX);
+        let precedes = |a: usize, b: usize| {
+            if b == last {
+                seq[a].thread == p || seq[a].op.conflicts(&seq[b].op)
+            } else {
+                hb.event_precedes_event(positions[a], positions[b])
+            }
+        };
+        let independent = |x: &Op, y: &Op| !x.conflicts(y);
+        let order = Order {
+            precedes: &precedes,
+            independent: &independent,
+        };
+        let all: Vec<usize> = (0..seq.len()).collect();
+        let mut sleeping = node.sleep.iter().chain(node.done.iter());
+        // A thread whose step from here crashed covers the sequences it
+        // starts (they end in the same crash), and no other.
+        let covered = sleeping.any(|q| {
+            let op = if node.crashed.contains(q) {
+                Some(CRASH)
+            } else {
+                node.next.get(q as usize).copied().flatten()
+            };
+            op.is_some_and(|op| weak_initial(q, &op, &seq, &all, &order).is_some())
+        });
+        drop(sleeping);
+        if covered {
+            return;
+        }
+        self.nodes[i].wut.insert(&seq, &order);
+    }
+
+    /// For a blocking call `v` of thread `p` (executed at `k`, or pending at
+    /// the end) whose race with event `i` cannot be reversed: the latest
+    /// earlier event on its objects, of another thread, that does not happen
+    /// before the call and before which the call could run.
+    #[allow(clippy::too_many_arguments)]
+    fn earlier_partner(
+        &self,
+        i: usize,
+        k: usize,
+        p: u32,
+        v: &Op,
+        hb: &HappensBefore,
+        trace: &Trace,
+        feasible: &dyn Fn(usize, bool) -> bool,
+    ) -> Option<usize> {
+        // What happens before the call: before the thread's previous event,
+        // or before its creation (not through the release at `i`).
+        let events = trace.events_of(p);
+        let previous = events[..events.partition_point(|&x| (x as usize) < k)]
+            .last()
+            .map(|&x| x as usize)
+            .or_else(|| trace.born_at(p).and_then(|b| b.checked_sub(1)));
+        let precedes_call =
+            |j: usize| previous.is_some_and(|x| x == j || hb.event_precedes_event(j, x));
+        let ran_since = |j: usize| trace.next_event_of(p, j).is_some_and(|x| x < k);
+        (0..i)
+            .rev()
+            .take(MAX_PARTNER_SCAN)
+            .filter(|&j| trace.events[j].thread != p && trace.events[j].op.conflicts(v))
+            .take_while(|&j| !precedes_call(j))
+            .find(|&j| feasible(j, ran_since(j)))
+    }
+}
+
+/// Most events looked at backwards for the partner of a blocking call.
+const MAX_PARTNER_SCAN: usize = 100_000;
+
+/// A request for `prefix`, then the "continue" policy with sleep set
+/// `sleep` (the set before the prefix's last step).
+fn request(prefix: Vec<u32>, sleep: ThreadSet) -> Request {
+    Request {
+        prefix,
+        policy: Policy::ContinueThenLowest,
+        seed: 0,
+        sleep_set: sleep,
+        sleep_sets: true,
+    }
+}
+
+/// Checks that `trace` followed the path up to the branch node and the
+/// request's prefix.
+fn check_prefix(
+    nodes: &[Node],
+    branch: usize,
+    request: &Request,
+    trace: &Trace,
+) -> Result<(), Divergence> {
+    for (step, &thread) in request.prefix.iter().enumerate() {
+        let Some(event) = trace.events.get(step) else {
+            let expected = nodes
+                .get(step)
+                .map_or(format!("T{thread}"), |n| describe(n.chosen, &n.op));
+            return Err(Divergence {
+                step,
+                expected,
+                got: "the end of the execution".into(),
+            });
+        };
+        let same_op = nodes.get(step).filter(|_| step < branch).is_none_or(|n| {
+            n.op.kind == event.op.kind && n.op.object == event.op.object && n.op.aux == event.op.aux
+        });
+        if event.thread != thread || !same_op {
+            let expected = nodes
+                .get(step)
+                .filter(|_| step < branch)
+                .map_or(format!("T{thread}"), |n| describe(n.chosen, &n.op));
+            return Err(Divergence {
+                step,
+                expected,
+                got: describe(event.thread, &event.op),
+            });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,323 @@
+//! Wakeup trees (Abdulla, Aronis, Jonsson, Sagonas: "Source Sets: A
+//! Foundation for Optimal Dynamic Partial Order Reduction", JACM 64(4),
+//! 2017, Sec. 6.1–6.2).
+//!
+//! A wakeup tree of a state holds the sequences that must still be explored
+//! from it, as an ordered tree of steps: every leaf is a sequence that
+//! reverses some race, and a sequence is only inserted if no sequence
+//! already in the tree is a weak prefix of it (`insert_[E]`). Exploring the
+//! leftmost branch first, and only then the rest, is what makes the search
+//! explore one complete execution per Mazurkiewicz trace without ever being
+//! blocked by its sleep sets.
+//!
+//! The relation `v ⊑_[E] w` is decided step by step, as in the paper's
+//! inductive definition: `p.v ⊑ w` iff `p ∈ WI_[E](w)` and `v ⊑_[E.p] w\p`,
+//! where the weak initials `WI_[E](w)` are the threads whose first step in
+//! `w` has no predecessor in `w`, and the threads absent from `w` whose next
+//! step is independent of every step of `w`.
+
+use reach_channel::Op;
+
+/// One step of a sequence: a thread and the operation it performs there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The thread.
+    pub thread: u32,
+    /// Its operation at that point.
+    pub op: Op,
+}
+
+/// A node of a wakeup tree: a step and the subtree after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Branch {
+    /// The step taken from the parent.
+    pub step: Step,
+    /// The sequences to explore after it, leftmost first.
+    pub children: Vec<Branch>,
+}
+
+impl Branch {
+    /// The threads of the leftmost path below (and including) this node.
+    pub fn leftmost_threads(&self) -> Vec<u32> {
+        let mut threads = vec![self.step.thread];
+        let mut node = self;
+        while let Some(first) = node.children.first() {
+            threads.push(first.step.thread);
+            node = first;
+        }
+        threads
+    }
+}
+
+/// The order of the steps of a sequence being inserted: `precedes(a, b)`
+/// for positions `a < b` says that step `a` happens before step `b`, and
+/// `independent(x, y)` whether two operations commute.
+pub struct Order<'a> {
+    /// Happens-before between positions of the sequence.
+    pub precedes: &'a dyn Fn(usize, usize) -> bool,
+    /// Independence of two operations (of different threads).
+    pub independent: &'a dyn Fn(&Op, &Op) -> bool,
+}
+
+/// Is `thread`, whose next step is `op`, a weak initial of the steps of
+/// `seq` at positions `remaining` (in order)? `Some(Some(k))` if its first
+/// step there, at index `k` of `remaining`, has no predecessor among them;
+/// `Some(None)` if it has no step there and `op` is independent of all of
+/// them; `None` otherwise.
+pub fn weak_initial(
+    thread: u32,
+    op: &Op,
+    seq: &[Step],
+    remaining: &[usize],
+    order: &Order<'_>,
+) -> Option<Option<usize>> {
+    match remaining.iter().position(|&s| seq[s].thread == thread) {
+        Some(k) => {
+            let b = remaining[k];
+            let preceded = remaining[..k].iter().any(|&a| (order.precedes)(a, b));
+            (!preceded).then_some(Some(k))
+        }
+        None => remaining
+            .iter()
+            .all(|&s| (order.independent)(op, &seq[s].op))
+            .then_some(None),
+    }
+}
+
+/// A wakeup tree: the ordered sequences still to explore from one state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WakeupTree {
+    /// The first steps of the sequences, leftmost first.
+    pub children: Vec<Branch>,
+}
+
+impl WakeupTree {
+    /// A tree of the given branches.
+    pub fn of(children: Vec<Branch>) -> WakeupTree {
+        WakeupTree { children }
+    }
+
+    /// True if nothing is left to explore.
+    pub fn is_empty(&self) -> bool {
+        self.children.is_empty()
+    }
+
+    /// Takes the leftmost branch out of the tree.
+    pub fn pop_first(&mut self) -> Option<Branch> {
+        (!self.children.is_empty()).then(|| self.children.remove(0))
+    }
+
+    /// `insert_[E](w, B)` (Sec. 6.2): adds `seq` unless a sequence of the
+    /// tree that is a weak prefix of it ends in a leaf, or `seq` is used up
+    /// on the way (it is then a weak prefix of a sequence in the tree).
+    /// Otherwise the rest of `seq` becomes a new leaf after the longest
+    /// matching node, to the right of its children. Returns true if the
+    /// tree changed.
+    pub fn insert(&mut self, seq: &[Step], order: &Order<'_>) -> bool {
+        let mut remaining: Vec<usize> = (0..seq.len()).collect();
+        let mut level = &mut self.children;
+        loop {
+            if remaining.is_empty() {
+                return false;
+            }
+            let found = level.iter().enumerate().find_map(|(ix, child)| {
+                weak_initial(child.step.thread, &child.step.op, seq, &remaining, order)
+                    .map(|hit| (ix, hit))
+            });
+            let Some((ix, hit)) = found else {
+                level.push(chain(seq, &remaining));
+                return true;
+            };
+            if let Some(k) = hit {
+                remaining.remove(k);
+            }
+            if level[ix].children.is_empty() {
+                return false;
+            }
+            level = &mut level[ix].children;
+        }
+    }
+}
+
+/// The steps of `seq` at `positions` (non-empty) as one path.
+fn chain(seq: &[Step], positions: &[usize]) -> Branch {
+    let mut node = Branch {
+        step: seq[positions[positions.len() - 1]],
+        children: Vec::new(),
+    };
+    for &s in positions[..positions.len() - 1].iter().rev() {
+        node = Branch {
+            step: seq[s],
+            children: vec![node],
+        };
+    }
+    node
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reach_channel::{EventFlags, OpKind};
+
+    fn op(kind: OpKind, object: u64) -> Op {
+        Op {
+            kind,
+            flags: EventFlags::default(),
+            object,
+            aux: 4,
+        }
+    }
+
+    fn read(t: u32, x: u64) -> Step {
+        Step {
+            thread: t,
+            op: op(OpKind::Load, x),
+        }
+    }
+
+    fn write(t: u32, x: u64) -> Step {
+        Step {
+            thread: t,
+            op: op(OpKind::Store, x),
+        }
+    }
+
+    /// Happens-before of a hand-made sequence: program order and conflicts.
+    fn insert(tree: &mut WakeupTree, seq: &[Step]) -> bool {
+        let precedes =
+            |a: usize, b: usize| seq[a].thread == seq[b].thread || seq[a].op.conflicts(&seq[b].op);
+        let independent = |x: &Op, y: &Op| !x.conflicts(y);
+        tree.insert(
+            seq,
+            &Order {
+                precedes: &precedes,
+                independent: &independent,
+            },
+        )
+    }
+
+    fn threads(tree: &WakeupTree) -> Vec<Vec<u32>> {
+        fn walk(b: &Branch, path: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+            path.push(b.step.thread);
+            if b.children.is_empty() {
+                out.push(path.clone());
+            }
+            for c in &b.children {
+                walk(c, path, out);
+            }
+            path.pop();
+        }
+        let mut out = Vec::new();
+        for b in &tree.children {
+            walk(b, &mut Vec::new(), &mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn first_sequence_becomes_a_chain() {
+        let mut tree = WakeupTree::default();
+        assert!(insert(&mut tree, &[write(1, 10), read(2, 10)]));
+        assert_eq!(threads(&tree), vec![vec![1, 2]]);
+    }
+
+    #[test]
+    fn an_equivalent_sequence_is_not_inserted_twice() {
+        let mut tree = WakeupTree::default();
+        // 1 and 2 touch different objects: [1, 2] and [2, 1] are one trace.
+        assert!(insert(&mut tree, &[write(1, 10), write(2, 20)]));
+        assert!(!insert(&mut tree, &[write(2, 20), write(1, 10)]));
+        assert_eq!(threads(&tree), vec![vec![1, 2]]);
+    }
+
+    #[test]
+    fn a_sequence_extending_a_leaf_is_covered() {
+        let mut tree = WakeupTree::default();
+        assert!(insert(&mut tree, &[write(1, 10)]));
+        // Any execution continuing the leaf [1] can reach [1, 2].
+        assert!(!insert(&mut tree, &[write(1, 10), write(2, 10)]));
+    }
+
+    #[test]
+    fn a_prefix_of_a_branch_is_covered() {
+        let mut tree = WakeupTree::default();
+        assert!(insert(&mut tree, &[write(1, 10), write(2, 10)]));
+        assert!(!insert(&mut tree, &[write(1, 10)]));
+    }
+
+    #[test]
+    fn a_conflicting_order_branches_off() {
+        let mut tree = WakeupTree::default();
+        assert!(insert(&mut tree, &[write(1, 10), write(2, 10)]));
+        // 2 first: 2's write does not commute with 1's, so 1 is no weak
+        // initial of [2, 1]; a new branch to the right.
+        assert!(insert(&mut tree, &[write(2, 10), write(1, 10)]));
+        assert_eq!(threads(&tree), vec![vec![1, 2], vec![2, 1]]);
+    }
+
+    #[test]
+    fn the_new_leaf_goes_below_the_longest_weak_prefix() {
+        let mut tree = WakeupTree::default();
+        assert!(insert(
+            &mut tree,
+            &[write(3, 30), write(1, 10), write(2, 10)]
+        ));
+        // Thread 3's step commutes with the rest: [3] is a weak prefix of
+        // [2, 1] (3 is a weak initial: absent and independent), so the
+        // rest goes under node 3, after its child 1.
+        assert!(insert(&mut tree, &[write(2, 10), write(1, 10)]));
+        assert_eq!(threads(&tree), vec![vec![3, 1, 2], vec![3, 2, 1]]);
+    }
+
+    #[test]
+    fn reads_commute() {
+        let mut tree = WakeupTree::default();
+        assert!(insert(&mut tree, &[read(1, 10), read(2, 10), write(3, 10)]));
+        assert!(!insert(
+            &mut tree,
+            &[read(2, 10), read(1, 10), write(3, 10)]
+        ));
+        assert_eq!(threads(&tree), vec![vec![1, 2, 3]]);
+    }
+
+    #[test]
+    fn weak_initials_follow_the_definition() {
+        let seq = [write(1, 10), read(2, 10), write(3, 30)];
+        let precedes = |a: usize, b: usize| seq[a].op.conflicts(&seq[b].op);
+        let independent = |x: &Op, y: &Op| !x.conflicts(y);
+        let order = Order {
+            precedes: &precedes,
+            independent: &independent,
+        };
+        let all = [0, 1, 2];
+        assert_eq!(
+            weak_initial(1, &seq[0].op, &seq, &all, &order),
+            Some(Some(0))
+        );
+        // 2's read follows 1's write.
+        assert_eq!(weak_initial(2, &seq[1].op, &seq, &all, &order), None);
+        assert_eq!(
+            weak_initial(3, &seq[2].op, &seq, &all, &order),
+            Some(Some(2))
+        );
+        // Absent thread 4: a weak initial iff its step commutes with all.
+        assert_eq!(
+            weak_initial(4, &op(OpKind::Load, 30), &seq, &all, &order),
+            None
+        );
+        assert_eq!(
+            weak_initial(4, &op(OpKind::Load, 40), &seq, &all, &order),
+            Some(None)
+        );
+    }
+
+    #[test]
+    fn popping_takes_the_leftmost_branch() {
+        let mut tree = WakeupTree::default();
+        insert(&mut tree, &[write(1, 10), write(2, 10)]);
+        insert(&mut tree, &[write(2, 10), write(1, 10)]);
+        let first = tree.pop_first().map(|b| b.leftmost_threads());
+        assert_eq!(first, Some(vec![1, 2]));
+        assert_eq!(threads(&tree), vec![vec![2, 1]]);
+    }
+}
