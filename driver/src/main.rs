@@ -112,6 +112,7 @@ fn run(cli: &Cli) -> Result<u8> {
         record_steps,
         spin_threshold: cli.spin_threshold,
         fork_server: !cli.no_fork_server,
+        persistent: !cli.no_persistent,
         exit_cuts_threads: cli.exit_cuts_threads,
     };
     let config_for_workers = config.clone();
@@ -189,6 +190,9 @@ fn run(cli: &Cli) -> Result<u8> {
         }
     };
     progress.finish();
+    if let Some(note) = executor.persistent_note().filter(|_| !cli.quiet) {
+        eprintln!("reach-native: note: {note}");
+    }
     // Ends the fork server, so its children count in the peak RSS statistics.
     drop(executor);
     write_recorded(cli, max_steps, options.record.as_deref())?;
