@@ -14,6 +14,7 @@
 #   OUT [BENCHMARKS-generated.md]
 #   SKIP_LIMITS=1          skip the limit measurements
 #   SKIP_PROFILE=1         skip the profile
+#   MODES_ONLY=1           only the exec / fork server / persistent comparison
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,6 +56,86 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
   echo "Load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (the machine may be shared: figures are medians of $RUNS runs)."
   echo
 } > "$OUT"
+
+# ---- exec, fork server and persistent worker side by side ----
+modes_section() {
+  clang-22 -O2 -pthread -o "$work/fork_exec" benches/fork_exec.c
+  "$bin/reach-cc" -O1 -g benches/tiny.c -o "$work/tiny"
+  "$bin/reach-cc" -O1 -g benches/lock6.c -o "$work/lock6"
+  "$bin/reach-cc" -O0 -g benches/switches.c -o "$work/switches"
+  local progs="tiny lock6 mutex_counter oracle_fetch_add prim_barrier"
+  for p in mutex_counter oracle_fetch_add prim_barrier; do
+    "$bin/reach-cc" -O1 -g "c-examples/$p.c" -o "$work/$p"
+  done
+  declare -A per
+  local fw=() sw=()
+  for _ in $(seq "$RUNS"); do
+    fw+=("$("$work/fork_exec" 2000 - bare | awk '/^fork_wait_us/ {print $2}')")
+    sw+=("$("$bin/examples/exec_cost" switch "$work/switches" 20000 | awk '{print $2}')")
+    for p in $progs; do
+      local n=1000
+      [ "$p" = lock6 ] && n=300
+      while read -r _ mode us _; do
+        per[$p,$mode]+="$us "
+      done < <("$bin/examples/exec_cost" per-exec "$work/$p" "$n" all | grep '^per_exec_us')
+    done
+  done
+  local m_fw m_sw
+  m_fw=$(printf '%s\n' "${fw[@]}" | median); m_sw=$(printf '%s\n' "${sw[@]}" | median)
+  rate() { awk -v u="$1" 'BEGIN {if (u > 0) printf "%.0f", 1e6 / u; else print "-"}'; }
+  {
+    echo "## Executions per second: exec, fork server, persistent worker"
+    echo
+    echo "\`exec_cost per-exec PROGRAM N all\` (driver/examples): one executor per mode on"
+    echo "the same program, the default schedule, N executions after 3 warm-up ones;"
+    echo "medians over $RUNS runs of the median time of one execution (channel reset,"
+    echo "start, wait, output capture, trace validation, as the driver does it),"
+    echo "shown as executions per second. exec: \`--no-fork-server\`; fork server:"
+    echo "\`--no-persistent\`; persistent: the default. Ratios: persistent over fork"
+    echo "server."
+    echo
+    echo "| program | exec /s | fork server /s | persistent /s | persistent / fork server |"
+    echo "|---|---:|---:|---:|---:|"
+    for p in $progs; do
+      local e f q
+      e=$(tr ' ' '\n' <<<"${per[$p,exec]}" | grep . | median)
+      f=$(tr ' ' '\n' <<<"${per[$p,fork_server]}" | grep . | median)
+      q=$(tr ' ' '\n' <<<"${per[$p,persistent]}" | grep . | median)
+      echo "| $p | $(rate "$e") | $(rate "$f") | $(rate "$q") | $(awk -v a="$f" -v b="$q" 'BEGIN {printf "%.1f", a/b}')× |"
+    done
+    echo
+    echo "Limits on the same machine: a bare \`fork\` + \`_exit\` + \`waitpid\` takes"
+    echo "**$m_fw µs** ($(rate "$m_fw") a second: the ceiling of any fork per execution);"
+    echo "one futex hand-off between two threads (\`exec_cost switch\`) **$m_sw µs**."
+    echo
+  } >> "$OUT"
+  # Whole explorations of lock6.c (720 executions) in the three modes.
+  local ex=() fo=() pe=()
+  for _ in $(seq "$RUNS"); do
+    for mode in --no-fork-server --no-persistent --persistent; do
+      "$native" --jobs 1 -q --json "$work/modes.json" "$mode" "$work/lock6" >/dev/null 2>&1 || true
+      local r
+      r=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("%.0f" % (j["executions"]/j["seconds"]))' "$work/modes.json")
+      case $mode in
+        --no-fork-server) ex+=("$r") ;;
+        --no-persistent) fo+=("$r") ;;
+        *) pe+=("$r") ;;
+      esac
+    done
+  done
+  {
+    echo "Whole exploration of \`benches/lock6.c\` (six threads, one lock section each,"
+    echo "720 executions; \`reach-native --jobs 1\`), executions per second, medians of"
+    echo "$RUNS: exec **$(printf '%s\n' "${ex[@]}" | median)**, fork server"
+    echo "**$(printf '%s\n' "${fo[@]}" | median)**, persistent **$(printf '%s\n' "${pe[@]}" | median)**"
+    echo "(all: exec ${ex[*]}; fork server ${fo[*]}; persistent ${pe[*]})."
+    echo
+  } >> "$OUT"
+}
+modes_section
+if [ "${MODES_ONLY:-0}" = 1 ]; then
+  exit 0
+fi
 
 # ---- limit measurements ----
 if [ "${SKIP_LIMITS:-0}" != 1 ]; then

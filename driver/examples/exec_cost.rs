@@ -1,8 +1,9 @@
 //! Micro-benchmark of the executor, used by `scripts/bench.sh`.
 //!
-//! `exec_cost per-exec PROGRAM RUNS [fork-server|exec]`: median wall time
-//! of one execution of PROGRAM (default schedule), with the fork server and
-//! with exec (or only the mode named), in µs.
+//! `exec_cost per-exec PROGRAM RUNS [fork-server|exec|persistent|all]`:
+//! median wall time of one execution of PROGRAM (default schedule), with the
+//! fork server and with exec (or only the mode named; `all`: exec, fork
+//! server and persistent worker), in µs.
 //!
 //! `exec_cost switch PROGRAM [ARGS...]`: cost of one thread switch: the same
 //! execution under the "continue the current thread" policy (few switches)
@@ -41,6 +42,11 @@ fn runtime() -> PathBuf {
 }
 
 fn executor(program: &str, args: &[String], fork_server: bool) -> Executor {
+    executor_mode(program, args, fork_server, false)
+}
+
+/// An executor in one of the three modes (exec; fork server; persistent).
+fn executor_mode(program: &str, args: &[String], fork_server: bool, persistent: bool) -> Executor {
     let config = ExecConfig {
         program: program.into(),
         args: args.iter().map(Into::into).collect(),
@@ -50,6 +56,7 @@ fn executor(program: &str, args: &[String], fork_server: bool) -> Executor {
         record_steps: 1_000_000,
         spin_threshold: 64,
         fork_server,
+        persistent,
         exit_cuts_threads: false,
     };
     match Executor::new(config) {
@@ -166,16 +173,25 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("per-exec") if args.len() >= 3 => {
             let runs: usize = args[2].parse().unwrap_or(200);
-            let modes: &[bool] = match args.get(3).map(String::as_str) {
-                Some("fork-server") => &[true],
-                Some("exec") => &[false],
-                _ => &[true, false],
+            let modes: &[(bool, bool)] = match args.get(3).map(String::as_str) {
+                Some("fork-server") => &[(true, false)],
+                Some("exec") => &[(false, false)],
+                Some("persistent") => &[(true, true)],
+                Some("all") => &[(false, false), (true, false), (true, true)],
+                _ => &[(true, false), (false, false)],
             };
-            for &fork in modes {
-                let mut ex = executor(&args[1], &[], fork);
+            for &(fork, persistent) in modes {
+                let mut ex = executor_mode(&args[1], &[], fork, persistent);
                 let (us, steps, _) = per_exec(&mut ex, runs, Policy::ContinueThenLowest);
-                let mode = if fork { "fork_server" } else { "exec" };
+                let mode = match (fork, persistent) {
+                    (true, true) => "persistent",
+                    (true, false) => "fork_server",
+                    _ => "exec",
+                };
                 println!("per_exec_us {mode} {us:.1} steps {steps}");
+                if let Some(note) = ex.persistent_note() {
+                    println!("note {note}");
+                }
             }
         }
         Some("compare") if args.len() >= 4 => {

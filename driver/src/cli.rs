@@ -119,6 +119,14 @@ pub struct Cli {
     /// Run each execution by exec instead of the runtime's fork server.
     #[arg(long)]
     pub no_fork_server: bool,
+    /// Run many executions in one forked worker that restores its memory
+    /// between them (falls back to one fork per execution, with a note,
+    /// where memory cannot undo what the program did).
+    #[arg(long, conflicts_with = "no_persistent")]
+    pub persistent: bool,
+    /// One forked child per execution, never a persistent worker.
+    #[arg(long)]
+    pub no_persistent: bool,
     /// Do not bind each worker, its fork server and its executions to one
     /// CPU (by default they share one, and parallel workers get different
     /// ones).

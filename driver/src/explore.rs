@@ -6,7 +6,7 @@ use crate::analysis::fingerprint::fingerprint;
 use crate::analysis::races::find_races;
 use crate::bug::{classify, Bug, BugKind, BugPolicy, Unusable};
 use crate::cancel::{Cancel, Cancelled};
-use crate::exec::{ExecError, Executor, Outcome, Request};
+use crate::exec::{ExecError, Executor, Outcome, Request, Termination};
 use crate::record::Recorder;
 use crate::strategy::Strategy;
 use crate::trace::Trace;
@@ -341,10 +341,18 @@ pub fn execute(
         finding: None,
     };
     if let Err(divergence) = strategy.observe(request, &trace) {
-        let bug = Bug {
-            kind: BugKind::Nondeterminism,
-            message: format!("replaying a schedule did not reproduce the execution: {divergence}"),
-            race: None,
+        // An execution killed before the end of its prefix (time-out,
+        // signal) did not reproduce it for that reason: report that.
+        let killed = !matches!(outcome.termination, Termination::Exited(_));
+        let bug = match classify(&outcome, &trace, options.bug_policy) {
+            Ok(Some(bug)) if killed && trace.len() < request.prefix.len() => bug,
+            _ => Bug {
+                kind: BugKind::Nondeterminism,
+                message: format!(
+                    "replaying a schedule did not reproduce the execution: {divergence}"
+                ),
+                race: None,
+            },
         };
         examined.finding = Some(finding(bug, number, trace, outcome));
         return Ok(Some(examined));

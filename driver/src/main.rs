@@ -116,6 +116,7 @@ fn run(cli: &Cli) -> Result<u8> {
         record_steps,
         spin_threshold: cli.spin_threshold,
         fork_server: !cli.no_fork_server,
+        persistent: !cli.no_persistent,
         exit_cuts_threads: cli.exit_cuts_threads,
     };
     let config_for_workers = config.clone();
@@ -226,6 +227,9 @@ fn run(cli: &Cli) -> Result<u8> {
     }
     if !cli.no_shorten && !options.interrupt.load(Ordering::Relaxed) {
         shorten_first(&mut executor, &mut summary, &options);
+    }
+    if let Some(note) = executor.persistent_note().filter(|_| !cli.quiet) {
+        eprintln!("reach-native: note: {note}");
     }
     // Ends the fork server, so its children count in the peak RSS statistics.
     drop(executor);

@@ -148,6 +148,7 @@ fn long_executor(record: u64, fork_server: bool) -> Executor {
         record_steps: record,
         spin_threshold: 50,
         fork_server,
+        persistent: false,
         exit_cuts_threads: false,
     })
     .expect("executor")
@@ -239,6 +240,7 @@ fn bad_configurations_are_clear_errors() {
         record_steps: 10,
         spin_threshold: 0,
         fork_server: false,
+        persistent: false,
         exit_cuts_threads: false,
     };
     let err = Executor::new(base.clone()).err().expect("missing program");

@@ -64,6 +64,7 @@ fn config(program: &Path, args: &[&str], fork_server: bool) -> ExecConfig {
         record_steps: 20_000,
         spin_threshold: 64,
         fork_server,
+        persistent: false,
         exit_cuts_threads: false,
     }
 }

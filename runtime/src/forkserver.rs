@@ -20,6 +20,7 @@ use core::sync::atomic::{AtomicI32, Ordering};
 use reach_channel::fork::{
     encode, parse_env, MSG_DONE, MSG_FORK_FAILED, MSG_LONG_START, MSG_READY, MSG_REFUSED,
 };
+use reach_channel::layout::REQ_PERSISTENT;
 use reach_channel::RunStatus;
 
 static REQUEST_FD: AtomicI32 = AtomicI32::new(-1);
@@ -184,19 +185,29 @@ pub fn serve_if_requested() {
         libc::sigaction(libc::SIGCHLD, &dfl, &mut saved);
     }
     warm_up();
+    // Persistent workers, if the driver asks and the shared page exists.
+    let mut persistent =
+        st.chan.header().request_flags & REQ_PERSISTENT != 0 && crate::persist::make_shared();
     send(resp, MSG_READY, pre_main as i64);
     // SAFETY: plain query.
     let server = unsafe { libc::getpid() };
     let mut served: u32 = 0;
     loop {
         next_request(req);
+        let shared = crate::persist::shared().filter(|_| persistent);
+        if let Some(sh) = shared {
+            // The request just read is the worker's first.
+            sh.pending.store(1, Ordering::SeqCst);
+        }
         let pid = raw_fork();
         if pid == 0 {
             // SAFETY: plain syscalls in the fresh child; `saved` is the
             // program's own SIGCHLD disposition.
             unsafe {
-                libc::close(req);
-                libc::close(resp);
+                if !persistent {
+                    libc::close(req);
+                    libc::close(resp);
+                }
                 libc::setpgid(0, 0);
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                 if libc::getppid() != server {
@@ -204,6 +215,13 @@ pub fn serve_if_requested() {
                 }
                 if !is_default(&saved) {
                     libc::sigaction(libc::SIGCHLD, &saved, core::ptr::null_mut());
+                }
+            }
+            if persistent && !crate::persist::run_worker(req, resp) {
+                // SAFETY: closing the control pipes, as any forked child does.
+                unsafe {
+                    libc::close(req);
+                    libc::close(resp);
                 }
             }
             start_execution(pre_main);
@@ -223,6 +241,16 @@ pub fn serve_if_requested() {
         h.fork_request.store(served, Ordering::Relaxed);
         let status = reap(pid);
         h.fork_response.store(served, Ordering::Relaxed);
+        if let Some(sh) = shared {
+            if sh.fallback.load(Ordering::SeqCst) != 0 {
+                // The worker said why; every execution is a child from now on.
+                persistent = false;
+            }
+            if sh.pending.swap(0, Ordering::SeqCst) == 0 {
+                // The worker reported every execution it ran.
+                continue;
+            }
+        }
         send(resp, MSG_DONE, i64::from(status));
     }
 }

@@ -21,6 +21,7 @@ pub mod enabled;
 pub mod fmtbuf;
 pub mod forkserver;
 pub mod hooks;
+pub mod persist;
 pub mod real;
 pub mod sched;
 pub mod spin;

@@ -43,6 +43,8 @@ pub fn end_run(st: &mut State, status: RunStatus, site: u64, msg: &FmtBuf) -> ! 
     unsafe {
         libc::fflush(core::ptr::null_mut());
     }
+    // A persistent worker restores its memory and runs the next execution.
+    crate::persist::end_execution(0);
     sys::exit_group(0)
 }
 
@@ -132,6 +134,7 @@ fn wait_go(me: u32) {
                 w.store(GO_WAIT, Ordering::Relaxed);
                 return;
             }
+            Err(v) if v >= crate::persist::GO_EXIT => crate::persist::on_handoff(v),
             _ => sys::futex_wait(w, GO_SLEEPING),
         }
     }

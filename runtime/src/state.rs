@@ -159,6 +159,9 @@ pub struct Thread {
     pub rd_held: [u64; RD_HELD],
     /// Valid entries of `rd_held`.
     pub rd_n: usize,
+    /// Kernel id (set in a persistent worker only, which waits for the
+    /// thread to be gone after the execution).
+    pub tid: i32,
 }
 
 /// Most read-lock holds one thread may have at once.
@@ -186,6 +189,7 @@ impl Thread {
         steps: 0,
         rd_held: [0; RD_HELD],
         rd_n: 0,
+        tid: 0,
     };
 
     /// Alive: created and not finished.

@@ -98,6 +98,7 @@ macro_rules! examples {
 
 examples! {
     abba_deadlock: "abba_deadlock.c", [], [] => Bug("deadlock");
+    alarm_set: "alarm_set.c", [], [] => Clean(2);
     asm_operand_race: "asm_operand_race.c", [], [] => Bug("data_race");
     asm_spinlock_counter: "asm_spinlock_counter.c", [], [] => Clean(264);
     asm_xadd_ticket_race: "asm_xadd_ticket_race.c", [], [] => Bug("assertion");

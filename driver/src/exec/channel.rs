@@ -167,6 +167,17 @@ impl Channel {
         Ok(())
     }
 
+    /// Asks the fork server (which reads it at `main`) for persistent
+    /// executions: call after [`Channel::prepare`] of the bootstrap request.
+    pub fn request_persistent(&mut self) {
+        // SAFETY: the header is mapped for the channel's lifetime and no
+        // program process runs while the driver prepares a request.
+        unsafe {
+            let h = self.base.as_ptr() as *mut Header;
+            (*h).request_flags |= reach_channel::layout::REQ_PERSISTENT;
+        }
+    }
+
     /// Copies what a fork server recorded before `main` (`pre_main` events,
     /// the main thread's slot) so every execution can start from it.
     pub fn capture_start(&self, pre_main: u64) -> Result<StartState, ExecError> {

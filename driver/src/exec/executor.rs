@@ -126,6 +126,18 @@ impl Executor {
         }
     }
 
+    /// Why executions were asked to be persistent but are forked children
+    /// (for good), if so: a one-line note naming the cause.
+    pub fn persistent_note(&self) -> Option<String> {
+        match &self.server {
+            ServerState::Running(server, _) => server
+                .persist_off
+                .as_ref()
+                .map(|why| format!("{why}; every execution is a forked child instead")),
+            _ => None,
+        }
+    }
+
     /// True while executions are served by a running fork server.
     pub fn fork_server_running(&self) -> bool {
         matches!(self.server, ServerState::Running(..))
@@ -161,6 +173,9 @@ impl Executor {
         binding: Binding,
     ) -> Result<Result<ForkServer, Unavailable>, ExecError> {
         prepare(&mut self.channel, &self.config, &bootstrap_request())?;
+        if self.config.persistent {
+            self.channel.request_persistent();
+        }
         ForkServer::start(
             &self.config,
             self.channel.raw_fd(),

@@ -44,6 +44,10 @@ pub struct ExecConfig {
     pub spin_threshold: u32,
     /// Serve executions from a fork server in the runtime instead of exec.
     pub fork_server: bool,
+    /// Under the fork server: run many executions in one persistent worker
+    /// that restores its memory between them (it falls back to one fork per
+    /// execution where memory cannot undo what the program did).
+    pub persistent: bool,
     /// Take the process exit where a thread reaches it, cutting other
     /// threads short, instead of once no other thread can run.
     pub exit_cuts_threads: bool,

@@ -14,7 +14,8 @@ use super::process::{self, Binding, Capture, ControlFds, Finished, Group};
 use super::{ExecConfig, ExecError, Termination};
 use crate::cancel::Cancel;
 use reach_channel::fork::{
-    decode, MESSAGE_BYTES, MSG_DONE, MSG_FORK_FAILED, MSG_LONG_START, MSG_READY, MSG_REFUSED,
+    decode, PersistCause, MESSAGE_BYTES, MSG_DONE, MSG_FORK_FAILED, MSG_LONG_START,
+    MSG_PERSIST_OFF, MSG_READY, MSG_REFUSED,
 };
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -46,6 +47,8 @@ pub struct ForkServer {
     running: bool,
     /// Events recorded before `main` (by static constructors).
     pub pre_main: u64,
+    /// Why executions stopped being persistent, once they did.
+    pub persist_off: Option<String>,
 }
 
 /// What a server reported about one execution.
@@ -55,6 +58,7 @@ enum Report {
     Ready(i64),
     Refused(i64),
     LongStart(i64),
+    PersistOff(i64),
 }
 
 /// The server is gone or misbehaved during an execution.
@@ -114,6 +118,7 @@ impl ForkServer {
             ],
             running: false,
             pre_main: 0,
+            persist_off: None,
         };
         let deadline = Instant::now() + timeout;
         let ready = loop {
@@ -164,6 +169,7 @@ impl ForkServer {
             MSG_FORK_FAILED => Report::ForkFailed(value as i32),
             MSG_REFUSED => Report::Refused(value),
             MSG_LONG_START => Report::LongStart(value),
+            MSG_PERSIST_OFF => Report::PersistOff(value),
             // Unknown messages: treat as a server malfunction.
             _ => Report::Refused(-1),
         })
@@ -259,6 +265,11 @@ impl ForkServer {
                 Some(Report::Done(status)) => {
                     self.running = false;
                     break status;
+                }
+                Some(Report::PersistOff(cause)) => {
+                    let why = PersistCause::from_value(cause)
+                        .map_or("the worker stopped for an unknown reason", |c| c.describe());
+                    self.persist_off.get_or_insert_with(|| why.to_string());
                 }
                 Some(Report::ForkFailed(errno)) => {
                     return Err(Lost(format!(

@@ -107,6 +107,7 @@ pub fn executor_full(program: &Path, args: &[&str], max_steps: u64, timeout: Dur
         record_steps: max_steps,
         spin_threshold: 50,
         fork_server: false,
+        persistent: false,
         exit_cuts_threads: false,
     })
     .expect("executor")

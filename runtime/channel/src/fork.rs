@@ -47,6 +47,87 @@ pub const MSG_FORK_FAILED: u32 = 5;
 /// the number of steps before `main`. The server exits after sending it.
 pub const MSG_LONG_START: u32 = 6;
 
+/// Worker → driver, before the [`MSG_DONE`] of an execution (or instead
+/// of nothing, when a worker cannot start): executions stop being persistent
+/// and are forked children from now on; value: a [`PersistCause`].
+pub const MSG_PERSIST_OFF: u32 = 7;
+
+/// Why executions stopped being persistent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum PersistCause {
+    /// The worker could not record its memory.
+    Setup = 1,
+    /// Write tracking (`userfaultfd` with asynchronous write protection,
+    /// `PAGEMAP_SCAN`) is not available.
+    NoUserfaultfd = 2,
+    /// The writable memory at `main` is too large to copy.
+    TooLarge = 3,
+    /// The program opened files or changed the working directory.
+    Files = 4,
+    /// The program opened, closed or duplicated file descriptors.
+    Descriptors = 5,
+    /// The program created processes.
+    Processes = 6,
+    /// The program changed signal handlers.
+    Signals = 7,
+    /// The program created sockets.
+    Sockets = 8,
+    /// The program mapped a file shared.
+    FileMappings = 9,
+    /// The program loaded a library.
+    Libraries = 10,
+    /// The program changed or unmapped memory that existed at `main`.
+    MemoryLayout = 11,
+    /// The program set an alarm or a timer.
+    Timers = 12,
+}
+
+impl PersistCause {
+    /// The cause numbered `v`, if any.
+    pub fn from_value(v: i64) -> Option<PersistCause> {
+        use PersistCause::*;
+        [
+            Setup,
+            NoUserfaultfd,
+            TooLarge,
+            Files,
+            Descriptors,
+            Processes,
+            Signals,
+            Sockets,
+            FileMappings,
+            Libraries,
+            MemoryLayout,
+            Timers,
+        ]
+        .into_iter()
+        .find(|c| *c as i64 == v)
+    }
+
+    /// What it means, for a one-line note.
+    pub fn describe(self) -> &'static str {
+        match self {
+            PersistCause::Setup => "the worker could not record the memory at main",
+            PersistCause::NoUserfaultfd => {
+                "the kernel does not track written pages (userfaultfd write protection, PAGEMAP_SCAN)"
+            }
+            PersistCause::TooLarge => "the writable memory at main is larger than 1 GiB",
+            PersistCause::Files => "the program opens files or changes directory",
+            PersistCause::Descriptors => "the program opens, closes or duplicates file descriptors",
+            PersistCause::Processes => "the program creates processes",
+            PersistCause::Signals => "the program changes signal handlers",
+            PersistCause::Sockets => "the program creates sockets",
+            PersistCause::FileMappings => "the program maps a file shared",
+            PersistCause::Libraries => "the program loads libraries",
+            PersistCause::MemoryLayout => {
+                "the program changes the protection of memory or unmaps memory that existed at main"
+            }
+            PersistCause::Timers => "the program sets alarms or timers",
+        }
+    }
+}
+
 /// Size of one response message.
 pub const MESSAGE_BYTES: usize = 16;
 

@@ -212,6 +212,9 @@ pub const REQ_SPIN_BLOCKING: u32 = 2;
 /// it, cutting other threads short (otherwise it waits until no other
 /// thread can run; see [`crate::EventFlags::CUTS_THREADS`]).
 pub const REQ_EXIT_CUTS_THREADS: u32 = 4;
+/// Request flag (read by the fork server at `main`): serve executions from a
+/// persistent worker that restores its memory between them.
+pub const REQ_PERSISTENT: u32 = 8;
 
 /// The channel header. Request fields are written by the driver before the
 /// execution starts; response fields by the runtime during and after it.

@@ -110,9 +110,11 @@ pub unsafe extern "C" fn clock_nanosleep(
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn fork() -> libc::pid_t {
+    crate::persist::taint(crate::persist::Cause::Processes);
     // SAFETY: forwarding.
     let pid = unsafe { crate::real!(c"fork", unsafe extern "C" fn() -> libc::pid_t)() };
     if pid == 0 {
+        crate::persist::forget_in_child();
         MODE.store(MODE_ENDED, Ordering::SeqCst);
         set_me(crate::state::NONE);
     }

@@ -70,6 +70,13 @@ fn exit_cuts_threads() -> bool {
 /// program's handlers and static destructors.
 extern "C" fn exit_handler(status: c_int, _arg: *mut c_void) {
     process_exit(status);
+    // A persistent worker's execution is over here (the process would only
+    // flush stdio and end): flush, restore the memory and run the next one.
+    if crate::persist::is_worker() && MODE.load(Ordering::SeqCst) == MODE_ENDED {
+        // SAFETY: flushing every stdio stream, as the C library's exit does next.
+        unsafe { libc::fflush(core::ptr::null_mut()) };
+        crate::persist::end_execution((status & 0xff) << 8);
+    }
 }
 
 /// Registers [`exit_handler`]; called before the program's constructors,
@@ -150,6 +157,9 @@ pub unsafe extern "C" fn exit(code: c_int) -> ! {
 #[no_mangle]
 pub unsafe extern "C" fn _exit(code: c_int) -> ! {
     process_exit(code);
+    if MODE.load(Ordering::SeqCst) == MODE_ENDED {
+        crate::persist::end_execution((code & 0xff) << 8);
+    }
     // SAFETY: forwarding.
     unsafe { real!(c"_exit", unsafe extern "C" fn(c_int) -> !)(code) }
 }
@@ -161,6 +171,9 @@ pub unsafe extern "C" fn _exit(code: c_int) -> ! {
 #[no_mangle]
 pub unsafe extern "C" fn _Exit(code: c_int) -> ! {
     process_exit(code);
+    if MODE.load(Ordering::SeqCst) == MODE_ENDED {
+        crate::persist::end_execution((code & 0xff) << 8);
+    }
     // SAFETY: forwarding.
     unsafe { real!(c"_Exit", unsafe extern "C" fn(c_int) -> !)(code) }
 }

@@ -95,6 +95,9 @@ extern "C" fn trampoline(arg: *mut c_void) -> *mut c_void {
     let th = &mut st.threads[id as usize % MAX_THREADS];
     // SAFETY: plain query.
     th.handle = unsafe { libc::pthread_self() };
+    if crate::persist::is_worker() {
+        th.tid = crate::sys::gettid();
+    }
     let (start, arg) = (th.start, th.arg);
     // Blame the new thread if it never reaches a scheduling point.
     st.running = id;

@@ -1,0 +1,193 @@
+//! Persistent executions against the fork server: every program of the
+//! example table (`examples.rs`, read as text so that a new row is covered
+//! at once) is explored with `--persistent` and with `--no-persistent`; the
+//! two runs must report the same exit status, bug kind, bug trace, number of
+//! executions and set of partial orders, and the schedule file each mode
+//! records must replay in the other mode to the same interleaving.
+
+use reach_tests::{build_example, reach, schedule_of, Run};
+use std::path::Path;
+
+/// One row of the example table.
+struct Row {
+    name: String,
+    file: String,
+    options: Vec<String>,
+    args: Vec<String>,
+    expect: String,
+}
+
+/// The quoted strings of `s`.
+fn quoted(s: &str) -> Vec<String> {
+    s.split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// Parses the rows `name: "file", [options], [args] => Expectation;` of
+/// the `examples!` table.
+fn table() -> Vec<Row> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/examples.rs");
+    let text = std::fs::read_to_string(&path).expect("read examples.rs");
+    let start = text.find("examples! {").expect("the examples! table");
+    let body = &text[start..];
+    let end = body.find("\n}\n").expect("end of the table");
+    let mut rows = Vec::new();
+    for line in body[..end].lines().skip(1) {
+        let line = line.trim();
+        let Some((name, rest)) = line.split_once(": ") else {
+            continue;
+        };
+        let Some((lhs, expect)) = rest.split_once("=>") else {
+            continue;
+        };
+        let parts: Vec<&str> = lhs.split('[').collect();
+        if parts.len() != 3 {
+            continue;
+        }
+        rows.push(Row {
+            name: name.to_string(),
+            file: quoted(parts[0]).into_iter().next().unwrap_or_default(),
+            options: quoted(parts[1]),
+            args: quoted(parts[2]),
+            expect: expect.trim().trim_end_matches(';').to_string(),
+        });
+    }
+    rows
+}
+
+fn run(program: &Path, mode: &str, row: &Row, extra: &[&str]) -> Run {
+    let mut options: Vec<&str> = vec![mode];
+    options.extend(row.options.iter().map(String::as_str));
+    options.extend(extra);
+    let args: Vec<&str> = row.args.iter().map(String::as_str).collect();
+    reach(program, &options, &args)
+}
+
+/// Copies the schedule the last run on `program` wrote, under `tag`.
+fn keep_schedule(program: &Path, tag: &str) -> Option<String> {
+    let from = schedule_of(program);
+    let to = from.with_extension(format!("{tag}.schedule"));
+    std::fs::copy(&from, &to).ok()?;
+    Some(to.to_string_lossy().into_owned())
+}
+
+/// Compares both modes on one row; the differences found, if any.
+fn compare(row: &Row) -> Vec<String> {
+    let program = build_example(&row.file);
+    let fork = run(&program, "--no-persistent", row, &[]);
+    let fork_schedule = keep_schedule(&program, "fork");
+    let pers = run(&program, "--persistent", row, &[]);
+    let pers_schedule = keep_schedule(&program, "persistent");
+    let mut diffs = Vec::new();
+    let mut same = |what: &str, a: String, b: String| {
+        if a != b {
+            diffs.push(format!(
+                "{}: {what}: fork server {a}, persistent {b}",
+                row.name
+            ));
+        }
+    };
+    same("exit status", fork.code.to_string(), pers.code.to_string());
+    same(
+        "bug kind",
+        format!("{:?}", fork.bug_kind()),
+        format!("{:?}", pers.bug_kind()),
+    );
+    same(
+        "executions",
+        fork.executions().to_string(),
+        pers.executions().to_string(),
+    );
+    same(
+        "partial orders",
+        format!("{} {:?}", fork.partial_orders(), fork.fingerprints()),
+        format!("{} {:?}", pers.partial_orders(), pers.fingerprints()),
+    );
+    same(
+        "bug trace",
+        fork.json["bug"]["trace"].to_string(),
+        pers.json["bug"]["trace"].to_string(),
+    );
+    // The table's expectation names the bug kind, if any.
+    if let Some(kind) = row.expect.strip_prefix("Bug(") {
+        let kind = kind.trim_end_matches(')').trim_matches('"');
+        same(
+            "expected bug kind",
+            kind.to_string(),
+            pers.bug_kind().unwrap_or_default(),
+        );
+        // Each mode's schedule replays in the other.
+        for (schedule, mode, recorded) in [
+            (&fork_schedule, "--persistent", &fork),
+            (&pers_schedule, "--no-persistent", &pers),
+        ] {
+            let Some(schedule) = schedule else {
+                diffs.push(format!("{}: no schedule file written", row.name));
+                continue;
+            };
+            let replay = run(&program, mode, row, &["--replay", schedule.as_str()]);
+            if replay.json["bug"]["trace"] != recorded.json["bug"]["trace"]
+                || replay.bug_kind() != recorded.bug_kind()
+            {
+                diffs.push(format!(
+                    "{}: a schedule recorded without {mode} does not replay with it: {}",
+                    row.name, replay.stdout
+                ));
+            }
+        }
+    } else if let Some(n) = row
+        .expect
+        .strip_prefix("Clean(")
+        .or_else(|| row.expect.strip_prefix("Limited("))
+    {
+        same(
+            "expected executions",
+            n.trim_end_matches(')').to_string(),
+            pers.executions().to_string(),
+        );
+    }
+    diffs
+}
+
+#[test]
+fn persistent_matches_fork_server_on_every_example() {
+    let rows = table();
+    assert!(rows.len() >= 80, "parsed only {} rows", rows.len());
+    let mut diffs = Vec::new();
+    for row in &rows {
+        diffs.extend(compare(row));
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+/// Runs `file` persistent and not: the same clean result with `executions`
+/// executions, and exactly one note naming `cause` in persistent mode only.
+fn falls_back_with_a_note(file: &str, executions: u64, cause: &str) {
+    let program = build_example(file);
+    let run = reach(&program, &["--persistent"], &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.executions(), executions);
+    let note = format!("note: {cause}; every execution is a forked child instead");
+    let notes = run.stderr.lines().filter(|l| l.contains(&note)).count();
+    assert_eq!(notes, 1, "{}", run.stderr);
+    let forced = reach(&program, &["--no-persistent"], &[]);
+    assert_eq!(forced.executions(), executions);
+    assert!(!forced.stderr.contains("note:"), "{}", forced.stderr);
+}
+
+/// A program that creates processes (memory cannot undo that): the first
+/// execution's result stands, the run goes on with one fork per execution
+/// and says why in one note.
+#[test]
+fn creating_processes_falls_back_with_a_note() {
+    falls_back_with_a_note("forks_child.c", 1, "the program creates processes");
+}
+
+/// An alarm is process state: the same.
+#[test]
+fn setting_an_alarm_falls_back_with_a_note() {
+    falls_back_with_a_note("alarm_set.c", 2, "the program sets alarms or timers");
+}
