@@ -228,7 +228,10 @@ fn run(cli: &Cli) -> Result<u8> {
     if !cli.no_shorten && !options.interrupt.load(Ordering::Relaxed) {
         shorten_first(&mut executor, &mut summary, &options);
     }
-    if let Some(note) = executor.persistent_note().filter(|_| !cli.quiet) {
+    // Persistence is on by default where the machine allows it: only an
+    // explicit --persistent hears that it does not.
+    let said = cli.persistent || !executor.persistence_unsupported();
+    if let Some(note) = executor.persistent_note().filter(|_| !cli.quiet && said) {
         eprintln!("reach-native: note: {note}");
     }
     // Ends the fork server, so its children count in the peak RSS statistics.

@@ -129,11 +129,19 @@ impl Executor {
     /// Why executions were asked to be persistent but are forked children
     /// (for good), if so: a one-line note naming the cause.
     pub fn persistent_note(&self) -> Option<String> {
+        self.persist_off()
+            .map(|(why, _)| format!("{why}; every execution is a forked child instead"))
+    }
+
+    /// True if executions could not be persistent because of the machine
+    /// (the kernel cannot track written pages), not because of the program.
+    pub fn persistence_unsupported(&self) -> bool {
+        self.persist_off().is_some_and(|(_, machine)| *machine)
+    }
+
+    fn persist_off(&self) -> Option<&(String, bool)> {
         match &self.server {
-            ServerState::Running(server, _) => server
-                .persist_off
-                .as_ref()
-                .map(|why| format!("{why}; every execution is a forked child instead")),
+            ServerState::Running(server, _) => server.persist_off.as_ref(),
             _ => None,
         }
     }

@@ -47,8 +47,10 @@ pub struct ForkServer {
     running: bool,
     /// Events recorded before `main` (by static constructors).
     pub pre_main: u64,
-    /// Why executions stopped being persistent, once they did.
-    pub persist_off: Option<String>,
+    /// Why executions stopped being persistent, once they did, and whether
+    /// the cause is the machine (the kernel cannot track writes) rather than
+    /// the program.
+    pub persist_off: Option<(String, bool)>,
 }
 
 /// What a server reported about one execution.
@@ -267,9 +269,15 @@ impl ForkServer {
                     break status;
                 }
                 Some(Report::PersistOff(cause)) => {
-                    let why = PersistCause::from_value(cause)
-                        .map_or("the worker stopped for an unknown reason", |c| c.describe());
-                    self.persist_off.get_or_insert_with(|| why.to_string());
+                    let cause = PersistCause::from_value(cause);
+                    let why =
+                        cause.map_or("the worker stopped for an unknown reason", |c| c.describe());
+                    let machine = matches!(
+                        cause,
+                        Some(PersistCause::NoUserfaultfd | PersistCause::Setup)
+                    );
+                    self.persist_off
+                        .get_or_insert_with(|| (why.to_string(), machine));
                 }
                 Some(Report::ForkFailed(errno)) => {
                     return Err(Lost(format!(
