@@ -205,3 +205,24 @@ fn creating_processes_falls_back_with_a_note() {
 fn setting_an_alarm_falls_back_with_a_note() {
     falls_back_with_a_note("alarm_set.c", 2, "the program sets alarms or timers");
 }
+
+/// A persistent worker waits for its next request between executions: at
+/// the end of the run it is killed and reaped by the fork server, so no
+/// process of the program is left behind, not even a zombie.
+#[test]
+fn no_worker_is_left_behind() {
+    let built = build_example("mutex_counter.c");
+    let program = reach_tests::scratch().join("leftover_probe");
+    std::fs::copy(&built, &program).expect("copy the example");
+    for jobs in ["1", "2"] {
+        let run = reach(&program, &["--jobs", jobs], &[]);
+        assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+        let left: Vec<String> = std::fs::read_dir("/proc")
+            .expect("read /proc")
+            .flatten()
+            .filter_map(|entry| std::fs::read_to_string(entry.path().join("stat")).ok())
+            .filter(|stat| stat.contains("(leftover_probe)"))
+            .collect();
+        assert!(left.is_empty(), "--jobs {jobs}: left behind: {left:?}");
+    }
+}

@@ -373,7 +373,15 @@ impl std::fmt::Display for Unavailable {
 
 impl Drop for ForkServer {
     fn drop(&mut self) {
+        // A persistent worker waits for its next request between
+        // executions: kill it too, and let the server reap it before the
+        // server goes (an orphan would wait for init to reap it).
+        self.running = true;
         self.kill_child();
+        let deadline = Instant::now() + Duration::from_millis(200);
+        while !process::children(self.group.pid()).is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
         // The server exits at end of file on its request pipe; its group is
         // killed anyway, and its children die with it.
         let _ = self.group.finish();
