@@ -160,17 +160,7 @@ if [ "$write" = 1 ]; then
     echo "$header"
     printf '%s\n' "${rows[@]}"
   } >"$section"
-  python3 - "$root/BENCHMARKS.md" "$section" <<'EOF'
-import re, sys
-path, new = sys.argv[1], open(sys.argv[2]).read().rstrip("\n") + "\n"
-text = open(path).read()
-m = re.search(r"^## Soak\n.*?(?=^## |\Z)", text, flags=re.S | re.M)
-if m:
-    text = text[: m.start()] + new + ("\n" if m.end() < len(text) else "") + text[m.end():]
-else:
-    text = text.rstrip("\n") + "\n\n" + new
-open(path, "w").write(text)
-EOF
+  "$root/scripts/replace-section.py" "$root/BENCHMARKS.md" "## Soak" "$section"
   rm -f "$section"
   echo "soak: wrote the Soak section of BENCHMARKS.md"
 fi

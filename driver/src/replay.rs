@@ -8,7 +8,7 @@ use crate::explore::{Finding, StopReason, Summary};
 use crate::record::Recorder;
 use crate::schedule::ScheduleFile;
 use crate::trace::Trace;
-use reach_channel::{Policy, RunStatus, ThreadSet};
+use reach_channel::RunStatus;
 use std::time::Instant;
 
 /// Replays `schedule` once and reports what the execution showed; `record`
@@ -21,14 +21,7 @@ pub fn replay(
 ) -> Summary {
     let start = Instant::now();
     let mut summary = Summary::empty("replay", false);
-    let request = Request {
-        prefix: schedule.choices(),
-        policy: Policy::ContinueThenLowest,
-        seed: 0,
-        sleep_set: ThreadSet::EMPTY,
-        sleep_sets: false,
-        change_points: Vec::new(),
-    };
+    let request = Request::continuing(schedule.choices());
     let outcome = match executor.run(&request) {
         Ok(outcome) => outcome,
         Err(e) => {

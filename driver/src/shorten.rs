@@ -19,7 +19,6 @@ use crate::exec::{Executor, Request};
 use crate::explore::{execute, ExploreOptions, Finding};
 use crate::strategy::{Divergence, Strategy};
 use crate::trace::Trace;
-use reach_channel::{Policy, ThreadSet};
 use serde::Serialize;
 
 /// Default budget of re-runs for shortening one bug.
@@ -153,18 +152,6 @@ fn candidates(trace: &Trace) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
     (first, rest)
 }
 
-/// A request for `prefix` under the "continue" policy.
-fn continuing(prefix: Vec<u32>) -> Request {
-    Request {
-        prefix,
-        policy: Policy::ContinueThenLowest,
-        seed: 0,
-        sleep_set: ThreadSet::EMPTY,
-        sleep_sets: false,
-        change_points: Vec::new(),
-    }
-}
-
 /// Shortens `finding` by re-running candidate schedules on `executor`, at
 /// most `budget` of them and not past `cancel`. Returns the shortest
 /// reproduction found (the original if none was shorter) and what was done.
@@ -217,7 +204,8 @@ pub fn shorten(
                 p
             } else if let (Some(j), Some(c)) = (two_stage.next(), culprit) {
                 stats.executions += 1;
-                let Ok(outcome) = executor.run(&continuing(best.schedule[..j].to_vec())) else {
+                let Ok(outcome) = executor.run(&Request::continuing(best.schedule[..j].to_vec()))
+                else {
                     continue;
                 };
                 let trace = Trace::from_outcome(&outcome);
@@ -242,7 +230,7 @@ pub fn shorten(
             let Ok(Some(examined)) = execute(
                 executor,
                 &mut replaying,
-                &continuing(prefix),
+                &Request::continuing(prefix),
                 &options,
                 best.execution,
             ) else {
@@ -268,6 +256,7 @@ pub fn shorten(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use reach_channel::ThreadSet;
 
     #[test]
     fn switches_count_changes_of_thread() {

@@ -7,46 +7,9 @@
 
 mod model;
 
-use model::{describe, random_model, random_sync_model, Model, Rng};
-use reach_native::analysis::fingerprint::fingerprint;
+use model::{describe, explore, random_model, random_sync_model, Model, Rng};
 use reach_native::strategy::exhaustive::Exhaustive;
 use reach_native::strategy::optimal::OptimalDpor;
-use reach_native::strategy::Strategy;
-use std::collections::HashSet;
-
-struct Run {
-    executions: usize,
-    orders: HashSet<u64>,
-    deadlocks: usize,
-    sleep_blocked: usize,
-}
-
-fn explore(model: &Model, strategy: &mut dyn Strategy) -> Run {
-    let mut run = Run {
-        executions: 0,
-        orders: HashSet::new(),
-        deadlocks: 0,
-        sleep_blocked: 0,
-    };
-    while let Some(request) = strategy.next_request() {
-        let execution = model.run(&request);
-        if let Err(divergence) = strategy.observe(&request, &execution.trace) {
-            panic!(
-                "prefix {:?} not followed ({divergence}) in\n{}",
-                request.prefix,
-                describe(model)
-            );
-        }
-        run.executions += 1;
-        assert!(run.executions < 200_000, "exploration does not terminate");
-        run.sleep_blocked += usize::from(execution.sleep_blocked);
-        if !execution.sleep_blocked {
-            run.orders.insert(fingerprint(&execution.trace));
-        }
-        run.deadlocks += usize::from(execution.deadlock);
-    }
-    run
-}
 
 /// One execution per partial order of the oracle, none sleep-blocked.
 fn check(model: &Model) -> usize {

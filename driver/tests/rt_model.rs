@@ -7,39 +7,12 @@
 
 mod model;
 
-use model::{describe, op, random_model, random_sync_model, Model, Rng, M, N, S, X, Y};
+use model::{
+    describe, explore, op, random_model, random_sync_model, Model, Rng, Run, M, N, S, X, Y,
+};
 use reach_channel::OpKind;
-use reach_native::analysis::fingerprint::fingerprint;
 use reach_native::strategy::exhaustive::Exhaustive;
 use reach_native::strategy::rt::ReachabilityTesting;
-use reach_native::strategy::Strategy;
-use std::collections::HashSet;
-
-struct Run {
-    executions: usize,
-    orders: HashSet<u64>,
-    deadlocks: usize,
-}
-
-fn explore(model: &Model, strategy: &mut dyn Strategy) -> Run {
-    let mut run = Run {
-        executions: 0,
-        orders: HashSet::new(),
-        deadlocks: 0,
-    };
-    while let Some(request) = strategy.next_request() {
-        let execution = model.run(&request);
-        let (trace, deadlock) = (execution.trace, execution.deadlock);
-        strategy
-            .observe(&request, &trace)
-            .expect("the model is deterministic");
-        run.executions += 1;
-        assert!(run.executions < 200_000, "exploration does not terminate");
-        run.orders.insert(fingerprint(&trace));
-        run.deadlocks += usize::from(deadlock);
-    }
-    run
-}
 
 /// Explores `model` with the oracle and with RT; asserts that RT finds the
 /// oracle's partial orders, each exactly once.

@@ -5,7 +5,6 @@ use super::process::Binding;
 use super::server::{ForkServer, Unavailable};
 use super::{outcome, process, ExecConfig, ExecError, Outcome, Request};
 use crate::cancel::Cancel;
-use reach_channel::{Policy, ThreadSet};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -71,14 +70,7 @@ fn resolve_program(program: &Path) -> Result<PathBuf, ExecError> {
 /// The request static constructors run under in a fork server: no prefix,
 /// no sleep set (each child re-reads its own request at `main`).
 fn bootstrap_request() -> Request {
-    Request {
-        prefix: Vec::new(),
-        policy: Policy::ContinueThenLowest,
-        seed: 0,
-        sleep_set: ThreadSet::EMPTY,
-        sleep_sets: false,
-        change_points: Vec::new(),
-    }
+    Request::continuing(Vec::new())
 }
 
 impl Executor {

@@ -71,6 +71,21 @@ pub struct Request {
     pub change_points: Vec<reach_channel::ChangePoint>,
 }
 
+impl Request {
+    /// Follow `prefix`, then keep the running thread, else the lowest
+    /// enabled one; no sleep set, no change points.
+    pub fn continuing(prefix: Vec<u32>) -> Request {
+        Request {
+            prefix,
+            policy: Policy::ContinueThenLowest,
+            seed: 0,
+            sleep_set: ThreadSet::EMPTY,
+            sleep_sets: false,
+            change_points: Vec::new(),
+        }
+    }
+}
+
 /// How the process ended, as the operating system reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Termination {

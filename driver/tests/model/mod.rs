@@ -6,9 +6,11 @@
 #![allow(dead_code)]
 
 use reach_channel::{EventFlags, Op, OpKind, ThreadSet};
+use reach_native::analysis::fingerprint::fingerprint;
 use reach_native::exec::Request;
+use reach_native::strategy::Strategy;
 use reach_native::trace::{Trace, TraceEvent};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A memory or synchronisation operation of 4 bytes on `object`.
 pub fn op(kind: OpKind, object: u64) -> Op {
@@ -310,4 +312,45 @@ pub fn random_sync_model(rng: &mut Rng, threads: usize) -> Model {
         model.threads.push(ops);
     }
     model
+}
+
+/// What exploring a model found.
+pub struct Run {
+    /// Executions run.
+    pub executions: usize,
+    /// Distinct partial orders of the executions not blocked by a sleep set.
+    pub orders: HashSet<u64>,
+    /// Executions that ended in a deadlock.
+    pub deadlocks: usize,
+    /// Executions that ended with every enabled thread asleep.
+    pub sleep_blocked: usize,
+}
+
+/// Explores `model` with `strategy` to the end; a divergence is reported
+/// with the model.
+pub fn explore(model: &Model, strategy: &mut dyn Strategy) -> Run {
+    let mut run = Run {
+        executions: 0,
+        orders: HashSet::new(),
+        deadlocks: 0,
+        sleep_blocked: 0,
+    };
+    while let Some(request) = strategy.next_request() {
+        let execution = model.run(&request);
+        if let Err(divergence) = strategy.observe(&request, &execution.trace) {
+            panic!(
+                "prefix {:?} not followed ({divergence}) in\n{}",
+                request.prefix,
+                describe(model)
+            );
+        }
+        run.executions += 1;
+        assert!(run.executions < 200_000, "exploration does not terminate");
+        run.sleep_blocked += usize::from(execution.sleep_blocked);
+        if !execution.sleep_blocked {
+            run.orders.insert(fingerprint(&execution.trace));
+        }
+        run.deadlocks += usize::from(execution.deadlock);
+    }
+    run
 }

@@ -29,7 +29,7 @@ use crate::cancel::{Cancel, Checkpoint};
 use crate::exec::Request;
 use crate::strategy::tree::describe;
 use crate::trace::{as_pending, Trace};
-use reach_channel::{Op, OpKind, Policy, ThreadSet};
+use reach_channel::{Op, OpKind, ThreadSet};
 use wakeup::{weak_initial, Branch, Order, Step, WakeupTree};
 
 /// One state on the current path.
@@ -511,12 +511,9 @@ const MAX_PARTNER_SCAN: usize = 100_000;
 /// `sleep` (the set before the prefix's last step).
 fn request(prefix: Vec<u32>, sleep: ThreadSet) -> Request {
     Request {
-        prefix,
-        policy: Policy::ContinueThenLowest,
-        seed: 0,
         sleep_set: sleep,
         sleep_sets: true,
-        change_points: Vec::new(),
+        ..Request::continuing(prefix)
     }
 }
 

@@ -11,7 +11,7 @@ use crate::exec::Request;
 use crate::strategy::tree::describe;
 use crate::strategy::{Divergence, Strategy};
 use crate::trace::Trace;
-use reach_channel::{EventFlags, Op, Policy, ThreadSet};
+use reach_channel::{EventFlags, Op};
 
 /// Most memory the pending variants may take, in bytes (by their
 /// footprint): past it a race table is cut short and the search reports
@@ -53,14 +53,7 @@ impl ReachabilityTesting {
     }
 
     fn request(prefix: Vec<u32>) -> Request {
-        Request {
-            prefix,
-            policy: Policy::ContinueThenLowest,
-            seed: 0,
-            sleep_set: ThreadSet::EMPTY,
-            sleep_sets: false,
-            change_points: Vec::new(),
-        }
+        Request::continuing(prefix)
     }
 }
 
