@@ -58,6 +58,7 @@ fn executor_mode(program: &str, args: &[String], fork_server: bool, persistent: 
         fork_server,
         persistent,
         exit_cuts_threads: false,
+        user_threads: false,
     };
     match Executor::new(config) {
         Ok(e) => e,

@@ -170,6 +170,10 @@ struct Control {
     data_len: usize,
     stack_top: usize,
     region_len: usize,
+    /// The control region and, right after it, the user-level threads'
+    /// stack pool if it could be placed there: never recorded, never
+    /// restored.
+    hole_len: usize,
 }
 
 /// Shared between the fork server and its worker.
@@ -686,6 +690,10 @@ fn setup(request_fd: i32, response_fd: i32) -> Result<(), Cause> {
     c.region_len = region_len;
     c.request_fd = request_fd;
     c.response_fd = response_fd;
+    // The stacks of user-level threads outlive executions: their pages
+    // stay mapped and are reused rather than faulted in again.
+    c.hole_len = region_len
+        + crate::uthread::reserve_pool(base + region_len).map_or(0, |_| crate::uthread::POOL_BYTES);
     let fail = |why| {
         CONTROL.store(0, Ordering::Relaxed);
         sc(
@@ -764,7 +772,7 @@ fn setup(request_fd: i32, response_fd: i32) -> Result<(), Cause> {
 fn snapshot_layout(c: &mut Control) -> Option<()> {
     let hole = (
         CONTROL.load(Ordering::Relaxed),
-        CONTROL.load(Ordering::Relaxed) + c.region_len,
+        CONTROL.load(Ordering::Relaxed) + c.hole_len,
     );
     let len = read_maps(&mut c.maps)?;
     c.n = parse_maps(&c.maps[..len], &mut c.ranges, hole)?;
@@ -1042,6 +1050,12 @@ pub fn end_execution(status: i32) {
     let Some(c) = ctl() else { return };
     WORKER.store(0, Ordering::Relaxed);
     c.status = status;
+    // User-level threads: the others are contexts that simply never run
+    // again; the restore runs on the main thread's thread pointer.
+    if crate::uthread::on() {
+        crate::uthread::leave();
+        finish_on_main()
+    }
     // SAFETY: the execution is over; the caller is the thread that ended it.
     let st = unsafe { state() };
     let me = st.running;
