@@ -481,6 +481,12 @@ fn fd_table(fd: i32, out: &mut [u64; 16]) -> Option<()> {
             }
             off += reclen;
         }
+        // procfs fills the buffer until it runs out of descriptors: room
+        // left for another record (at most 19 + 11 bytes, 8-aligned) means
+        // the listing is complete, without a call that returns 0.
+        if r as usize + 32 <= buf.len() {
+            break;
+        }
     }
     ok.then_some(())
 }
@@ -1087,12 +1093,17 @@ fn finish_on_main() -> ! {
     let Some(c) = ctl() else { sys::exit_group(0) };
     // SAFETY: the execution is over; only this thread runs.
     let st = unsafe { state() };
-    let deadline = now_ns() + THREADS_GONE_NS;
-    let pid = i64::from(sys::getpid());
+    // Kernel threads only (user-level threads have no kernel id).
+    let mut deadline = 0;
+    let mut pid = 0;
     for t in 1..st.thread_count {
         let tid = st.threads[t as usize].tid;
         if tid == 0 {
             continue;
+        }
+        if deadline == 0 {
+            deadline = now_ns() + THREADS_GONE_NS;
+            pid = i64::from(sys::getpid());
         }
         while sc(libc::SYS_tgkill, [pid, i64::from(tid), 0, 0, 0, 0]) == 0 {
             if now_ns() > deadline {

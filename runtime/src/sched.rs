@@ -144,6 +144,10 @@ fn wait_go(me: u32) {
 /// exiting: the thread that runs next waits until it is gone. Not the main
 /// thread (after `pthread_exit` it stays until the process ends).
 fn mark_exiting(st: &mut State) {
+    if crate::uthread::on() {
+        // A context leaves no kernel thread behind.
+        return;
+    }
     let tid = sys::gettid();
     if tid != sys::getpid() {
         st.exiting_tid = tid;

@@ -1,9 +1,12 @@
-//! Persistent executions against the fork server: every program of the
-//! example table (`examples.rs`, read as text so that a new row is covered
-//! at once) is explored with `--persistent` and with `--no-persistent`; the
-//! two runs must report the same exit status, bug kind, bug trace, number of
-//! executions and set of partial orders, and the schedule file each mode
-//! records must replay in the other mode to the same interleaving.
+//! Persistent executions and user-level threads against the fork server:
+//! every program of the example table (`examples.rs`, read as text so that a
+//! new row is covered at once) is explored with `--no-persistent` (one
+//! forked child per execution, kernel threads) and with `--persistent`,
+//! and again with `--user-threads` (persistent, threads as user-level
+//! contexts); each pair of runs must report the same exit status, bug kind,
+//! bug trace, number of executions and set of partial orders, and the
+//! schedule file each mode records must replay in the other mode to the
+//! same interleaving.
 
 use reach_tests::{build_example, reach, schedule_of, Run};
 use std::path::Path;
@@ -58,8 +61,8 @@ fn table() -> Vec<Row> {
     rows
 }
 
-fn run(program: &Path, mode: &str, row: &Row, extra: &[&str]) -> Run {
-    let mut options: Vec<&str> = vec![mode];
+fn run(program: &Path, mode: &[&str], row: &Row, extra: &[&str]) -> Run {
+    let mut options: Vec<&str> = mode.to_vec();
     options.extend(row.options.iter().map(String::as_str));
     options.extend(extra);
     let args: Vec<&str> = row.args.iter().map(String::as_str).collect();
@@ -74,20 +77,21 @@ fn keep_schedule(program: &Path, tag: &str) -> Option<String> {
     Some(to.to_string_lossy().into_owned())
 }
 
-/// Compares both modes on one row; the differences found, if any.
-fn compare(row: &Row) -> Vec<String> {
+/// The fork server with kernel threads, the mode others are compared with.
+const FORK: &[&str] = &["--no-persistent", "--no-user-threads"];
+
+/// Compares the fork server with `mode` (named `label`) on one row; the
+/// differences found, if any.
+fn compare(row: &Row, mode: &[&str], label: &str) -> Vec<String> {
     let program = build_example(&row.file);
-    let fork = run(&program, "--no-persistent", row, &[]);
+    let fork = run(&program, FORK, row, &[]);
     let fork_schedule = keep_schedule(&program, "fork");
-    let pers = run(&program, "--persistent", row, &[]);
-    let pers_schedule = keep_schedule(&program, "persistent");
+    let pers = run(&program, mode, row, &[]);
+    let pers_schedule = keep_schedule(&program, label);
     let mut diffs = Vec::new();
     let mut same = |what: &str, a: String, b: String| {
         if a != b {
-            diffs.push(format!(
-                "{}: {what}: fork server {a}, persistent {b}",
-                row.name
-            ));
+            diffs.push(format!("{}: {what}: fork server {a}, {label} {b}", row.name));
         }
     };
     same("exit status", fork.code.to_string(), pers.code.to_string());
@@ -120,10 +124,7 @@ fn compare(row: &Row) -> Vec<String> {
             pers.bug_kind().unwrap_or_default(),
         );
         // Each mode's schedule replays in the other.
-        for (schedule, mode, recorded) in [
-            (&fork_schedule, "--persistent", &fork),
-            (&pers_schedule, "--no-persistent", &pers),
-        ] {
+        for (schedule, mode, recorded) in [(&fork_schedule, mode, &fork), (&pers_schedule, FORK, &pers)] {
             let Some(schedule) = schedule else {
                 diffs.push(format!("{}: no schedule file written", row.name));
                 continue;
@@ -133,7 +134,7 @@ fn compare(row: &Row) -> Vec<String> {
                 || replay.bug_kind() != recorded.bug_kind()
             {
                 diffs.push(format!(
-                    "{}: a schedule recorded without {mode} does not replay with it: {}",
+                    "{}: a schedule recorded without {mode:?} does not replay with it: {}",
                     row.name, replay.stdout
                 ));
             }
@@ -158,7 +159,18 @@ fn persistent_matches_fork_server_on_every_example() {
     assert!(rows.len() >= 80, "parsed only {} rows", rows.len());
     let mut diffs = Vec::new();
     for row in &rows {
-        diffs.extend(compare(row));
+        diffs.extend(compare(row, &["--persistent", "--no-user-threads"], "persistent"));
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+#[test]
+fn user_threads_match_fork_server_on_every_example() {
+    let rows = table();
+    assert!(rows.len() >= 80, "parsed only {} rows", rows.len());
+    let mut diffs = Vec::new();
+    for row in &rows {
+        diffs.extend(compare(row, &["--user-threads"], "user threads"));
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
