@@ -164,8 +164,7 @@ pub fn prepare() {
     let allocate_tls = sym(c"_dl_allocate_tls");
     let ctype_init = sym(c"__ctype_init");
     let static_info = sym(c"_dl_get_tls_static_info");
-    if hwcap2 & HWCAP2_FSGSBASE == 0 || allocate_tls == 0 || ctype_init == 0 || static_info == 0
-    {
+    if hwcap2 & HWCAP2_FSGSBASE == 0 || allocate_tls == 0 || ctype_init == 0 || static_info == 0 {
         UNAVAILABLE.store(Cause::Unavailable as usize, Ordering::Relaxed);
         return;
     }
@@ -436,7 +435,14 @@ fn guard(pool: usize, slot: usize, id: u32) {
         if *word & bit == 0 {
             raw_syscall(
                 libc::SYS_mprotect,
-                [slot as i64, PAGE as i64, i64::from(libc::PROT_NONE), 0, 0, 0],
+                [
+                    slot as i64,
+                    PAGE as i64,
+                    i64::from(libc::PROT_NONE),
+                    0,
+                    0,
+                    0,
+                ],
             );
             *word |= bit;
         }

@@ -226,9 +226,10 @@ impl Executor {
             return Ok(outcome);
         }
         let cause = UserThreadsCause::from_value(off & !USER_THREADS_ABANDONED);
-        let why = cause.map_or("the runtime stopped user-level threads for an unknown reason", |c| {
-            c.describe()
-        });
+        let why = cause.map_or(
+            "the runtime stopped user-level threads for an unknown reason",
+            |c| c.describe(),
+        );
         let machine = matches!(
             cause,
             Some(UserThreadsCause::Unavailable | UserThreadsCause::NoStacks)

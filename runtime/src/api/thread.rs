@@ -160,19 +160,20 @@ fn attr_needs_kernel_thread(attr: *const pthread_attr_t) -> bool {
     let mut detach: c_int = 0;
     let mut size: usize = 0;
     let mut addr: *mut c_void = core::ptr::null_mut();
-    // SAFETY: queries of the program's initialised attribute object.
+    // SAFETY: queries of the program's initialised attribute object
+    // (`pthread_attr_getstackaddr` gives the address as set, null if none).
     unsafe {
         pthread_attr_getdetachstate(attr, &mut detach);
         libc::pthread_attr_getstacksize(attr, &mut size);
-        libc::pthread_attr_getstack(attr, &mut addr, &mut size);
+        pthread_attr_getstackaddr(attr, &mut addr);
     }
-    detach != libc::PTHREAD_CREATE_JOINABLE
-        || !addr.is_null()
-        || size > crate::uthread::SLOT_BYTES / 2
+    // Like the C library's, a slot's size includes the TLS block.
+    detach != libc::PTHREAD_CREATE_JOINABLE || !addr.is_null() || size > crate::uthread::SLOT_BYTES
 }
 
 extern "C" {
     fn pthread_attr_getdetachstate(attr: *const pthread_attr_t, state: *mut c_int) -> c_int;
+    fn pthread_attr_getstackaddr(attr: *const pthread_attr_t, addr: *mut *mut c_void) -> c_int;
 }
 
 /// Interposed `pthread_create`.
