@@ -51,6 +51,24 @@ fn indexer() {
     optimal("indexer", 13, 64);
 }
 
+/// The File System benchmark (`c-examples/filesystem.c`, N threads as its
+/// argument): 2^(N-13) behaviours, one execution each.
+#[test]
+fn filesystem() {
+    let program = reach_tests::build_example("filesystem.c");
+    for (n, behaviours) in [("14", 2), ("16", 8), ("18", 32)] {
+        let run = reach(
+            &program,
+            &["--strategy", "optimal", "--stats", "--ignore-races"],
+            &[n],
+        );
+        assert!(run.complete(), "filesystem({n}): {}", run.stderr);
+        assert!(run.json["bug"].is_null(), "filesystem({n}): {}", run.stdout);
+        assert_eq!(run.partial_orders(), behaviours, "filesystem({n}) behaviours");
+        assert_eq!(run.executions(), behaviours, "filesystem({n}) executions");
+    }
+}
+
 #[test]
 fn readers() {
     optimal("readers", 2, 4);
