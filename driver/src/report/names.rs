@@ -76,8 +76,7 @@ impl Place {
 enum Ty {
     /// Anything without named parts, of this many bytes.
     Scalar(u64),
-    /// A structure or union of this many bytes and its members (name,
-    /// offset, type).
+    /// A structure of this many bytes and its members (name, offset, type).
     Record(u64, Vec<(String, u64, Rc<Ty>)>),
     /// An array of this many elements.
     Array(Rc<Ty>, u64),
@@ -110,8 +109,10 @@ impl Ty {
                 });
                 match member {
                     Some((name, at, ty)) => {
-                        out.push('.');
-                        out.push_str(name);
+                        if !name.is_empty() {
+                            out.push('.');
+                            out.push_str(name);
+                        }
                         ty.describe(offset - at, out);
                     }
                     None if offset > 0 => out.push_str(&format!("+{offset}")),
@@ -428,7 +429,10 @@ fn type_of(
         | gimli::DW_TAG_volatile_type
         | gimli::DW_TAG_restrict_type
         | gimli::DW_TAG_atomic_type => type_of(dwarf, unit, inner?, memo, depth + 1)?,
-        gimli::DW_TAG_structure_type | gimli::DW_TAG_class_type | gimli::DW_TAG_union_type => {
+        // A union's bytes belong to every member at once: it is named as a
+        // whole (`pthread_mutex_t` is one).
+        gimli::DW_TAG_union_type => Rc::new(Ty::Scalar(size)),
+        gimli::DW_TAG_structure_type | gimli::DW_TAG_class_type => {
             let mut members = Vec::new();
             let mut tree = unit.entries_tree(Some(offset)).ok()?;
             let mut children = tree.root().ok()?.children();

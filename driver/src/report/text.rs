@@ -97,9 +97,12 @@ pub fn render(finding: &Finding, names: &Names, style: Style) -> String {
                 } else {
                     "blocked in"
                 };
+                let object = match OpKind::from_u16(slot.pending_kind) {
+                    Some(OpKind::ThreadJoin) => format!("thread {}", slot.pending_object),
+                    _ => names.object(slot.pending_object),
+                };
                 format!(
-                    "{status} {op} {} at {}",
-                    names.object(slot.pending_object),
+                    "{status} {op} {object} at {}",
                     names.location(slot.pending_site)
                 )
             }
