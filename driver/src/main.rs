@@ -85,10 +85,8 @@ fn warn_unknown_env(quiet: bool) {
 
 fn run(cli: &Cli) -> Result<u8> {
     warn_unknown_env(cli.quiet);
-    if !cli.program.exists() {
-        bail!("program {} does not exist", cli.program.display());
-    }
-    let binary = Binary::inspect(&cli.program)?;
+    let program = reach_native::exec::resolve_program(&cli.program)?;
+    let binary = Binary::inspect(&program)?;
     if !binary.instrumented && !cli.quiet {
         eprintln!(
             "reach-native: warning: {} is not instrumented (build it with reach-cc): only pthread calls are explored, plain memory accesses are not",
@@ -96,6 +94,9 @@ fn run(cli: &Cli) -> Result<u8> {
         );
     }
     let schedule = cli.replay.as_deref().map(ScheduleFile::read).transpose()?;
+    if let (Some(file), Some(path)) = (&schedule, &cli.replay) {
+        check_schedule_program(path, &file.program, &cli.program)?;
+    }
     // A replay runs under the recorded step bound unless given another, and
     // records at least the steps the schedule file checks.
     let max_steps = cli
@@ -108,7 +109,7 @@ fn run(cli: &Cli) -> Result<u8> {
         .min(max_steps.unwrap_or(u64::MAX))
         .min(reach_native::exec::MAX_EVENTS);
     let config = ExecConfig {
-        program: cli.program.clone(),
+        program,
         args: cli.args.clone(),
         runtime: runtime_library()?,
         timeout: seconds(cli.timeout, "--timeout")?,
@@ -238,6 +239,21 @@ fn run(cli: &Cli) -> Result<u8> {
     drop(executor);
     write_recorded(cli, max_steps, options.record.as_deref(), Some(&summary))?;
     finish(cli, &binary, &summary, None)
+}
+
+/// Refuses a schedule recorded for a program of another name: its steps
+/// would not match this program's.
+fn check_schedule_program(path: &std::path::Path, recorded: &str, program: &std::path::Path) -> Result<()> {
+    let name = |p: &std::path::Path| p.file_name().map(|n| n.to_os_string());
+    let recorded_path = std::path::Path::new(recorded);
+    if !recorded.is_empty() && name(recorded_path) != name(program) {
+        bail!(
+            "{} was recorded for program {recorded}, not {}: replay it with that program, or find a new schedule for this one",
+            path.display(),
+            program.display()
+        );
+    }
+    Ok(())
 }
 
 /// A seed from the clock, for runs without `--seed`.

@@ -48,11 +48,16 @@ fn is_executable(path: &Path) -> bool {
     unsafe { libc::access(c.as_ptr(), libc::X_OK) == 0 }
 }
 
-/// Resolves a program name without a slash through `PATH`, as a shell would.
-fn resolve_program(program: &Path) -> Result<PathBuf, ExecError> {
+/// Resolves a program name without a slash as test runners do: a file of
+/// that name in the current directory (`a.out` runs `./a.out`), else
+/// through `PATH`, as a shell would.
+pub fn resolve_program(program: &Path) -> Result<PathBuf, ExecError> {
     let has_slash = program.as_os_str().as_bytes().contains(&b'/');
+    let here = Path::new(".").join(program);
     let found = if has_slash {
         program.exists().then(|| program.to_path_buf())
+    } else if here.is_file() {
+        Some(here)
     } else {
         std::env::var_os("PATH").and_then(|paths| {
             std::env::split_paths(&paths)
