@@ -243,7 +243,11 @@ fn run(cli: &Cli) -> Result<u8> {
 
 /// Refuses a schedule recorded for a program of another name: its steps
 /// would not match this program's.
-fn check_schedule_program(path: &std::path::Path, recorded: &str, program: &std::path::Path) -> Result<()> {
+fn check_schedule_program(
+    path: &std::path::Path,
+    recorded: &str,
+    program: &std::path::Path,
+) -> Result<()> {
     let name = |p: &std::path::Path| p.file_name().map(|n| n.to_os_string());
     let recorded_path = std::path::Path::new(recorded);
     if !recorded.is_empty() && name(recorded_path) != name(program) {

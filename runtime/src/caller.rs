@@ -33,7 +33,11 @@ const MAX_FRAMES: u32 = 24;
 /// 1, 1 if there is none to find).
 static TEXT: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 
-extern "C" fn first_object(info: *mut libc::dl_phdr_info, _size: usize, _data: *mut c_void) -> c_int {
+extern "C" fn first_object(
+    info: *mut libc::dl_phdr_info,
+    _size: usize,
+    _data: *mut c_void,
+) -> c_int {
     // SAFETY: the loader passes a valid entry whose program headers it owns.
     let info = unsafe { &*info };
     let (mut lo, mut hi) = (u64::MAX, 0u64);
@@ -63,7 +67,10 @@ fn program_text() -> (u64, u64) {
         // SAFETY: the callback only reads what the loader passes it.
         unsafe { libc::dl_iterate_phdr(Some(first_object), core::ptr::null_mut()) };
     }
-    (TEXT[0].load(Ordering::Relaxed), TEXT[1].load(Ordering::Relaxed))
+    (
+        TEXT[0].load(Ordering::Relaxed),
+        TEXT[1].load(Ordering::Relaxed),
+    )
 }
 
 struct Search {
