@@ -85,7 +85,7 @@ fn warn_unknown_env(quiet: bool) {
 
 fn run(cli: &Cli) -> Result<u8> {
     warn_unknown_env(cli.quiet);
-    let program = reach_native::exec::resolve_program(&cli.program)?;
+    let program = reach_native::exec::locate_program(&cli.program)?;
     let binary = Binary::inspect(&program)?;
     if !binary.instrumented && !cli.quiet {
         eprintln!(
