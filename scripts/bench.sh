@@ -15,6 +15,8 @@
 #   SKIP_LIMITS=1          skip the limit measurements
 #   SKIP_PROFILE=1         skip the profile
 #   MODES_ONLY=1           only the exec / fork server / persistent comparison
+#   STRATEGIES ["dpor exhaustive rt"]  strategies of the per-example table
+#   EXAMPLES_ONLY=1        only the per-example table
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,6 +42,7 @@ help=$("$native" --help)
 if grep -Eq '^\s+- rt:|\brt\b.*reachability' <<<"$help"; then
   strategies="$strategies rt"
 fi
+strategies=${STRATEGIES:-$strategies}
 has_jobs=0
 if grep -q -- '--jobs' <<<"$help"; then has_jobs=1; fi
 
@@ -326,6 +329,10 @@ for src in c-examples/*.c c-examples/*.cpp; do
   done
 done
 echo >> "$OUT"
+if [ "${EXAMPLES_ONLY:-0}" = 1 ]; then
+  echo "bench: wrote $OUT" >&2
+  exit 0
+fi
 
 # ---- fork server vs exec on whole explorations ----
 {

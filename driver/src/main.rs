@@ -118,7 +118,8 @@ fn run(cli: &Cli) -> Result<u8> {
         spin_threshold: cli.spin_threshold,
         fork_server: !cli.no_fork_server,
         persistent: !cli.no_persistent,
-        exit_cuts_threads: cli.exit_cuts_threads,
+        exit_cuts_threads: cli.exit_cuts_threads
+            || schedule.as_ref().is_some_and(|s| s.exit_cuts_threads),
     };
     let config_for_workers = config.clone();
     let placement = if cli.no_pin {
