@@ -178,13 +178,13 @@ fn diagram(out: &mut String, trace: &Trace, finding: Option<&Finding>, names: &N
             trace.events[from].thread as usize,
             trace.events[to].thread as usize,
         );
+        // End the arrow at the target point's rim, not its centre.
+        let (x1, y1, x2, y2) = (x(ta) as f64, y(a) as f64, x(tb) as f64, y(b) as f64);
+        let length = ((x2 - x1).powi(2) + (y2 - y1).powi(2)).sqrt().max(1.0);
+        let (ex, ey) = (x2 - (x2 - x1) * 7.0 / length, y2 - (y2 - y1) * 7.0 / length);
         let _ = writeln!(
             out,
-            "<line class=\"edge {class}\" data-from=\"{from}\" data-to=\"{to}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" marker-end=\"url(#arrow)\"/>",
-            x(ta),
-            y(a),
-            x(tb),
-            y(b) - 5
+            "<line class=\"edge {class}\" data-from=\"{from}\" data-to=\"{to}\" x1=\"{x1}\" y1=\"{y1}\" x2=\"{ex:.1}\" y2=\"{ey:.1}\" marker-end=\"url(#arrow)\"/>"
         );
     }
     if let Some(race) = finding.and_then(|f| f.bug.race) {
