@@ -44,6 +44,8 @@ pub struct Binary {
     pub instrumented: bool,
     /// Site id → source location.
     pub sites: HashMap<u64, Site>,
+    /// The file it was read from (none for a binary built in memory).
+    pub path: Option<std::path::PathBuf>,
 }
 
 /// Every module's table must state the current hook ABI version; a table
@@ -95,6 +97,7 @@ impl Binary {
         Ok(Binary {
             instrumented,
             sites,
+            path: Some(path.to_path_buf()),
         })
     }
 

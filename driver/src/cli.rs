@@ -9,6 +9,25 @@ use std::path::PathBuf;
 /// driver about 1 KB and 3–4 µs, see BENCHMARKS.md).
 pub const DEFAULT_RECORDED_STEPS: u64 = 1_000_000;
 
+/// Examples shown after the options in `--help`.
+const EXAMPLES: &str = "\
+Examples:
+  Build a program for testing, then test it:
+    reach-cc -g -O1 prog.c -o prog && reach-native ./prog
+  Pass arguments to the program:
+    reach-native ./prog --threads 4
+  Replay the bug's schedule (written to reach-native.schedule):
+    reach-native --replay reach-native.schedule ./prog
+  Draw the bug's execution as an HTML page:
+    reach-native --html bug.html ./prog
+  Reports for CI (JUnit XML and JSON):
+    reach-native --junit junit.xml --json report.json ./prog
+  Search for a while with a randomised strategy:
+    reach-native --strategy pct --max-time 60 ./prog
+
+Exit status: 0 no bug and search complete, 1 bug found, 2 error, 3 stopped
+by a limit without a bug.";
+
 /// Exploration strategies selectable with `--strategy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum StrategyName {
@@ -40,7 +59,7 @@ pub enum StrategyName {
 /// over and over, one forced thread interleaving per execution, and reports
 /// the first bug with a replayable schedule.
 #[derive(Parser, Debug)]
-#[command(name = "reach-native", version, about, long_about = None)]
+#[command(name = "reach-native", version, about, long_about = None, after_help = EXAMPLES)]
 pub struct Cli {
     /// Exploration strategy.
     #[arg(long, value_enum, default_value = "dpor")]
@@ -164,6 +183,14 @@ pub struct Cli {
     /// Print nothing but the result.
     #[arg(long, short)]
     pub quiet: bool,
+    // Report files (see `report::html`, `report::junit`).
+    /// Write a self-contained HTML page with a space-time diagram of the
+    /// bug's execution (or, with --replay, of the replayed one) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Write a JUnit XML report (one test case for this run) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
     /// The program to test (built with reach-cc for full coverage).
     #[arg(value_name = "PROGRAM")]
     pub program: PathBuf,

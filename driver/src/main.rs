@@ -85,10 +85,8 @@ fn warn_unknown_env(quiet: bool) {
 
 fn run(cli: &Cli) -> Result<u8> {
     warn_unknown_env(cli.quiet);
-    if !cli.program.exists() {
-        bail!("program {} does not exist", cli.program.display());
-    }
-    let binary = Binary::inspect(&cli.program)?;
+    let program = reach_native::exec::locate_program(&cli.program)?;
+    let binary = Binary::inspect(&program)?;
     if !binary.instrumented && !cli.quiet {
         eprintln!(
             "reach-native: warning: {} is not instrumented (build it with reach-cc): only pthread calls are explored, plain memory accesses are not",
@@ -96,6 +94,9 @@ fn run(cli: &Cli) -> Result<u8> {
         );
     }
     let schedule = cli.replay.as_deref().map(ScheduleFile::read).transpose()?;
+    if let (Some(file), Some(path)) = (&schedule, &cli.replay) {
+        check_schedule_program(path, &file.program, &cli.program)?;
+    }
     // A replay runs under the recorded step bound unless given another, and
     // records at least the steps the schedule file checks.
     let max_steps = cli
@@ -108,7 +109,7 @@ fn run(cli: &Cli) -> Result<u8> {
         .min(max_steps.unwrap_or(u64::MAX))
         .min(reach_native::exec::MAX_EVENTS);
     let config = ExecConfig {
-        program: cli.program.clone(),
+        program,
         args: cli.args.clone(),
         runtime: runtime_library()?,
         timeout: seconds(cli.timeout, "--timeout")?,
@@ -135,9 +136,9 @@ fn run(cli: &Cli) -> Result<u8> {
     };
     if let Some(schedule) = &schedule {
         let recorder = cli.record.as_ref().map(|_| Recorder::new(1));
-        let summary = replay(&mut executor, schedule, policy, recorder.as_ref());
+        let (summary, replayed) = replay(&mut executor, schedule, policy, recorder.as_ref());
         write_recorded(cli, max_steps, recorder.as_ref(), None)?;
-        return finish(cli, &binary, &summary);
+        return finish(cli, &binary, &summary, replayed.as_ref());
     }
     let interrupt = Arc::new(AtomicBool::new(false));
     {
@@ -243,7 +244,26 @@ fn run(cli: &Cli) -> Result<u8> {
     // Ends the fork server, so its children count in the peak RSS statistics.
     drop(executor);
     write_recorded(cli, max_steps, options.record.as_deref(), Some(&summary))?;
-    finish(cli, &binary, &summary)
+    finish(cli, &binary, &summary, None)
+}
+
+/// Refuses a schedule recorded for a program of another name: its steps
+/// would not match this program's.
+fn check_schedule_program(
+    path: &std::path::Path,
+    recorded: &str,
+    program: &std::path::Path,
+) -> Result<()> {
+    let name = |p: &std::path::Path| p.file_name().map(|n| n.to_os_string());
+    let recorded_path = std::path::Path::new(recorded);
+    if !recorded.is_empty() && name(recorded_path) != name(program) {
+        bail!(
+            "{} was recorded for program {recorded}, not {}: replay it with that program, or find a new schedule for this one",
+            path.display(),
+            program.display()
+        );
+    }
+    Ok(())
 }
 
 /// A seed from the clock, for runs without `--seed`.
@@ -345,11 +365,22 @@ fn write_recorded(
     }
 }
 
-/// Prints the result, writes the schedule and JSON files, and picks the exit status.
-fn finish(cli: &Cli, binary: &Binary, summary: &Summary) -> Result<u8> {
+/// Prints the result, writes the schedule and report files, and picks the
+/// exit status; `replayed` is the replayed execution when it found no bug.
+fn finish(
+    cli: &Cli,
+    binary: &Binary,
+    summary: &Summary,
+    replayed: Option<&reach_native::trace::Trace>,
+) -> Result<u8> {
     let program = cli.program.display().to_string();
+    let names = report::names::Names::new(binary);
+    let replay_command = replay_command(cli, &program);
     if let Some(finding) = summary.findings.first() {
-        print!("{}", report::text::render(finding, binary));
+        print!(
+            "{}",
+            report::text::render(finding, &names, report::style::Style::for_stdout())
+        );
         if let Some(by) = &summary.found_by {
             println!("\nFound by: {by}");
         }
@@ -427,11 +458,12 @@ fn finish(cli: &Cli, binary: &Binary, summary: &Summary) -> Result<u8> {
         );
     }
     if let Some(path) = &cli.json {
-        let report = report::json::build(&program, summary, binary);
+        let report = report::json::build(&program, summary, &names, binary.instrumented);
         let text = serde_json::to_string_pretty(&report)?;
         std::fs::write(path, text + "\n")
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
+    write_report_files(cli, &program, summary, &names, replayed, replay_command)?;
     Ok(match &summary.stop {
         _ if !summary.findings.is_empty() => EXIT_BUG,
         StopReason::Complete => EXIT_CLEAN,
@@ -441,6 +473,68 @@ fn finish(cli: &Cli, binary: &Binary, summary: &Summary) -> Result<u8> {
         }
         _ => EXIT_LIMIT,
     })
+}
+
+/// The command that replays the first bug (or, with `--replay`, the
+/// replayed schedule).
+fn replay_command(cli: &Cli, program: &str) -> Option<String> {
+    let schedule = match &cli.replay {
+        Some(file) => file,
+        None => &cli.schedule_out,
+    };
+    let mut words = vec![
+        "reach-native".to_string(),
+        "--replay".to_string(),
+        schedule.display().to_string(),
+        program.to_string(),
+    ];
+    words.extend(args(cli));
+    Some(words.join(" "))
+}
+
+/// Writes the `--html` and `--junit` files, if asked for.
+fn write_report_files(
+    cli: &Cli,
+    program: &str,
+    summary: &Summary,
+    names: &report::names::Names,
+    replayed: Option<&reach_native::trace::Trace>,
+    replay: Option<String>,
+) -> Result<()> {
+    let replay = replay.filter(|_| cli.replay.is_some() || !summary.findings.is_empty());
+    let command = std::iter::once(program.to_string())
+        .chain(args(cli))
+        .collect::<Vec<_>>()
+        .join(" ");
+    if let Some(path) = &cli.html {
+        let finding = summary.findings.first();
+        let page = report::html::Page {
+            command,
+            summary,
+            finding,
+            trace: finding.map(|f| &f.trace).or(replayed),
+            replay: replay.clone(),
+        };
+        std::fs::write(path, report::html::render(&page, names))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &cli.junit {
+        let details = summary
+            .findings
+            .first()
+            .map(|f| report::text::render(f, names, report::style::Style::plain()))
+            .unwrap_or_default();
+        let text = report::junit::build(
+            program,
+            &args(cli),
+            summary,
+            names,
+            replay.as_deref(),
+            &details,
+        );
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// Peak resident set sizes in KiB: of this process, and of the largest

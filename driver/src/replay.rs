@@ -12,13 +12,15 @@ use reach_channel::RunStatus;
 use std::time::Instant;
 
 /// Replays `schedule` once and reports what the execution showed; `record`
-/// keeps the replayed execution's schedule (as execution 1).
+/// keeps the replayed execution's schedule (as execution 1). The replayed
+/// trace comes back too when it found no bug (a bug's is in the summary's
+/// finding).
 pub fn replay(
     executor: &mut Executor,
     schedule: &ScheduleFile,
     policy: BugPolicy,
     record: Option<&Recorder>,
-) -> Summary {
+) -> (Summary, Option<Trace>) {
     let start = Instant::now();
     let mut summary = Summary::empty("replay", false);
     let request = Request::continuing(schedule.choices());
@@ -26,7 +28,7 @@ pub fn replay(
         Ok(outcome) => outcome,
         Err(e) => {
             summary.stop = StopReason::Error(e.to_string());
-            return summary;
+            return (summary, None);
         }
     };
     summary.executions = 1;
@@ -49,6 +51,7 @@ pub fn replay(
             }
         },
     };
+    let mut clean = None;
     if let Some(bug) = bug {
         summary.stop = StopReason::Bug;
         summary.findings.push(Finding {
@@ -59,9 +62,11 @@ pub fn replay(
             trace,
             outcome,
         });
+    } else {
+        clean = Some(trace);
     }
     summary.elapsed = start.elapsed();
-    summary
+    (summary, clean)
 }
 
 /// Where the replay did not do what the recorded execution did: the first

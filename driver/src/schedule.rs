@@ -108,7 +108,7 @@ pub enum ScheduleError {
     Parse(String, serde_json::Error),
     /// Another format or version.
     #[error(
-        "{0} has format {1} version {2}; this reach-native reads {FORMAT} versions 1 and {VERSION}"
+        "{0} has format {1} version {2}; this reach-native reads {FORMAT} versions 1 and {VERSION}: record the schedule again with this reach-native"
     )]
     Version(String, String, u32),
     /// The schedule and the check blocks disagree.

@@ -50,9 +50,14 @@ pub fn set_call_site(site: u64) {
     CALL_SITE.with(|c| c.set(site));
 }
 
-/// Takes the site announced for this interposed call (0 if none).
+/// Takes the site announced for this interposed call; if none was (an
+/// uninstrumented caller), the call's return address into the program, 0
+/// if not found.
 pub fn take_call_site() -> u64 {
-    CALL_SITE.with(|c| c.replace(0))
+    match CALL_SITE.with(|c| c.replace(0)) {
+        0 => crate::caller::program_return_address(),
+        site => site,
+    }
 }
 
 /// Life-cycle state of a thread, as the scheduler sees it.

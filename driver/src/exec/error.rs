@@ -7,8 +7,12 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum ExecError {
     /// The program to test does not exist.
-    #[error("program `{0}` not found: check the path")]
+    #[error("program `{0}` does not exist: check the path, or build it first with reach-cc")]
     ProgramMissing(PathBuf),
+    /// A program named without a path is neither in the current directory
+    /// nor on `PATH`.
+    #[error("program `{0}` not found in the current directory or on PATH: check the name, or build it first with reach-cc")]
+    ProgramNotFound(PathBuf),
     /// The program exists but is not an executable regular file.
     #[error("program `{0}` is not an executable file: check its permissions (chmod +x)")]
     NotExecutable(PathBuf),

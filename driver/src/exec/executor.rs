@@ -54,19 +54,34 @@ fn is_executable(path: &Path) -> bool {
     unsafe { libc::access(c.as_ptr(), libc::X_OK) == 0 }
 }
 
-/// Resolves a program name without a slash through `PATH`, as a shell would.
-fn resolve_program(program: &Path) -> Result<PathBuf, ExecError> {
+/// Finds the program file: a path as given; a name without a slash as
+/// test runners do, a file of that name in the current directory (`a.out`
+/// runs `./a.out`), else through `PATH`, as a shell would.
+pub fn locate_program(program: &Path) -> Result<PathBuf, ExecError> {
     let has_slash = program.as_os_str().as_bytes().contains(&b'/');
-    let found = if has_slash {
-        program.exists().then(|| program.to_path_buf())
-    } else {
-        std::env::var_os("PATH").and_then(|paths| {
+    let here = Path::new(".").join(program);
+    if has_slash {
+        return if program.exists() {
+            Ok(program.to_path_buf())
+        } else {
+            Err(ExecError::ProgramMissing(program.to_path_buf()))
+        };
+    }
+    if here.is_file() {
+        return Ok(here);
+    }
+    std::env::var_os("PATH")
+        .and_then(|paths| {
             std::env::split_paths(&paths)
                 .map(|d| d.join(program))
                 .find(|p| p.is_file() && is_executable(p))
         })
-    };
-    let path = found.ok_or_else(|| ExecError::ProgramMissing(program.to_path_buf()))?;
+        .ok_or_else(|| ExecError::ProgramNotFound(program.to_path_buf()))
+}
+
+/// [`locate_program`], and the file must be executable.
+fn resolve_program(program: &Path) -> Result<PathBuf, ExecError> {
+    let path = locate_program(program)?;
     if !path.is_file() || !is_executable(&path) {
         return Err(ExecError::NotExecutable(path));
     }

@@ -14,7 +14,7 @@ mod server;
 
 pub use channel::{MAX_EVENTS, MAX_PREFIX};
 pub use error::ExecError;
-pub use executor::Executor;
+pub use executor::{locate_program, Executor};
 pub use process::OUTPUT_LIMIT;
 
 use reach_channel::{Event, Policy, RunStatus, ThreadSet, ThreadSlot};

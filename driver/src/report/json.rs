@@ -1,7 +1,8 @@
-//! The machine-readable report written with `--json FILE`.
+//! The machine-readable report written with `--json FILE`, described by
+//! the JSON Schema in `docs/report.schema.json` ([`SCHEMA_VERSION`]).
 
-use super::{location_text, object_text};
-use crate::binary::Binary;
+use super::names::Names;
+use super::{object_address, object_text};
 use crate::explore::{Finding, StopReason, Summary};
 use crate::schedule::{encode_runs, Run};
 use serde::Serialize;
@@ -15,11 +16,26 @@ pub struct JsonStep {
     pub thread: u32,
     /// Operation name.
     pub op: String,
-    /// Object as text.
+    /// Object as an address (`0x…`, `thread N`, or empty).
     pub object: String,
-    /// Source location.
+    /// Object by name (`counter`, `q.head`, `buffer[3]`), the address when
+    /// it has none.
+    pub name: String,
+    /// Source location (`file:line:col (function)` or a placeholder).
     pub location: String,
+    /// Source file (relative to the current directory when under it), if known.
+    pub file: Option<String>,
+    /// Source line, if known.
+    pub line: Option<u32>,
+    /// The text of that line, if the file was readable.
+    pub source: Option<String>,
+    /// Why the report highlights this step (`race`, `failed here`, ...), if it does.
+    pub role: Option<String>,
 }
+
+/// Version of the report's layout: raised when a field changes meaning or
+/// goes away (adding a field keeps it).
+pub const SCHEMA_VERSION: u32 = 1;
 
 /// A reported bug.
 #[derive(Serialize)]
@@ -59,6 +75,8 @@ pub struct JsonBug {
 /// The whole report.
 #[derive(Serialize)]
 pub struct JsonReport {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
     /// Program tested.
     pub program: String,
     /// Strategy used.
@@ -98,12 +116,13 @@ pub struct JsonReport {
     pub shortened: Option<crate::shorten::Shortened>,
 }
 
-fn json_bug(finding: &Finding, binary: &Binary) -> JsonBug {
+fn json_bug(finding: &Finding, names: &Names) -> JsonBug {
     let shown = super::shown_steps(finding);
     let events = &finding.trace.events;
+    let roles = super::bug_steps(finding);
     JsonBug {
         kind: finding.bug.kind,
-        message: super::resolve_sites(&finding.bug.message, binary),
+        message: super::resolve_sites(&finding.bug.message, names),
         signature: finding.signature.clone(),
         execution: finding.execution,
         schedule: encode_runs(finding.schedule.iter().copied()),
@@ -111,12 +130,21 @@ fn json_bug(finding: &Finding, binary: &Binary) -> JsonBug {
             .iter()
             .map(|&step| {
                 let e = &events[step];
+                let place = names.place(e.site);
                 JsonStep {
                     step,
                     thread: e.thread,
                     op: e.op.kind.name().to_string(),
-                    object: object_text(e),
-                    location: location_text(binary, e.site),
+                    object: object_address(e),
+                    name: object_text(e, names),
+                    location: names.location(e.site),
+                    file: place.as_ref().map(|p| p.file.clone()),
+                    line: place.as_ref().map(|p| p.line),
+                    source: place.as_ref().and_then(|p| names.source_line(p)),
+                    role: roles
+                        .iter()
+                        .find(|r| r.0 == step)
+                        .map(|r| r.1.word().to_string()),
                 }
             })
             .collect(),
@@ -130,28 +158,34 @@ fn json_bug(finding: &Finding, binary: &Binary) -> JsonBug {
     }
 }
 
+/// Why an exploration stopped, as the report's `stop_reason` states it.
+pub fn stop_reason(stop: &StopReason) -> String {
+    match stop {
+        StopReason::Complete => "complete".into(),
+        StopReason::Bug => "bug".into(),
+        StopReason::ExecutionLimit => "execution limit".into(),
+        StopReason::TimeLimit => "time limit".into(),
+        StopReason::Interrupted => "interrupted".into(),
+        StopReason::Bounded(why) => format!("bounded: {why}"),
+        StopReason::Error(m) => format!("error: {m}"),
+    }
+}
+
 /// Builds the report of an exploration.
-pub fn build(program: &str, summary: &Summary, binary: &Binary) -> JsonReport {
+pub fn build(program: &str, summary: &Summary, names: &Names, instrumented: bool) -> JsonReport {
     let bugs: Vec<JsonBug> = summary
         .findings
         .iter()
-        .map(|f| json_bug(f, binary))
+        .map(|f| json_bug(f, names))
         .collect();
     JsonReport {
+        schema_version: SCHEMA_VERSION,
         program: program.to_string(),
         strategy: summary.strategy.to_string(),
         executions: summary.executions,
         complete: summary.complete(),
-        stop_reason: match &summary.stop {
-            StopReason::Complete => "complete".into(),
-            StopReason::Bug => "bug".into(),
-            StopReason::ExecutionLimit => "execution limit".into(),
-            StopReason::TimeLimit => "time limit".into(),
-            StopReason::Interrupted => "interrupted".into(),
-            StopReason::Bounded(why) => format!("bounded: {why}"),
-            StopReason::Error(m) => format!("error: {m}"),
-        },
-        bug: summary.findings.first().map(|f| json_bug(f, binary)),
+        stop_reason: stop_reason(&summary.stop),
+        bug: summary.findings.first().map(|f| json_bug(f, names)),
         bugs,
         sleep_blocked: summary.sleep_blocked,
         duplicate_partial_orders: summary.partial_orders.map(|_| summary.duplicate_orders),
@@ -162,7 +196,7 @@ pub fn build(program: &str, summary: &Summary, binary: &Binary) -> JsonReport {
             all.iter().map(|f| format!("{f:016x}")).collect()
         },
         seconds: summary.elapsed.as_secs_f64(),
-        instrumented: binary.instrumented,
+        instrumented,
         seed: summary.seed,
         coverage: super::coverage_line(summary),
         found_by: summary.found_by.clone(),

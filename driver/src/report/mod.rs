@@ -1,13 +1,18 @@
 //! Reports: the human-readable text on the terminal, the JSON report, and the
 //! schedule file written for a bug.
 
+pub mod columns;
+pub mod html;
 pub mod json;
+pub mod junit;
+pub mod names;
+pub mod style;
 pub mod text;
 
-use crate::binary::Binary;
 use crate::explore::{Finding, StopReason, Summary};
 use crate::schedule::ScheduleFile;
 use crate::trace::{Trace, TraceEvent};
+use names::Names;
 use reach_channel::{OpKind, RunStatus};
 use std::path::Path;
 
@@ -140,8 +145,31 @@ pub fn coverage_line(summary: &Summary) -> String {
     }
 }
 
-/// The object of an event as shown to people: `thread 2`, `0x4040a0`, or nothing.
-pub fn object_text(event: &TraceEvent) -> String {
+/// The object of an event as shown to people: `thread 2`, `counter`,
+/// `q.head`, `0x7ffff7a0c010`, or nothing.
+pub fn object_text(event: &TraceEvent, names: &Names) -> String {
+    match event.op.kind {
+        OpKind::ThreadCreate | OpKind::ThreadJoin | OpKind::ThreadDetach => {
+            format!("thread {}", event.op.object)
+        }
+        OpKind::Fence
+        | OpKind::Yield
+        | OpKind::Sleep
+        | OpKind::ProcessExit
+        | OpKind::ThreadExit => String::new(),
+        OpKind::CondWait | OpKind::CondRelock => {
+            format!(
+                "{} (mutex {})",
+                names.object(event.op.object),
+                names.object(event.op.aux)
+            )
+        }
+        _ => names.object(event.op.object),
+    }
+}
+
+/// The raw object of an event: `thread 2`, `0x4040a0`, or nothing.
+pub fn object_address(event: &TraceEvent) -> String {
     match event.op.kind {
         OpKind::ThreadCreate | OpKind::ThreadJoin | OpKind::ThreadDetach => {
             format!("thread {}", event.op.object)
@@ -158,20 +186,211 @@ pub fn object_text(event: &TraceEvent) -> String {
     }
 }
 
-/// Source location of an event, or a placeholder.
-pub fn location_text(binary: &Binary, site: u64) -> String {
-    binary.location(site).unwrap_or_else(|| {
-        if site == 0 {
-            "(no source location: uninstrumented caller)".to_string()
-        } else {
-            format!("(site {site:#x})")
+/// Why a report highlights a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// One of the two racing accesses.
+    Race,
+    /// The last step of the thread that failed (assertion, crash, misuse).
+    Failure,
+    /// The step that took what a deadlocked thread waits for.
+    Holds,
+}
+
+impl Role {
+    /// Short word for the role.
+    pub fn word(self) -> &'static str {
+        match self {
+            Role::Race => "race",
+            Role::Failure => "failed here",
+            Role::Holds => "holds what another thread waits for",
         }
-    })
+    }
+}
+
+/// The steps that matter for `finding`'s bug, in order: the racing pair;
+/// the failing thread's last step; for a deadlock, the steps that took the
+/// objects the blocked threads wait for.
+pub fn bug_steps(finding: &Finding) -> Vec<(usize, Role)> {
+    use crate::bug::BugKind;
+    let trace = &finding.trace;
+    let mut steps = Vec::new();
+    if let Some(race) = finding.bug.race {
+        steps.push((race.first, Role::Race));
+        steps.push((race.second, Role::Race));
+    }
+    match finding.bug.kind {
+        BugKind::Assertion | BugKind::Crash | BugKind::Misuse => {
+            let thread = finding
+                .outcome
+                .culprit
+                .map(|(t, _)| t)
+                .or_else(|| trace.events.last().map(|e| e.thread));
+            if let Some(last) = thread.and_then(|t| trace.last_event_of(t)) {
+                steps.push((last, Role::Failure));
+            }
+        }
+        BugKind::Deadlock => {
+            for (t, pending) in trace.final_pending.iter().enumerate() {
+                let Some((op, _)) = pending else { continue };
+                if !op.kind.is_acquire() {
+                    continue;
+                }
+                // A condition re-lock waits for the mutex.
+                let object = if op.kind == OpKind::CondRelock {
+                    op.aux
+                } else {
+                    op.object
+                };
+                let taken = trace.events.iter().rposition(|e| {
+                    let held = if e.op.kind == OpKind::CondRelock {
+                        e.op.aux
+                    } else {
+                        e.op.object
+                    };
+                    e.thread as usize != t && held == object && e.op.kind.is_acquire()
+                });
+                if let Some(i) = taken {
+                    steps.push((i, Role::Holds));
+                }
+            }
+        }
+        _ => {}
+    }
+    steps.sort_unstable_by_key(|s| s.0);
+    steps.dedup_by_key(|s| s.0);
+    steps.retain(|s| s.0 < trace.len());
+    steps
+}
+
+/// Kinds of synchronisation edge a diagram draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EdgeKind {
+    /// Release of a lock to its next acquisition by another thread.
+    Lock,
+    /// Signal or broadcast to the wake-up of a waiter.
+    Signal,
+    /// Creation of a thread to its first step.
+    Create,
+    /// A thread's last step to the join that waited for it.
+    Join,
+    /// Semaphore post to a wait that took it.
+    Post,
+}
+
+/// The synchronisation edges of `trace` between steps of different threads
+/// (from, to, kind).
+pub fn sync_edges(trace: &Trace) -> Vec<(usize, usize, EdgeKind)> {
+    use std::collections::HashMap;
+    let mut edges = Vec::new();
+    let mut released: HashMap<u64, usize> = HashMap::new();
+    let mut signalled: HashMap<u64, usize> = HashMap::new();
+    let mut posted: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut created: HashMap<u32, usize> = HashMap::new();
+    for (i, e) in trace.events.iter().enumerate() {
+        if let Some(from) = created.remove(&e.thread) {
+            edges.push((from, i, EdgeKind::Create));
+        }
+        let object = e.op.object;
+        let failed = e.op.flags.0
+            & (reach_channel::EventFlags::FAILED | reach_channel::EventFlags::TIMED_OUT)
+            != 0;
+        let mut from_other = |map: &mut HashMap<u64, usize>, key: u64, kind: EdgeKind| {
+            if let Some(&from) = map.get(&key) {
+                if trace.events[from].thread != e.thread {
+                    edges.push((from, i, kind));
+                }
+            }
+        };
+        match e.op.kind {
+            OpKind::MutexUnlock | OpKind::SpinUnlock | OpKind::RwUnlock => {
+                released.insert(object, i);
+            }
+            OpKind::CondWait => {
+                released.insert(e.op.aux, i);
+            }
+            OpKind::MutexLock
+            | OpKind::MutexTryLock
+            | OpKind::MutexTimedLock
+            | OpKind::SpinLock
+            | OpKind::RwReadLock
+            | OpKind::RwWriteLock
+                if !failed =>
+            {
+                from_other(&mut released, object, EdgeKind::Lock);
+            }
+            OpKind::CondSignal | OpKind::CondBroadcast => {
+                signalled.insert(object, i);
+            }
+            OpKind::CondRelock => {
+                if !failed {
+                    from_other(&mut signalled, object, EdgeKind::Signal);
+                }
+                from_other(&mut released, e.op.aux, EdgeKind::Lock);
+            }
+            OpKind::SemPost => posted.entry(object).or_default().push(i),
+            OpKind::SemWait if !failed => {
+                if let Some(from) = posted.get_mut(&object).and_then(|p| {
+                    let at = p.iter().position(|&f| trace.events[f].thread != e.thread)?;
+                    Some(p.remove(at))
+                }) {
+                    edges.push((from, i, EdgeKind::Post));
+                }
+            }
+            OpKind::ThreadCreate => {
+                created.insert(object as u32, i);
+            }
+            OpKind::ThreadJoin => {
+                if let Some(last) = trace.last_event_of(object as u32).filter(|&l| l < i) {
+                    edges.push((last, i, EdgeKind::Join));
+                }
+            }
+            _ => {}
+        }
+    }
+    edges
+}
+
+/// Source location of an event, or a placeholder.
+pub fn location_text(names: &Names, site: u64) -> String {
+    names.location(site)
 }
 
 /// Replaces every `(site 0x…)` the runtime wrote into a message with the
-/// site's source location.
-pub fn resolve_sites(message: &str, binary: &Binary) -> String {
+/// site's source location, and names each address of a global
+/// (`0x555555558030` becomes `0x555555558030 (counter)`).
+pub fn resolve_sites(message: &str, names: &Names) -> String {
+    name_addresses(&sites_resolved(message, names), names)
+}
+
+/// Appends ` (name)` to each hexadecimal address in `text` that lies in a
+/// global of the program.
+fn name_addresses(text: &str, names: &Names) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("0x") {
+        let after = &rest[start + 2..];
+        let len = after
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(after.len());
+        let end = start + 2 + len;
+        out.push_str(&rest[..end]);
+        let named = u64::from_str_radix(&after[..len], 16)
+            .ok()
+            .and_then(|a| names.global(a));
+        if let Some(name) = named {
+            if !rest[end..].starts_with(" (") {
+                out.push_str(&format!(" ({name})"));
+            }
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// [`resolve_sites`] without naming addresses.
+fn sites_resolved(message: &str, names: &Names) -> String {
     const MARK: &str = "(site 0x";
     let mut out = String::with_capacity(message.len());
     let mut rest = message;
@@ -184,12 +403,12 @@ pub fn resolve_sites(message: &str, binary: &Binary) -> String {
         let location = u64::from_str_radix(&after[..hex_len], 16)
             .ok()
             .filter(|_| closed)
-            .and_then(|site| binary.location(site));
+            .and_then(|site| names.place(site));
         out.push_str(&rest[..start]);
         match location {
-            Some(text) => {
+            Some(place) => {
                 out.push_str("at ");
-                out.push_str(&text);
+                out.push_str(&place.long());
                 rest = &after[hex_len + 1..];
             }
             None => {

@@ -1,18 +1,26 @@
 //! The terminal report of a bug: kind, explanation, the interleaving step by
 //! step with source lines, the threads' final states and the program output.
 
-use super::{location_text, object_text, THREAD_TAIL_STEPS};
-use crate::binary::Binary;
+use super::names::Names;
+use super::style::Style;
+use super::THREAD_TAIL_STEPS;
 use crate::explore::Finding;
 use reach_channel::{OpKind, RunStatus, ThreadState};
 use std::fmt::Write;
 
 /// Renders a finding for the terminal.
-pub fn render(finding: &Finding, binary: &Binary) -> String {
+pub fn render(finding: &Finding, names: &Names, style: Style) -> String {
     let mut out = String::new();
     let bug = &finding.bug;
-    let _ = writeln!(out, "BUG: {} (execution {})", bug.kind, finding.execution);
-    let message = super::resolve_sites(&bug.message, binary);
+    let _ = writeln!(
+        out,
+        "{}",
+        style.bug(&format!(
+            "BUG: {} (execution {})",
+            bug.kind, finding.execution
+        ))
+    );
+    let message = super::resolve_sites(&bug.message, names);
     let _ = writeln!(
         out,
         "  {}",
@@ -22,19 +30,16 @@ pub fn render(finding: &Finding, binary: &Binary) -> String {
             .replace('\n', "\n  ")
     );
     let events = &finding.trace.events;
-    let highlighted: Vec<usize> = bug
-        .race
-        .map(|r| vec![r.first, r.second])
-        .unwrap_or_default();
     if let Some(race) = bug.race {
         for (which, i) in [("first ", race.first), ("second", race.second)] {
             if let Some(e) = events.get(i) {
                 let _ = writeln!(
                     out,
-                    "  {which} access: step {i}, thread {} {} at {}",
+                    "  {which} access: step {i}, thread {} {} {} at {}",
                     e.thread,
                     e.op.kind.name(),
-                    location_text(binary, e.site)
+                    names.object(e.op.object),
+                    names.location(e.site)
                 );
             }
         }
@@ -47,7 +52,12 @@ pub fn render(finding: &Finding, binary: &Binary) -> String {
     } else {
         ""
     };
-    let _ = write!(out, "\nInterleaving ({at_least}{} steps", trace.total_steps);
+    let _ = write!(
+        out,
+        "\n{} ({at_least}{} steps",
+        style.heading("Interleaving"),
+        trace.total_steps
+    );
     if trace.truncated {
         let _ = write!(out, "; the first {} recorded", events.len());
     }
@@ -58,32 +68,9 @@ pub fn render(finding: &Finding, binary: &Binary) -> String {
             if bug.race.is_some() { " and the racing accesses" } else { "" }
         );
     }
-    let _ = writeln!(out, "):");
-    let _ = writeln!(
-        out,
-        "  {:>5}  {:<6} {:<12} {:<20} location",
-        "step", "thread", "operation", "object"
-    );
-    let mut next = 0;
-    for &i in &shown {
-        if i > next {
-            let _ = writeln!(out, "  ... {} steps elided", i - next);
-        }
-        next = i + 1;
-        let e = &events[i];
-        let mark = if highlighted.contains(&i) { "*" } else { " " };
-        let _ = writeln!(
-            out,
-            "{mark} {i:>5}  T{:<5} {:<12} {:<20} {}",
-            e.thread,
-            e.op.kind.name(),
-            object_text(e),
-            location_text(binary, e.site)
-        );
-    }
-    if next < events.len() {
-        let _ = writeln!(out, "  ... {} steps elided", events.len() - next);
-    }
+    let _ = writeln!(out, "; * = the bug's steps, > = context switch):");
+    let bug_steps = super::bug_steps(finding);
+    super::columns::render(&mut out, trace, &shown, &bug_steps, names, style);
     if trace.truncated {
         // A killed execution's last steps were not counted.
         let at_least = if finding.outcome.status == RunStatus::Running {
@@ -110,10 +97,13 @@ pub fn render(finding: &Finding, binary: &Binary) -> String {
                 } else {
                     "blocked in"
                 };
+                let object = match OpKind::from_u16(slot.pending_kind) {
+                    Some(OpKind::ThreadJoin) => format!("thread {}", slot.pending_object),
+                    _ => names.object(slot.pending_object),
+                };
                 format!(
-                    "{status} {op} {:#x} at {}",
-                    slot.pending_object,
-                    location_text(binary, slot.pending_site)
+                    "{status} {op} {object} at {}",
+                    names.location(slot.pending_site)
                 )
             }
             _ => continue,

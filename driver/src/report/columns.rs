@@ -1,0 +1,275 @@
+//! The interleaving as a table with one column per thread: each step's
+//! operation and object in its thread's column, its `file:line` and the
+//! source line's text beside it, context switches marked (`>`), the bug's
+//! steps highlighted (`*`), long runs of one thread folded.
+
+use super::names::Names;
+use super::style::Style;
+use super::{object_text, Role};
+use crate::trace::Trace;
+use std::fmt::Write;
+
+/// A run of one thread's steps longer than this is folded...
+pub const FOLD_RUN: usize = 8;
+/// ...to its first this many steps...
+const FOLD_HEAD: usize = 3;
+/// ...and its last this many.
+const FOLD_TAIL: usize = 2;
+/// Widest thread column.
+const MAX_CELL: usize = 30;
+/// Widest location column.
+const MAX_PLACE: usize = 28;
+
+/// One shown row.
+struct Row {
+    step: usize,
+    thread: usize,
+    cell: String,
+    place: String,
+    source: String,
+    role: Option<Role>,
+    switch: bool,
+}
+
+/// Cuts `text` to `width` characters, marking the cut with `~`.
+fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
+    cut.push('~');
+    cut
+}
+
+/// Cuts `text` to its last `width` characters, marking the cut with `~`
+/// (a location keeps its file name and line).
+fn fit_left(text: &str, width: usize) -> String {
+    let n = text.chars().count();
+    if n <= width {
+        return text.to_string();
+    }
+    let mut cut = String::from("~");
+    cut.extend(text.chars().skip(n + 1 - width));
+    cut
+}
+
+/// Pads `text` to `width` characters (after styling, so counted before).
+fn pad(text: &str, styled: String, width: usize) -> String {
+    let n = text.chars().count();
+    format!("{styled}{}", " ".repeat(width.saturating_sub(n)))
+}
+
+/// Which of `shown` (step indices in order) a folded table keeps: runs of
+/// one thread longer than [`FOLD_RUN`] keep their head, their tail and the
+/// bug's steps; each dropped stretch is `Err(count)`.
+fn fold(trace: &Trace, shown: &[usize], keep: &[usize]) -> Vec<Result<usize, usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < shown.len() {
+        let thread = trace.events[shown[start]].thread;
+        let mut end = start;
+        while end < shown.len()
+            && trace.events[shown[end]].thread == thread
+            && (end == start || shown[end] == shown[end - 1] + 1)
+        {
+            end += 1;
+        }
+        let run = &shown[start..end];
+        if run.len() > FOLD_RUN {
+            let mut dropped = 0;
+            for (k, &i) in run.iter().enumerate() {
+                if k < FOLD_HEAD || k >= run.len() - FOLD_TAIL || keep.contains(&i) {
+                    if dropped > 0 {
+                        out.push(Err(dropped));
+                        dropped = 0;
+                    }
+                    out.push(Ok(i));
+                } else {
+                    dropped += 1;
+                }
+            }
+        } else {
+            out.extend(run.iter().map(|&i| Ok(i)));
+        }
+        start = end;
+    }
+    out
+}
+
+/// Writes the table of the steps `shown` of `trace` (indices in order;
+/// gaps between them are reported as elided), highlighting `bug`.
+pub fn render(
+    out: &mut String,
+    trace: &Trace,
+    shown: &[usize],
+    bug: &[(usize, Role)],
+    names: &Names,
+    style: Style,
+) {
+    let threads = trace.thread_count();
+    let keep: Vec<usize> = bug.iter().map(|b| b.0).collect();
+    let mut rows: Vec<Result<Row, usize>> = Vec::new();
+    let mut next = 0;
+    let mut previous: Option<u32> = None;
+    for item in fold(trace, shown, &keep) {
+        let i = match item {
+            Ok(i) => i,
+            Err(n) => {
+                rows.push(Err(n));
+                continue;
+            }
+        };
+        if i > next {
+            rows.push(Err(i - next));
+        }
+        next = i + 1;
+        let e = &trace.events[i];
+        let object = object_text(e, names);
+        let cell = if object.is_empty() {
+            e.op.kind.name().to_string()
+        } else {
+            format!("{} {object}", e.op.kind.name())
+        };
+        let place = names.place(e.site);
+        let source = place
+            .as_ref()
+            .and_then(|p| names.source_line(p))
+            .unwrap_or_default();
+        rows.push(Ok(Row {
+            step: i,
+            thread: e.thread as usize,
+            cell,
+            place: place.map(|p| p.short()).unwrap_or_default(),
+            source,
+            role: bug.iter().find(|b| b.0 == i).map(|b| b.1),
+            switch: previous.is_some_and(|p| p != e.thread),
+        }));
+        previous = Some(e.thread);
+    }
+    if next < trace.len() && !shown.is_empty() {
+        rows.push(Err(trace.len() - next));
+    }
+    let mut widths = vec![4usize; threads];
+    let mut place_width = 8;
+    for row in rows.iter().flatten() {
+        if let Some(w) = widths.get_mut(row.thread) {
+            *w = (*w).max(fit(&row.cell, MAX_CELL).chars().count());
+        }
+        place_width = place_width.max(fit_left(&row.place, MAX_PLACE).chars().count());
+    }
+    for (t, w) in widths.iter_mut().enumerate() {
+        *w = (*w).max(format!("T{t}").len());
+    }
+    let mut header = format!("   {:>5}", "step");
+    for (t, w) in widths.iter().enumerate() {
+        let _ = write!(header, "  {:<w$}", format!("T{t}"));
+    }
+    let _ = write!(header, "  {:<place_width$}  source", "location");
+    let _ = writeln!(out, "{}", style.heading(header.trim_end()));
+    for row in &rows {
+        let row = match row {
+            Ok(row) => row,
+            Err(n) => {
+                let _ = writeln!(out, "{}", style.dim(&format!("  ... {n} steps elided")));
+                continue;
+            }
+        };
+        let mark = match (row.role.is_some(), row.switch) {
+            (true, _) => style.bug("*"),
+            (false, true) => style.switch(">"),
+            _ => " ".to_string(),
+        };
+        let mut line = format!("{mark}  {:>5}", row.step);
+        for (t, w) in widths.iter().enumerate() {
+            let text = if t == row.thread {
+                fit(&row.cell, MAX_CELL)
+            } else {
+                String::new()
+            };
+            let styled = if row.role.is_some() {
+                style.bug(&text)
+            } else {
+                text.clone()
+            };
+            let _ = write!(line, "  {}", pad(&text, styled, *w));
+        }
+        let place = fit_left(&row.place, MAX_PLACE);
+        let _ = write!(line, "  {}", pad(&place, place.clone(), place_width));
+        let _ = write!(line, "  {}", style.dim(&row.source));
+        if let Some(role) = row.role {
+            let _ = write!(line, "  {}", style.bug(&format!("<- {}", role.word())));
+        }
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::TraceEvent;
+    use reach_channel::{EventFlags, Op, OpKind, ThreadSet};
+
+    fn trace_of(threads: &[u32]) -> Trace {
+        let events = threads
+            .iter()
+            .map(|&thread| TraceEvent {
+                thread,
+                op: Op {
+                    kind: OpKind::Load,
+                    flags: EventFlags(0),
+                    object: 0x10,
+                    aux: 4,
+                },
+                site: 0,
+                enabled: ThreadSet::EMPTY,
+            })
+            .collect();
+        Trace::new(events, Vec::new())
+    }
+
+    #[test]
+    fn long_runs_of_one_thread_fold_but_keep_the_bugs_steps() {
+        let mut threads = vec![0u32; 20];
+        threads.extend([1, 1, 0]);
+        let trace = trace_of(&threads);
+        let shown: Vec<usize> = (0..trace.len()).collect();
+        let folded = fold(&trace, &shown, &[10]);
+        let kept: Vec<usize> = folded.iter().filter_map(|r| r.ok()).collect();
+        assert_eq!(kept, vec![0, 1, 2, 10, 18, 19, 20, 21, 22]);
+        let dropped: Vec<usize> = folded.iter().filter_map(|r| r.err()).collect();
+        assert_eq!(dropped, vec![7, 7]);
+    }
+
+    #[test]
+    fn one_column_per_thread_and_switches_marked() {
+        let trace = trace_of(&[0, 1, 1, 0]);
+        let binary = crate::binary::Binary {
+            instrumented: false,
+            sites: Default::default(),
+            path: None,
+        };
+        let names = Names::new(&binary);
+        let mut out = String::new();
+        render(
+            &mut out,
+            &trace,
+            &[0, 1, 2, 3],
+            &[(2, Role::Race)],
+            &names,
+            Style::plain(),
+        );
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[0].contains("T0") && lines[0].contains("T1"), "{out}");
+        let column = |line: &str| line.find("LOAD");
+        assert_eq!(column(lines[1]), column(lines[4]), "{out}");
+        assert!(column(lines[2]) > column(lines[1]), "{out}");
+        assert!(
+            lines[2].starts_with('>') && lines[4].starts_with('>'),
+            "{out}"
+        );
+        assert!(
+            lines[3].starts_with('*') && lines[3].contains("<- race"),
+            "{out}"
+        );
+    }
+}

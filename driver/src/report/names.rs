@@ -1,0 +1,532 @@
+//! Names for what a report shows: objects by the variable that holds them
+//! (`counter`, `buffer[3]`, `q.head`, from the ELF symbol table and the
+//! DWARF variables and types), code addresses and site ids by source line
+//! (the site table of an instrumented binary, the DWARF line table for the
+//! return addresses the runtime records at calls from uninstrumented code),
+//! source files relative to the current directory, and the text of a source
+//! line.
+//!
+//! The program runs with address-space randomisation off, so a
+//! position-independent executable is loaded at a fixed base
+//! ([`PIE_BASE`]) and its addresses map back to file addresses by one
+//! subtraction.
+
+use crate::binary::Binary;
+use addr2line::gimli;
+use goblin::elf::{header::ET_DYN, program_header::PT_LOAD, sym::STT_OBJECT, Elf};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+/// Where the kernel loads a position-independent executable whose first
+/// segment starts at address 0 when randomisation is off (`ELF_ET_DYN_BASE`
+/// rounded down to a page).
+#[cfg(target_arch = "x86_64")]
+pub const PIE_BASE: u64 = 0x5555_5555_4000;
+/// Where the kernel loads a position-independent executable whose first
+/// segment starts at address 0 when randomisation is off.
+#[cfg(target_arch = "aarch64")]
+pub const PIE_BASE: u64 = 0xaaaa_aaaa_0000;
+/// Where the kernel loads a position-independent executable whose first
+/// segment starts at address 0 when randomisation is off (unknown here:
+/// no object is named).
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+pub const PIE_BASE: u64 = 0;
+
+/// A source position: file (relative to the current directory when under
+/// it), line, column and function.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Place {
+    /// Source file as shown.
+    pub file: String,
+    /// The file as recorded (to read it).
+    pub path: String,
+    /// 1-based line (0 if unknown).
+    pub line: u32,
+    /// 1-based column (0 if unknown).
+    pub column: u32,
+    /// Enclosing function (empty if unknown).
+    pub function: String,
+    /// Inlined-at chain, innermost first (`file:line:col`).
+    pub inlined_at: Vec<String>,
+}
+
+impl Place {
+    /// `file:line`.
+    pub fn short(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+
+    /// `file:line:col (function) inlined at ...`.
+    pub fn long(&self) -> String {
+        let mut text = format!("{}:{}:{}", self.file, self.line, self.column);
+        if !self.function.is_empty() {
+            text.push_str(&format!(" ({})", self.function));
+        }
+        for caller in &self.inlined_at {
+            text.push_str(&format!(" inlined at {caller}"));
+        }
+        text
+    }
+}
+
+/// The layout of a variable's type, as far as naming a byte in it needs.
+#[derive(Debug)]
+enum Ty {
+    /// Anything without named parts, of this many bytes.
+    Scalar(u64),
+    /// A structure of this many bytes and its members (name, offset, type).
+    Record(u64, Vec<(String, u64, Rc<Ty>)>),
+    /// An array of this many elements.
+    Array(Rc<Ty>, u64),
+}
+
+impl Ty {
+    fn size(&self) -> u64 {
+        match self {
+            Ty::Scalar(size) | Ty::Record(size, _) => *size,
+            Ty::Array(element, count) => element.size().saturating_mul(*count),
+        }
+    }
+
+    /// Appends the path to byte `offset` (`[3].head`), and `+n` for a byte
+    /// inside a part without parts.
+    fn describe(&self, offset: u64, out: &mut String) {
+        match self {
+            Ty::Array(element, count) => {
+                let size = element.size();
+                if size > 0 && offset / size < *count {
+                    out.push_str(&format!("[{}]", offset / size));
+                    element.describe(offset % size, out);
+                } else if offset > 0 {
+                    out.push_str(&format!("+{offset}"));
+                }
+            }
+            Ty::Record(_, members) => {
+                let member = members.iter().rev().find(|(_, at, ty)| {
+                    *at <= offset && offset < at.saturating_add(ty.size().max(1))
+                });
+                match member {
+                    Some((name, at, ty)) => {
+                        if !name.is_empty() {
+                            out.push('.');
+                            out.push_str(name);
+                        }
+                        ty.describe(offset - at, out);
+                    }
+                    None if offset > 0 => out.push_str(&format!("+{offset}")),
+                    None => {}
+                }
+            }
+            Ty::Scalar(_) if offset > 0 => out.push_str(&format!("+{offset}")),
+            Ty::Scalar(_) => {}
+        }
+    }
+}
+
+/// A global or static variable: file address, size, name, and its type when
+/// the DWARF describes it.
+struct Global {
+    start: u64,
+    size: u64,
+    name: String,
+    ty: Option<Rc<Ty>>,
+}
+
+/// Names objects and code addresses of one program.
+pub struct Names<'a> {
+    binary: &'a Binary,
+    /// Added to a file address to get the address in the running program.
+    bias: u64,
+    /// Globals sorted by start address.
+    globals: Vec<Global>,
+    /// The program's DWARF line tables, if it has any.
+    lines: Option<addr2line::Loader>,
+    cwd: Option<PathBuf>,
+    sources: RefCell<HashMap<String, Option<Rc<Vec<String>>>>>,
+}
+
+impl<'a> Names<'a> {
+    /// Reads the symbols and debugging information of `binary` (nothing
+    /// if the file cannot be read: every object is then shown by address).
+    pub fn new(binary: &'a Binary) -> Names<'a> {
+        let mut names = Names {
+            binary,
+            bias: 0,
+            globals: Vec::new(),
+            lines: None,
+            cwd: std::env::current_dir().ok(),
+            sources: RefCell::new(HashMap::new()),
+        };
+        let Some(path) = &binary.path else {
+            return names;
+        };
+        let Ok(bytes) = std::fs::read(path) else {
+            return names;
+        };
+        let Ok(elf) = Elf::parse(&bytes) else {
+            return names;
+        };
+        let first_load = elf
+            .program_headers
+            .iter()
+            .filter(|ph| ph.p_type == PT_LOAD)
+            .map(|ph| ph.p_vaddr)
+            .min()
+            .unwrap_or(0);
+        names.bias = if elf.header.e_type == ET_DYN {
+            PIE_BASE.saturating_sub(first_load & !0xfff)
+        } else {
+            0
+        };
+        let types = dwarf_globals(&elf, &bytes).unwrap_or_default();
+        let mut globals: Vec<Global> = elf
+            .syms
+            .iter()
+            .filter(|s| s.st_type() == STT_OBJECT && s.st_value != 0)
+            .filter_map(|s| {
+                let name = elf.strtab.get_at(s.st_name)?;
+                Some(Global {
+                    start: s.st_value,
+                    size: s.st_size,
+                    name: name.to_string(),
+                    ty: types.get(&s.st_value).cloned(),
+                })
+            })
+            .collect();
+        globals.sort_by_key(|g| (g.start, std::cmp::Reverse(g.size)));
+        globals.dedup_by_key(|g| g.start);
+        names.globals = globals;
+        names.lines = addr2line::Loader::new(path).ok();
+        names
+    }
+
+    /// The object at `address` as shown to people: `counter`, `q.head`,
+    /// `buffer[3]`, or the address when it is no global of the program.
+    pub fn object(&self, address: u64) -> String {
+        self.global(address)
+            .unwrap_or_else(|| format!("{address:#x}"))
+    }
+
+    /// The name of the global holding `address`, with the path to the byte.
+    pub fn global(&self, address: u64) -> Option<String> {
+        let file_address = address.checked_sub(self.bias)?;
+        let at = self.globals.partition_point(|g| g.start <= file_address);
+        let global = self.globals.get(at.checked_sub(1)?)?;
+        let offset = file_address - global.start;
+        if offset >= global.size.max(1) {
+            return None;
+        }
+        let mut name = global.name.clone();
+        match &global.ty {
+            Some(ty) => ty.describe(offset, &mut name),
+            None if offset > 0 => name.push_str(&format!("+{offset}")),
+            None => {}
+        }
+        Some(name)
+    }
+
+    /// The source position of a site id, or of a return address recorded
+    /// for a call from uninstrumented code.
+    pub fn place(&self, site: u64) -> Option<Place> {
+        if site == 0 {
+            return None;
+        }
+        if let Some(s) = self.binary.sites.get(&site) {
+            return Some(Place {
+                file: self.shown_path(&s.file),
+                path: s.file.clone(),
+                line: s.line,
+                column: s.column,
+                function: s.function.clone(),
+                inlined_at: s.inlined_at.clone(),
+            });
+        }
+        // A return address: the call is the instruction before it.
+        let probe = site.checked_sub(self.bias)?.checked_sub(1)?;
+        let lines = self.lines.as_ref()?;
+        let mut frames = lines.find_frames(probe).ok()?;
+        let mut place: Option<Place> = None;
+        while let Ok(Some(frame)) = frames.next() {
+            let Some(location) = frame.location else {
+                continue;
+            };
+            let file = location.file.unwrap_or("?").to_string();
+            let text = format!(
+                "{}:{}:{}",
+                self.shown_path(&file),
+                location.line.unwrap_or(0),
+                location.column.unwrap_or(0)
+            );
+            match &mut place {
+                None => {
+                    place = Some(Place {
+                        file: self.shown_path(&file),
+                        path: file,
+                        line: location.line.unwrap_or(0),
+                        column: location.column.unwrap_or(0),
+                        function: frame
+                            .function
+                            .as_ref()
+                            .and_then(|f| f.demangle().ok())
+                            .map(|f| f.into_owned())
+                            .unwrap_or_default(),
+                        inlined_at: Vec::new(),
+                    })
+                }
+                Some(p) => p.inlined_at.push(text),
+            }
+        }
+        place
+    }
+
+    /// `file:line:col (function)` of a site, or a placeholder.
+    pub fn location(&self, site: u64) -> String {
+        match self.place(site) {
+            Some(place) => place.long(),
+            None if site == 0 => "(no source location: uninstrumented caller)".to_string(),
+            None => format!("(site {site:#x})"),
+        }
+    }
+
+    /// `file:line` of a site, or empty.
+    pub fn short_location(&self, site: u64) -> String {
+        self.place(site).map(|p| p.short()).unwrap_or_default()
+    }
+
+    /// The text of the source line of `place`, trimmed, if the file is
+    /// readable.
+    pub fn source_line(&self, place: &Place) -> Option<String> {
+        if place.line == 0 {
+            return None;
+        }
+        let mut cache = self.sources.borrow_mut();
+        let lines = cache
+            .entry(place.path.clone())
+            .or_insert_with(|| {
+                std::fs::read(&place.path).ok().map(|bytes| {
+                    Rc::new(
+                        String::from_utf8_lossy(&bytes)
+                            .lines()
+                            .map(str::to_string)
+                            .collect(),
+                    )
+                })
+            })
+            .clone()?;
+        lines
+            .get(place.line as usize - 1)
+            .map(|l| l.trim().to_string())
+    }
+
+    /// `path` relative to the current directory when it lies under it.
+    pub fn shown_path(&self, path: &str) -> String {
+        let p = Path::new(path);
+        match &self.cwd {
+            Some(cwd) if p.is_absolute() => p
+                .strip_prefix(cwd)
+                .map(|rel| rel.display().to_string())
+                .unwrap_or_else(|_| path.to_string()),
+            _ => path.to_string(),
+        }
+    }
+}
+
+type Reader<'b> = gimli::EndianSlice<'b, gimli::RunTimeEndian>;
+
+/// The types of the program's global and static variables, by file
+/// address, from its DWARF (`None` without debugging information).
+fn dwarf_globals(elf: &Elf, bytes: &[u8]) -> Option<HashMap<u64, Rc<Ty>>> {
+    let endian = if elf.little_endian {
+        gimli::RunTimeEndian::Little
+    } else {
+        gimli::RunTimeEndian::Big
+    };
+    let section = |id: gimli::SectionId| -> Result<Reader<'_>, gimli::Error> {
+        let data = elf
+            .section_headers
+            .iter()
+            .find(|sh| elf.shdr_strtab.get_at(sh.sh_name) == Some(id.name()))
+            .filter(|sh| sh.sh_type != goblin::elf::section_header::SHT_NOBITS)
+            .and_then(|sh| {
+                let start = sh.sh_offset as usize;
+                bytes.get(start..start.checked_add(sh.sh_size as usize)?)
+            })
+            .unwrap_or_default();
+        Ok(gimli::EndianSlice::new(data, endian))
+    };
+    let dwarf = gimli::Dwarf::load(section).ok()?;
+    let mut found = HashMap::new();
+    let mut units = dwarf.units();
+    while let Ok(Some(header)) = units.next() {
+        let Ok(unit) = dwarf.unit(header) else {
+            continue;
+        };
+        let mut memo = HashMap::new();
+        let mut variables = Vec::new();
+        let mut entries = unit.entries();
+        while let Ok(Some((_, entry))) = entries.next_dfs() {
+            if entry.tag() != gimli::DW_TAG_variable {
+                continue;
+            }
+            let Ok(Some(gimli::AttributeValue::Exprloc(expr))) =
+                entry.attr_value(gimli::DW_AT_location)
+            else {
+                continue;
+            };
+            let address = match expr.operations(unit.encoding()).next() {
+                Ok(Some(gimli::Operation::Address { address })) => Some(address),
+                Ok(Some(gimli::Operation::AddressIndex { index })) => {
+                    dwarf.address(&unit, index).ok()
+                }
+                _ => None,
+            };
+            let ty = match entry.attr_value(gimli::DW_AT_type) {
+                Ok(Some(gimli::AttributeValue::UnitRef(offset))) => Some(offset),
+                _ => None,
+            };
+            if let (Some(address), Some(ty)) = (address, ty) {
+                variables.push((address, ty));
+            }
+        }
+        for (address, ty) in variables {
+            if let Some(ty) = type_of(&dwarf, &unit, ty, &mut memo, 0) {
+                found.insert(address, ty);
+            }
+        }
+    }
+    Some(found)
+}
+
+/// The layout of the type at `offset` (bounded in depth: types nest by
+/// value only finitely, but a broken file could loop).
+fn type_of(
+    dwarf: &gimli::Dwarf<Reader<'_>>,
+    unit: &gimli::Unit<Reader<'_>>,
+    offset: gimli::UnitOffset,
+    memo: &mut HashMap<gimli::UnitOffset, Rc<Ty>>,
+    depth: u32,
+) -> Option<Rc<Ty>> {
+    if let Some(ty) = memo.get(&offset) {
+        return Some(ty.clone());
+    }
+    if depth > 32 {
+        return None;
+    }
+    let entry = unit.entry(offset).ok()?;
+    let size = match entry.attr_value(gimli::DW_AT_byte_size) {
+        Ok(Some(value)) => value.udata_value().unwrap_or(0),
+        _ => 0,
+    };
+    let inner = match entry.attr_value(gimli::DW_AT_type) {
+        Ok(Some(gimli::AttributeValue::UnitRef(inner))) => Some(inner),
+        _ => None,
+    };
+    let ty = match entry.tag() {
+        gimli::DW_TAG_typedef
+        | gimli::DW_TAG_const_type
+        | gimli::DW_TAG_volatile_type
+        | gimli::DW_TAG_restrict_type
+        | gimli::DW_TAG_atomic_type => type_of(dwarf, unit, inner?, memo, depth + 1)?,
+        // A union's bytes belong to every member at once: it is named as a
+        // whole (`pthread_mutex_t` is one).
+        gimli::DW_TAG_union_type => Rc::new(Ty::Scalar(size)),
+        gimli::DW_TAG_structure_type | gimli::DW_TAG_class_type => {
+            let mut members = Vec::new();
+            let mut tree = unit.entries_tree(Some(offset)).ok()?;
+            let mut children = tree.root().ok()?.children();
+            while let Ok(Some(child)) = children.next() {
+                let member = child.entry();
+                if member.tag() != gimli::DW_TAG_member {
+                    continue;
+                }
+                let name = match member.attr_value(gimli::DW_AT_name) {
+                    Ok(Some(value)) => dwarf
+                        .attr_string(unit, value)
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    _ => String::new(),
+                };
+                let at = match member.attr_value(gimli::DW_AT_data_member_location) {
+                    Ok(Some(value)) => value.udata_value().unwrap_or(0),
+                    _ => 0,
+                };
+                let member_ty = match member.attr_value(gimli::DW_AT_type) {
+                    Ok(Some(gimli::AttributeValue::UnitRef(t))) => t,
+                    _ => continue,
+                };
+                let member_ty = type_of(dwarf, unit, member_ty, memo, depth + 1)
+                    .unwrap_or_else(|| Rc::new(Ty::Scalar(0)));
+                if name.is_empty() {
+                    // An anonymous structure or union: its members are the
+                    // outer one's, at its offset.
+                    if let Ty::Record(_, inner) = &*member_ty {
+                        for (n, o, t) in inner {
+                            members.push((n.clone(), at + o, t.clone()));
+                        }
+                        continue;
+                    }
+                }
+                members.push((name, at, member_ty));
+            }
+            members.sort_by_key(|m| m.1);
+            Rc::new(Ty::Record(size, members))
+        }
+        gimli::DW_TAG_array_type => {
+            let element = type_of(dwarf, unit, inner?, memo, depth + 1)?;
+            let mut counts = Vec::new();
+            let mut tree = unit.entries_tree(Some(offset)).ok()?;
+            let mut children = tree.root().ok()?.children();
+            while let Ok(Some(child)) = children.next() {
+                let range = child.entry();
+                if range.tag() != gimli::DW_TAG_subrange_type {
+                    continue;
+                }
+                let count = match range.attr_value(gimli::DW_AT_count) {
+                    Ok(Some(value)) => value.udata_value(),
+                    _ => match range.attr_value(gimli::DW_AT_upper_bound) {
+                        Ok(Some(value)) => value.udata_value().map(|u| u + 1),
+                        _ => None,
+                    },
+                };
+                counts.push(count.unwrap_or(0));
+            }
+            // `int a[2][3]`: an array of 2 arrays of 3.
+            counts
+                .iter()
+                .rev()
+                .fold(element, |inner, &count| Rc::new(Ty::Array(inner, count)))
+        }
+        _ => Rc::new(Ty::Scalar(size)),
+    };
+    memo.insert(offset, ty.clone());
+    Some(ty)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_of_nested_types_are_named_by_path() {
+        let int = Rc::new(Ty::Scalar(4));
+        let node = Rc::new(Ty::Record(
+            8,
+            vec![
+                ("head".into(), 0, int.clone()),
+                ("tail".into(), 4, int.clone()),
+            ],
+        ));
+        let queue = Ty::Array(node, 4);
+        let name = |offset| {
+            let mut s = "q".to_string();
+            queue.describe(offset, &mut s);
+            s
+        };
+        assert_eq!(name(0), "q[0].head");
+        assert_eq!(name(12), "q[1].tail");
+        assert_eq!(name(13), "q[1].tail+1");
+        assert_eq!(name(40), "q+40");
+    }
+}
