@@ -13,6 +13,7 @@ pub mod portfolio;
 pub mod random;
 pub mod rt;
 pub mod tree;
+pub mod unfold;
 
 use crate::cancel::Cancel;
 use crate::exec::Request;
@@ -62,5 +63,9 @@ pub trait Strategy {
     /// for the coverage line at the end of a report.
     fn coverage(&self) -> Option<String> {
         None
+    }
+    /// Strategy-specific figures for `--stats` (name, value).
+    fn stats(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
     }
 }
