@@ -194,20 +194,3 @@ fn lock_order_inversion_is_found_on_the_unfolding() {
     assert_eq!(reached.deadlocks, 1);
 }
 
-#[test]
-fn debug_one() {
-    let s = model::S;
-    let mut model = Model::new(vec![
-        vec![op(OpKind::SemPost, s), op(OpKind::SemWait, s)],
-        vec![op(OpKind::MutexLock, model::N), op(OpKind::Load, 0xb100), op(OpKind::MutexUnlock, model::N), op(OpKind::SemWait, s)],
-        vec![op(OpKind::SemPost, s)],
-    ]);
-    model.semaphores = vec![(s, 0)];
-    let mut unfold = Unfold::new(Order::Oldest);
-    while let Some(request) = unfold.next_request() {
-        let execution = model.run(&request);
-        let sched: Vec<String> = execution.trace.events.iter().map(|e| format!("T{}:{}({})", e.thread, e.op.kind.name(), e.op.aux)).collect();
-        eprintln!("prefix {:?}\n   -> {}", request.prefix, sched.join(" "));
-        unfold.observe(&request, &execution.trace).unwrap();
-    }
-}

@@ -45,6 +45,9 @@ pub enum Order {
     Newest,
 }
 
+/// Possible extensions looked at for joining a target's execution.
+const MERGE_CANDIDATES: usize = 256;
+
 /// What the execution in flight was asked to reach.
 #[derive(Debug, Default)]
 struct InFlight {
@@ -53,6 +56,10 @@ struct InFlight {
     /// The possible extension targeted (none for the first execution and
     /// for a deadlock's schedule).
     target: Option<EventId>,
+    /// Which steps were events of the unfolding when the request was made
+    /// (the others are targets: an execution may reach a different event
+    /// there without the program being nondeterministic).
+    known: Vec<bool>,
 }
 
 /// Unfolding-based testing: every local state with one execution per
@@ -114,8 +121,38 @@ impl Unfold {
             .iter()
             .map(|&e| self.unf.events[e as usize].label.thread)
             .collect();
-        self.in_flight = Some(InFlight { steps, target });
+        let known = steps
+            .iter()
+            .map(|&e| self.unf.events[e as usize].added)
+            .collect();
+        self.in_flight = Some(InFlight {
+            steps,
+            target,
+            known,
+        });
         Some(Request::continuing(prefix))
+    }
+
+    /// The configuration of `target`, joined with those of other possible
+    /// extensions that are not in conflict with it (Sec. 4.6: one
+    /// execution may cover several targets; the greedy choice here takes
+    /// them in the search order). Ascending, so a valid firing order.
+    fn cover_more(&mut self, target: EventId) -> Vec<EventId> {
+        let mut config = self.unf.configuration(target);
+        let others: Vec<EventId> = match self.order {
+            Order::Oldest => self.pending.iter().copied().take(MERGE_CANDIDATES).collect(),
+            Order::Newest => self.pending.iter().rev().copied().take(MERGE_CANDIDATES).collect(),
+        };
+        let mut joined = vec![target];
+        for e in others {
+            joined.push(e);
+            if self.unf.compatible(&joined) {
+                config = self.unf.past_of_events(&joined);
+            } else {
+                joined.pop();
+            }
+        }
+        config
     }
 
     fn take_found(&mut self) {
@@ -160,7 +197,7 @@ impl Unfold {
         if known.guard() == Guard::Unmodelled && known.kind != OpKind::ProcessExit {
             self.unmodelled.insert(known.kind.name());
         }
-        if matches!(known.guard(), Guard::SemWait | Guard::Relock(_)) {
+        if matches!(known.guard(), Guard::SemWait | Guard::Relock(_) | Guard::Once(_)) {
             self.ext.guarded.entry(known.object).or_default().push(c);
         }
         let mut labels = vec![known.clone()];
@@ -184,7 +221,7 @@ impl Unfold {
         self.ext.from_shared(&mut self.unf, e);
         if matches!(
             self.unf.events[e as usize].label.kind,
-            OpKind::SemPost | OpKind::CondSignal | OpKind::CondBroadcast | OpKind::CondWait
+            OpKind::SemPost | OpKind::CondSignal | OpKind::CondBroadcast | OpKind::CondWait | OpKind::Once
         ) {
             self.ext.from_guarded_write(&mut self.unf, marking, e);
         }
@@ -245,7 +282,6 @@ impl Unfold {
     fn replay(&mut self, trace: &Trace, flight: &InFlight) -> Result<(), Divergence> {
         self.unf.grow(trace.thread_count() as u32);
         let mut marking = Marking::default();
-        let forced = flight.steps.len() - usize::from(flight.target.is_some());
         let finished = |u: u32| {
             trace.final_pending.get(u as usize).is_none_or(|p| p.is_none())
                 && trace.ended_by != Some(u)
@@ -278,7 +314,7 @@ impl Unfold {
                 .then_some(event.op.aux);
             let spawned = label.shape().spawns;
             let e = self.fire(label, preset, found, &mut marking);
-            if i < forced && flight.steps[i] != e {
+            if flight.known.get(i).copied().unwrap_or(false) && flight.steps[i] != e {
                 return Err(Divergence {
                     step: i,
                     expected: describe(&self.unf.events[flight.steps[i] as usize].label),
@@ -335,7 +371,7 @@ impl Strategy for Unfold {
             if self.unf.events[target as usize].added {
                 continue;
             }
-            let config = self.unf.configuration(target);
+            let config = self.cover_more(target);
             if let Some(request) = self.request_for(config, Some(target)) {
                 return Some(request);
             }
@@ -350,6 +386,8 @@ impl Strategy for Unfold {
                 self.dropped += 1;
             }
         }
+        // Targets joined to this execution that it did not reach stay
+        // pending only if still not added (the replay removed the others).
         result
     }
 
@@ -365,8 +403,13 @@ impl Strategy for Unfold {
     }
 
     fn coverage(&self) -> Option<String> {
+        let state = if self.pending.is_empty() && self.deadlocks.witnesses.is_empty() {
+            "complete: every local state of every thread reached"
+        } else {
+            "not complete"
+        };
         Some(format!(
-            "every event of an unfolding of {} events (every local state it reaches), {} deadlock(s) found on it",
+            "{state} (an unfolding of {} events; {} deadlock(s) found on it)",
             self.unf.added, self.deadlocks.count
         ))
     }

@@ -83,6 +83,9 @@ pub enum Guard {
     SemWait,
     /// A condition-variable re-lock of thread `t`: needs `t` signalled.
     Relock(u32),
+    /// A `pthread_once` step of thread `t`: needs no other thread to be
+    /// running the initialiser.
+    Once(u32),
     /// A blocking operation the net does not model exactly: never a target.
     Unmodelled,
 }
@@ -274,7 +277,8 @@ impl Label {
             OpKind::SemWait if blocking => Guard::SemWait,
             OpKind::CondRelock if blocking => Guard::Relock(self.thread),
             OpKind::RwReadLock | OpKind::RwWriteLock if blocking => Guard::Unmodelled,
-            OpKind::BarrierLeave | OpKind::Once | OpKind::ProcessExit => Guard::Unmodelled,
+            OpKind::Once => Guard::Once(self.thread),
+            OpKind::BarrierLeave | OpKind::ProcessExit => Guard::Unmodelled,
             OpKind::FutexWait if blocking => Guard::Unmodelled,
             _ => Guard::None,
         }
@@ -332,6 +336,11 @@ pub enum Value {
         /// Threads signalled, not yet re-locked.
         signalled: Vec<u32>,
     },
+    /// A once control: the thread running its initialiser, or done.
+    Once {
+        /// The thread inside the initialiser, if one is.
+        running: Option<u32>,
+    },
 }
 
 impl Value {
@@ -371,6 +380,17 @@ impl Value {
                 }
                 Value::Waiters { waiting, signalled }
             }
+            OpKind::Once => match self {
+                // The first step starts the initialiser, the caller's
+                // second one completes it; later callers pass through.
+                Value::Once { running: Some(t) } if *t == label.thread => {
+                    Value::Once { running: None }
+                }
+                Value::Unknown => Value::Once {
+                    running: Some(label.thread),
+                },
+                other => other.clone(),
+            },
             _ => self.clone(),
         }
     }
@@ -385,6 +405,8 @@ impl Value {
             (Guard::Relock(t), Value::Waiters { signalled, .. }) => signalled.contains(&t),
             (Guard::Relock(_), _) => false,
             (Guard::SemWait, _) => false,
+            (Guard::Once(t), Value::Once { running: Some(r) }) => *r == t,
+            (Guard::Once(_), _) => true,
         }
     }
 }

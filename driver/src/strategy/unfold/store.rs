@@ -326,12 +326,26 @@ impl Unfolding {
         events
     }
 
+    /// The events and their causal pasts, ascending.
+    pub fn past_of_events(&mut self, events: &[EventId]) -> Vec<EventId> {
+        self.collect(&[], events);
+        let mut all = self.scratch.visited.clone();
+        all.sort_unstable();
+        all
+    }
+
     /// The causal past of an event and the event itself, ascending.
     pub fn configuration(&mut self, e: EventId) -> Vec<EventId> {
         let preset = self.events[e as usize].preset.clone();
         let mut events = self.past(&preset);
         events.push(e);
         events
+    }
+
+    /// True if `events` and their causal pasts form one configuration
+    /// (no condition taken twice: no two of them in conflict).
+    pub fn compatible(&mut self, events: &[EventId]) -> bool {
+        self.collect(&[], events)
     }
 
     /// Marks the causal past of `conds` (and of `events`' presets); returns
