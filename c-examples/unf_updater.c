@@ -1,12 +1,12 @@
 /*
  * unf_updater.c - two updaters and two readers (the "Updater" programs of
  * unfolding-based testing, with fixed values where the original reads
- * inputs). Each updater adds its value twice to a (under lock_a) and to b
+ * inputs). Each updater adds its value ROUNDS times to a (under lock_a) and to b
  * (under lock_b); each reader takes both locks and checks that the sum it
  * sees is one the updates can produce. With DEADLOCK=1 the second reader
  * takes the locks in the other order.
  *
- * Build:    reach-cc [-DDEADLOCK=1] -o unf_updater unf_updater.c
+ * Build:    reach-cc [-DROUNDS=1] [-DDEADLOCK=1] -o unf_updater unf_updater.c
  * Expected: no bug; with -DDEADLOCK=1 a deadlock (reader 1 holds lock_a
  *           and waits for lock_b, reader 2 holds lock_b and waits for
  *           lock_a).
@@ -14,6 +14,9 @@
 #include <assert.h>
 #include <pthread.h>
 
+#ifndef ROUNDS
+#define ROUNDS 1
+#endif
 #ifndef DEADLOCK
 #define DEADLOCK 0
 #endif
@@ -24,7 +27,7 @@ static int a, b;
 
 static void *updater(void *arg) {
     int value = (int)(long)arg;
-    for (int r = 0; r < 2; r++) {
+    for (int r = 0; r < ROUNDS; r++) {
         pthread_mutex_lock(&lock_a);
         a += value;
         pthread_mutex_unlock(&lock_a);
@@ -42,8 +45,8 @@ static void *reader(void *arg) {
     pthread_mutex_lock(first);
     pthread_mutex_lock(second);
     int sum = a + b;
-    /* a and b are sums of 3s and 5s, at most 2 + 2 of each. */
-    assert(sum <= 2 * (2 * 3 + 2 * 5));
+    /* a and b are sums of 3s and 5s, at most ROUNDS of each. */
+    assert(sum <= 2 * ROUNDS * (3 + 5));
     pthread_mutex_unlock(second);
     pthread_mutex_unlock(first);
     return NULL;
