@@ -68,7 +68,10 @@ fn run(model: &Model, strategy: &mut dyn Strategy) -> Reached {
             );
         }
         reached.executions += 1;
-        assert!(reached.executions < 100_000, "exploration does not terminate");
+        assert!(
+            reached.executions < 100_000,
+            "exploration does not terminate"
+        );
         local_states(&execution.trace, &mut reached.states);
         reached.deadlocks += usize::from(execution.deadlock);
     }
@@ -193,4 +196,3 @@ fn lock_order_inversion_is_found_on_the_unfolding() {
     assert_eq!(unfold.deadlocks_found(), 1);
     assert_eq!(reached.deadlocks, 1);
 }
-

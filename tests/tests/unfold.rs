@@ -49,7 +49,11 @@ fn dining_deadlocks_are_found_with_their_cycle() {
 
 #[test]
 fn ordered_dining_is_clean_with_as_many_executions_as_dpor() {
-    let program = build("unf_dining.c", &["-DN=4", "-DORDERED=1"], "unf_dining_ordered");
+    let program = build(
+        "unf_dining.c",
+        &["-DN=4", "-DORDERED=1"],
+        "unf_dining_ordered",
+    );
     let unfold = reach(&program, &["--strategy", "unfold"], &[]);
     assert_eq!(unfold.code, 0, "{}", unfold.stdout);
     assert_eq!(unfold.executions(), 786);
@@ -70,8 +74,18 @@ fn same_bugs_as_dpor() {
         let program = build(file, defines, &name);
         let unfold = reach(&program, &["--strategy", "unfold"], &[]);
         let dpor = reach(&program, &["--jobs", "1"], &[]);
-        assert_eq!(unfold.bug_kind().as_deref(), Some(kind), "{file}: {}", unfold.stdout);
-        assert_eq!(dpor.bug_kind().as_deref(), Some(kind), "{file}: {}", dpor.stdout);
+        assert_eq!(
+            unfold.bug_kind().as_deref(),
+            Some(kind),
+            "{file}: {}",
+            unfold.stdout
+        );
+        assert_eq!(
+            dpor.bug_kind().as_deref(),
+            Some(kind),
+            "{file}: {}",
+            dpor.stdout
+        );
     }
 }
 
@@ -83,7 +97,8 @@ fn stats_show_the_unfolding_and_the_deadlock_check() {
     assert!(run.stdout.contains("unfolding events:"), "{}", run.stdout);
     assert!(run.stdout.contains("deadlock check:"), "{}", run.stdout);
     assert!(
-        run.stdout.contains("complete: every local state of every thread reached"),
+        run.stdout
+            .contains("complete: every local state of every thread reached"),
         "{}",
         run.stdout
     );

@@ -186,7 +186,8 @@ impl Extender {
                     Place::Lock(_) => match marking.last_acquire.get(&place) {
                         Some(&a) => {
                             let ev = &unf.events[a as usize];
-                            let mut options: Vec<CondId> = unf.cond_of(&ev.preset, place).into_iter().collect();
+                            let mut options: Vec<CondId> =
+                                unf.cond_of(&ev.preset, place).into_iter().collect();
                             for &r in &ev.releases {
                                 options.extend(unf.cond_of(&unf.events[r as usize].postset, place));
                             }
@@ -290,7 +291,13 @@ impl Extender {
         let place = unf.conds[l as usize].place;
         let mut near: Vec<CondId> = Vec::new();
         match place {
-            Place::Done(t) => near.extend(unf.done_conds.get(&t).into_iter().flatten().filter(|&&c| c != l)),
+            Place::Done(t) => near.extend(
+                unf.done_conds
+                    .get(&t)
+                    .into_iter()
+                    .flatten()
+                    .filter(|&&c| c != l),
+            ),
             _ => {
                 if let Some(r) = unf.conds[l as usize].producer {
                     if let Some(a) = unf.events[r as usize].acquire {
@@ -312,7 +319,11 @@ impl Extender {
         for (other, n) in candidates {
             let ev = &unf.events[other as usize];
             let label = ev.label.clone();
-            let preset: Vec<CondId> = ev.preset.iter().map(|&b| if b == n { l } else { b }).collect();
+            let preset: Vec<CondId> = ev
+                .preset
+                .iter()
+                .map(|&b| if b == n { l } else { b })
+                .collect();
             if unf.is_coset(&preset) {
                 self.consider(unf, label, preset);
             }
@@ -328,7 +339,13 @@ impl Extender {
             }
             let start: Option<Vec<CondId>> = places
                 .iter()
-                .map(|&p| if p == place { Some(l) } else { marking.get(unf, p) })
+                .map(|&p| {
+                    if p == place {
+                        Some(l)
+                    } else {
+                        marking.get(unf, p)
+                    }
+                })
                 .collect();
             if let Some(start) = start {
                 self.from_thread(unf, t, &label, vec![start]);
@@ -387,7 +404,9 @@ fn neighbours(unf: &Unfolding, set: &[CondId]) -> Vec<Vec<CondId>> {
                             out.push(swap(to));
                         }
                         for &r2 in &acq.releases {
-                            if let Some(to) = unf.cond_of(&unf.events[r2 as usize].postset, cond.place) {
+                            if let Some(to) =
+                                unf.cond_of(&unf.events[r2 as usize].postset, cond.place)
+                            {
                                 out.push(swap(to));
                             }
                         }

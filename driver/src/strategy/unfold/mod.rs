@@ -140,8 +140,19 @@ impl Unfold {
     fn cover_more(&mut self, target: EventId) -> Vec<EventId> {
         let mut config = self.unf.configuration(target);
         let others: Vec<EventId> = match self.order {
-            Order::Oldest => self.pending.iter().copied().take(MERGE_CANDIDATES).collect(),
-            Order::Newest => self.pending.iter().rev().copied().take(MERGE_CANDIDATES).collect(),
+            Order::Oldest => self
+                .pending
+                .iter()
+                .copied()
+                .take(MERGE_CANDIDATES)
+                .collect(),
+            Order::Newest => self
+                .pending
+                .iter()
+                .rev()
+                .copied()
+                .take(MERGE_CANDIDATES)
+                .collect(),
         };
         let mut joined = vec![target];
         for e in others {
@@ -197,7 +208,10 @@ impl Unfold {
         if known.guard() == Guard::Unmodelled && known.kind != OpKind::ProcessExit {
             self.unmodelled.insert(known.kind.name());
         }
-        if matches!(known.guard(), Guard::SemWait | Guard::Relock(_) | Guard::Once(_)) {
+        if matches!(
+            known.guard(),
+            Guard::SemWait | Guard::Relock(_) | Guard::Once(_)
+        ) {
             self.ext.guarded.entry(known.object).or_default().push(c);
         }
         let mut labels = vec![known.clone()];
@@ -221,7 +235,11 @@ impl Unfold {
         self.ext.from_shared(&mut self.unf, e);
         if matches!(
             self.unf.events[e as usize].label.kind,
-            OpKind::SemPost | OpKind::CondSignal | OpKind::CondBroadcast | OpKind::CondWait | OpKind::Once
+            OpKind::SemPost
+                | OpKind::CondSignal
+                | OpKind::CondBroadcast
+                | OpKind::CondWait
+                | OpKind::Once
         ) {
             self.ext.from_guarded_write(&mut self.unf, marking, e);
         }
@@ -283,7 +301,10 @@ impl Unfold {
         self.unf.grow(trace.thread_count() as u32);
         let mut marking = Marking::default();
         let finished = |u: u32| {
-            trace.final_pending.get(u as usize).is_none_or(|p| p.is_none())
+            trace
+                .final_pending
+                .get(u as usize)
+                .is_none_or(|p| p.is_none())
                 && trace.ended_by != Some(u)
         };
         for (i, event) in trace.events.iter().enumerate() {
@@ -310,8 +331,8 @@ impl Unfold {
                     }
                 }
             }
-            let found = matches!(event.op.kind, OpKind::SemWait | OpKind::SemPost)
-                .then_some(event.op.aux);
+            let found =
+                matches!(event.op.kind, OpKind::SemWait | OpKind::SemPost).then_some(event.op.aux);
             let spawned = label.shape().spawns;
             let e = self.fire(label, preset, found, &mut marking);
             if flight.known.get(i).copied().unwrap_or(false) && flight.steps[i] != e {
@@ -328,7 +349,8 @@ impl Unfold {
             }
         }
         for (u, pending) in trace.final_pending.iter().enumerate() {
-            let (Some((op, _)), Some(c)) = (pending, marking.get(&mut self.unf, Place::Thread(u as u32)))
+            let (Some((op, _)), Some(c)) =
+                (pending, marking.get(&mut self.unf, Place::Thread(u as u32)))
             else {
                 continue;
             };
@@ -344,7 +366,12 @@ fn describe(label: &Label) -> String {
     if label.synthetic {
         return format!("T{} ends", label.thread);
     }
-    format!("T{} {} {:#x}", label.thread, label.kind.name(), label.object)
+    format!(
+        "T{} {} {:#x}",
+        label.thread,
+        label.kind.name(),
+        label.object
+    )
 }
 
 impl Strategy for Unfold {

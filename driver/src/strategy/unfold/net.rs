@@ -427,10 +427,7 @@ mod tests {
     #[test]
     fn reads_take_one_copy_writes_every_copy() {
         let read = Label::of(1, &op(OpKind::Load, 0x1000, 4));
-        assert_eq!(
-            read.access_places(3),
-            vec![Place::Copy(Obj::Mem(0x400), 1)]
-        );
+        assert_eq!(read.access_places(3), vec![Place::Copy(Obj::Mem(0x400), 1)]);
         let write = Label::of(2, &op(OpKind::Store, 0x1000, 8));
         assert_eq!(write.access_places(2).len(), 4);
         assert_eq!(write.produced_places(2).len(), 4);
