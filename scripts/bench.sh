@@ -14,7 +14,9 @@
 #   OUT [BENCHMARKS-generated.md]
 #   SKIP_LIMITS=1          skip the limit measurements
 #   SKIP_PROFILE=1         skip the profile
-#   MODES_ONLY=1           only the exec / fork server / persistent comparison
+#   MODES_ONLY=1           only the exec / fork server / persistent / user-threads comparison
+#   STRATEGIES ["dpor exhaustive rt"]  strategies of the per-example table
+#   EXAMPLES_ONLY=1        only the per-example table
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,6 +42,7 @@ help=$("$native" --help)
 if grep -Eq '^\s+- rt:|\brt\b.*reachability' <<<"$help"; then
   strategies="$strategies rt"
 fi
+strategies=${STRATEGIES:-$strategies}
 has_jobs=0
 if grep -q -- '--jobs' <<<"$help"; then has_jobs=1; fi
 
@@ -68,10 +71,11 @@ modes_section() {
     "$bin/reach-cc" -O1 -g "c-examples/$p.c" -o "$work/$p"
   done
   declare -A per
-  local fw=() sw=()
+  local fw=() sw=() uw=()
   for _ in $(seq "$RUNS"); do
     fw+=("$("$work/fork_exec" 2000 - bare | awk '/^fork_wait_us/ {print $2}')")
     sw+=("$("$bin/examples/exec_cost" switch "$work/switches" 20000 | awk '{print $2}')")
+    uw+=("$(EXEC_COST_USER_THREADS=1 "$bin/examples/exec_cost" switch "$work/switches" 20000 | awk '{print $2}')")
     for p in $progs; do
       local n=1000
       [ "$p" = lock6 ] && n=300
@@ -80,45 +84,50 @@ modes_section() {
       done < <("$bin/examples/exec_cost" per-exec "$work/$p" "$n" all | grep '^per_exec_us')
     done
   done
-  local m_fw m_sw
+  local m_fw m_sw m_uw
   m_fw=$(printf '%s\n' "${fw[@]}" | median); m_sw=$(printf '%s\n' "${sw[@]}" | median)
+  m_uw=$(printf '%s\n' "${uw[@]}" | median)
   rate() { awk -v u="$1" 'BEGIN {if (u > 0) printf "%.0f", 1e6 / u; else print "-"}'; }
   {
-    echo "## Executions per second: exec, fork server, persistent worker"
+    echo "## Executions per second: exec, fork server, persistent worker, user-level threads"
     echo
     echo "\`exec_cost per-exec PROGRAM N all\` (driver/examples): one executor per mode on"
     echo "the same program, the default schedule, N executions after 3 warm-up ones;"
     echo "medians over $RUNS runs of the median time of one execution (channel reset,"
     echo "start, wait, output capture, trace validation, as the driver does it),"
     echo "shown as executions per second. exec: \`--no-fork-server\`; fork server:"
-    echo "\`--no-persistent\`; persistent: the default. Ratios: persistent over fork"
-    echo "server."
+    echo "\`--no-persistent\`; persistent: the default; user threads: persistent with"
+    echo "\`--user-threads\`. Ratios: over the fork server."
     echo
-    echo "| program | exec /s | fork server /s | persistent /s | persistent / fork server |"
-    echo "|---|---:|---:|---:|---:|"
+    echo "| program | exec /s | fork server /s | persistent /s | user threads /s | persistent / fork server | user threads / fork server | user threads µs / bare fork µs |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
     for p in $progs; do
-      local e f q
+      local e f q u
       e=$(tr ' ' '\n' <<<"${per[$p,exec]}" | grep . | median)
       f=$(tr ' ' '\n' <<<"${per[$p,fork_server]}" | grep . | median)
       q=$(tr ' ' '\n' <<<"${per[$p,persistent]}" | grep . | median)
-      echo "| $p | $(rate "$e") | $(rate "$f") | $(rate "$q") | $(awk -v a="$f" -v b="$q" 'BEGIN {printf "%.1f", a/b}')× |"
+      u=$(tr ' ' '\n' <<<"${per[$p,user_threads]}" | grep . | median)
+      echo "| $p | $(rate "$e") | $(rate "$f") | $(rate "$q") | $(rate "$u") | $(awk -v a="$f" -v b="$q" 'BEGIN {printf "%.1f", a/b}')× | $(awk -v a="$f" -v b="$u" 'BEGIN {printf "%.1f", a/b}')× | $(awk -v a="$u" -v b="$m_fw" 'BEGIN {printf "%.2f", a/b}') |"
     done
     echo
     echo "Limits on the same machine: a bare \`fork\` + \`_exit\` + \`waitpid\` takes"
     echo "**$m_fw µs** ($(rate "$m_fw") a second: the ceiling of any fork per execution);"
-    echo "one futex hand-off between two threads (\`exec_cost switch\`) **$m_sw µs**."
+    echo "one switch between two threads (\`exec_cost switch\`: the scheduler's decision"
+    echo "included) **$m_sw µs** as a futex hand-off between kernel threads, **$m_uw µs**"
+    echo "as a context switch between user-level threads (\`EXEC_COST_USER_THREADS=1\`)."
     echo
   } >> "$OUT"
   # Whole explorations of lock6.c (720 executions) in the three modes.
-  local ex=() fo=() pe=()
+  local ex=() fo=() pe=() ut=()
   for _ in $(seq "$RUNS"); do
-    for mode in --no-fork-server --no-persistent --persistent; do
+    for mode in --no-fork-server --no-persistent --persistent --user-threads; do
       "$native" --jobs 1 -q --json "$work/modes.json" "$mode" "$work/lock6" >/dev/null 2>&1 || true
       local r
       r=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("%.0f" % (j["executions"]/j["seconds"]))' "$work/modes.json")
       case $mode in
         --no-fork-server) ex+=("$r") ;;
         --no-persistent) fo+=("$r") ;;
+        --user-threads) ut+=("$r") ;;
         *) pe+=("$r") ;;
       esac
     done
@@ -127,8 +136,9 @@ modes_section() {
     echo "Whole exploration of \`benches/lock6.c\` (six threads, one lock section each,"
     echo "720 executions; \`reach-native --jobs 1\`), executions per second, medians of"
     echo "$RUNS: exec **$(printf '%s\n' "${ex[@]}" | median)**, fork server"
-    echo "**$(printf '%s\n' "${fo[@]}" | median)**, persistent **$(printf '%s\n' "${pe[@]}" | median)**"
-    echo "(all: exec ${ex[*]}; fork server ${fo[*]}; persistent ${pe[*]})."
+    echo "**$(printf '%s\n' "${fo[@]}" | median)**, persistent **$(printf '%s\n' "${pe[@]}" | median)**,"
+    echo "user threads **$(printf '%s\n' "${ut[@]}" | median)**"
+    echo "(all: exec ${ex[*]}; fork server ${fo[*]}; persistent ${pe[*]}; user threads ${ut[*]})."
     echo
   } >> "$OUT"
 }
@@ -326,6 +336,10 @@ for src in c-examples/*.c c-examples/*.cpp; do
   done
 done
 echo >> "$OUT"
+if [ "${EXAMPLES_ONLY:-0}" = 1 ]; then
+  echo "bench: wrote $OUT" >&2
+  exit 0
+fi
 
 # ---- fork server vs exec on whole explorations ----
 {

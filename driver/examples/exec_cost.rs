@@ -1,14 +1,17 @@
 //! Micro-benchmark of the executor, used by `scripts/bench.sh`.
 //!
-//! `exec_cost per-exec PROGRAM RUNS [fork-server|exec|persistent|all]`:
+//! `exec_cost per-exec PROGRAM RUNS [fork-server|exec|persistent|user-threads|all]`:
 //! median wall time of one execution of PROGRAM (default schedule), with the
 //! fork server and with exec (or only the mode named; `all`: exec, fork
-//! server and persistent worker), in µs.
+//! server, persistent worker, and persistent worker with user-level
+//! threads), in µs.
 //!
 //! `exec_cost switch PROGRAM [ARGS...]`: cost of one thread switch: the same
 //! execution under the "continue the current thread" policy (few switches)
 //! and under the random policy (a switch about every other step); the
-//! difference in time over the difference in switches, in µs.
+//! difference in time over the difference in switches, in µs. With
+//! `EXEC_COST_USER_THREADS` set, the threads are user-level contexts (a
+//! switch is a context switch, not a futex hand-off).
 //!
 //! `exec_cost compare RUNS PROGRAM_A PROGRAM_B`: two fork servers, the
 //! environment variables in `EXEC_COST_ENV_A` / `EXEC_COST_ENV_B`
@@ -42,11 +45,19 @@ fn runtime() -> PathBuf {
 }
 
 fn executor(program: &str, args: &[String], fork_server: bool) -> Executor {
-    executor_mode(program, args, fork_server, false)
+    let user_threads = std::env::var_os("EXEC_COST_USER_THREADS").is_some();
+    executor_mode(program, args, fork_server, user_threads, user_threads)
 }
 
-/// An executor in one of the three modes (exec; fork server; persistent).
-fn executor_mode(program: &str, args: &[String], fork_server: bool, persistent: bool) -> Executor {
+/// An executor in one of the modes (exec; fork server; persistent;
+/// persistent with user-level threads).
+fn executor_mode(
+    program: &str,
+    args: &[String],
+    fork_server: bool,
+    persistent: bool,
+    user_threads: bool,
+) -> Executor {
     let config = ExecConfig {
         program: program.into(),
         args: args.iter().map(Into::into).collect(),
@@ -58,6 +69,7 @@ fn executor_mode(program: &str, args: &[String], fork_server: bool, persistent: 
         fork_server,
         persistent,
         exit_cuts_threads: false,
+        user_threads,
     };
     match Executor::new(config) {
         Ok(e) => e,
@@ -173,23 +185,33 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("per-exec") if args.len() >= 3 => {
             let runs: usize = args[2].parse().unwrap_or(200);
-            let modes: &[(bool, bool)] = match args.get(3).map(String::as_str) {
-                Some("fork-server") => &[(true, false)],
-                Some("exec") => &[(false, false)],
-                Some("persistent") => &[(true, true)],
-                Some("all") => &[(false, false), (true, false), (true, true)],
-                _ => &[(true, false), (false, false)],
+            let modes: &[(bool, bool, bool)] = match args.get(3).map(String::as_str) {
+                Some("fork-server") => &[(true, false, false)],
+                Some("exec") => &[(false, false, false)],
+                Some("persistent") => &[(true, true, false)],
+                Some("user-threads") => &[(true, true, true)],
+                Some("all") => &[
+                    (false, false, false),
+                    (true, false, false),
+                    (true, true, false),
+                    (true, true, true),
+                ],
+                _ => &[(true, false, false), (false, false, false)],
             };
-            for &(fork, persistent) in modes {
-                let mut ex = executor_mode(&args[1], &[], fork, persistent);
+            for &(fork, persistent, user_threads) in modes {
+                let mut ex = executor_mode(&args[1], &[], fork, persistent, user_threads);
                 let (us, steps, _) = per_exec(&mut ex, runs, Policy::ContinueThenLowest);
-                let mode = match (fork, persistent) {
-                    (true, true) => "persistent",
-                    (true, false) => "fork_server",
+                let mode = match (fork, persistent, user_threads) {
+                    (true, true, true) => "user_threads",
+                    (true, true, false) => "persistent",
+                    (true, false, _) => "fork_server",
                     _ => "exec",
                 };
                 println!("per_exec_us {mode} {us:.1} steps {steps}");
                 if let Some(note) = ex.persistent_note() {
+                    println!("note {note}");
+                }
+                if let Some(note) = ex.user_threads_note() {
                     println!("note {note}");
                 }
             }
@@ -220,7 +242,7 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: exec_cost per-exec PROGRAM RUNS [fork-server|exec] | exec_cost switch PROGRAM [ARGS...] | exec_cost compare RUNS PROGRAM_A PROGRAM_B"
+                "usage: exec_cost per-exec PROGRAM RUNS [fork-server|exec|persistent|user-threads|all] | exec_cost switch PROGRAM [ARGS...] | exec_cost compare RUNS PROGRAM_A PROGRAM_B"
             );
             std::process::exit(2);
         }

@@ -131,6 +131,15 @@ pub struct Cli {
     /// One forked child per execution, never a persistent worker.
     #[arg(long)]
     pub no_persistent: bool,
+    /// Run the program's threads as user-level contexts on one kernel
+    /// thread: creating a thread and switching between threads cost no
+    /// system call (falls back to kernel threads, with a note, where a
+    /// thread needs one of its own).
+    #[arg(long, conflicts_with = "no_user_threads")]
+    pub user_threads: bool,
+    /// Run the program's threads as kernel threads (the default).
+    #[arg(long)]
+    pub no_user_threads: bool,
     /// Do not bind each worker, its fork server and its executions to one
     /// CPU (by default they share one, and parallel workers get different
     /// ones).

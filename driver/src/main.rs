@@ -118,7 +118,9 @@ fn run(cli: &Cli) -> Result<u8> {
         spin_threshold: cli.spin_threshold,
         fork_server: !cli.no_fork_server,
         persistent: !cli.no_persistent,
-        exit_cuts_threads: cli.exit_cuts_threads,
+        exit_cuts_threads: cli.exit_cuts_threads
+            || schedule.as_ref().is_some_and(|s| s.exit_cuts_threads),
+        user_threads: cli.user_threads && !cli.no_user_threads,
     };
     let config_for_workers = config.clone();
     let placement = if cli.no_pin {
@@ -234,6 +236,10 @@ fn run(cli: &Cli) -> Result<u8> {
     // explicit --persistent hears that it does not.
     let said = cli.persistent || !executor.persistence_unsupported();
     if let Some(note) = executor.persistent_note().filter(|_| !cli.quiet && said) {
+        eprintln!("reach-native: note: {note}");
+    }
+    let said = cli.user_threads || !executor.user_threads_unsupported();
+    if let Some(note) = executor.user_threads_note().filter(|_| !cli.quiet && said) {
         eprintln!("reach-native: note: {note}");
     }
     // Ends the fork server, so its children count in the peak RSS statistics.

@@ -1,10 +1,11 @@
-//! Parallel DPOR (`--jobs N`): a coordinator and N workers, each worker with
+//! Parallel exploration (`--jobs N`) of a [`Splittable`] search (DPOR):
+//! a coordinator and N workers, each worker with
 //! its own executor (its own channel and fork server).
 //!
 //! The coordinator runs the first execution and keeps its path. Every
 //! unexplored backtrack choice on that path is a subtree; a worker explores
 //! one subtree at a time with an ordinary sequential DPOR search restricted
-//! to it ([`Dpor::take_subtree`]), and reports what it learns about the
+//! to it ([`Splittable::take_subtree`]), and reports what it learns about the
 //! coordinator's nodes above its subtree (new backtrack threads, crashing
 //! transitions), which become new subtrees. A choice is marked explored when
 //! it is handed out, so later siblings carry it in their sleep sets, as in
@@ -14,20 +15,19 @@
 //!
 //! **Sharing.** When the coordinator has no subtree left for an idle
 //! worker, it asks a busy one to share: the worker gives away the
-//! unexplored choice nearest to its own root ([`Dpor::split`]), the largest
+//! unexplored choice nearest to its own root ([`Splittable::split`]), the largest
 //! subtree it knows of, exactly as the coordinator hands out choices. The
 //! donor now owns the nodes between its root and the shared subtree: the
 //! coordinator routes each report of a subtree to the nearest ancestor that
 //! owns the node reported on, and a donor keeps the node a shared subtree
 //! hangs from on its path until that subtree is done
-//! ([`Dpor::subtree_done`]), so that no reported choice is lost. A worker
+//! ([`Splittable::subtree_done`]), so that no reported choice is lost. A worker
 //! whose task only waits for such subtrees takes another task on top of it.
 
 use crate::cancel::{Cancel, POLL_SLICE};
 use crate::exec::{ExecConfig, Executor, Request};
 use crate::explore::{execute, ExploreOptions, Finding, StopReason, Summary};
-use crate::strategy::dpor::{Dpor, Report};
-use crate::strategy::Strategy;
+use crate::strategy::split::Splittable;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -37,7 +37,7 @@ use std::time::Instant;
 type TaskId = usize;
 
 /// What a worker tells the coordinator.
-enum Message {
+enum Message<S: Splittable> {
     /// One execution of `task` ran.
     Executed {
         task: TaskId,
@@ -46,7 +46,7 @@ enum Message {
         fingerprint: Option<u64>,
         truncated_at: Option<u64>,
         finding: Option<Box<Finding>>,
-        reports: Vec<Report>,
+        reports: Vec<S::Report>,
     },
     /// The worker finished `task` (or stopped exploring it).
     Done(usize, TaskId),
@@ -56,7 +56,7 @@ enum Message {
     Shared {
         task: TaskId,
         request: Request,
-        search: Dpor,
+        search: S,
     },
     /// Asked to share, the worker had nothing to give away.
     NothingToShare(usize),
@@ -65,13 +65,13 @@ enum Message {
 }
 
 /// What the coordinator tells a worker.
-enum Order {
+enum Order<S: Splittable> {
     /// Explore this subtree (on top of the tasks the worker waits in).
-    Explore(TaskId, Request, Dpor),
+    Explore(TaskId, Request, S),
     /// Give part of the current task's subtree away.
     Share,
     /// Facts a subtree given away learned about the task's nodes.
-    Reports(TaskId, Vec<Report>),
+    Reports(TaskId, Vec<S::Report>),
     /// The subtree the task lent from the node at this depth is done.
     SubtreeDone(TaskId, usize),
     /// Stop.
@@ -94,10 +94,10 @@ struct Task {
 /// `config`, worker `k` bound to CPU `placement[k % len]` (unbound if
 /// `placement` is empty; see [`crate::affinity`]).
 #[allow(clippy::too_many_arguments)]
-pub fn explore_parallel(
+pub fn explore_parallel<S: Splittable>(
     executor: &mut Executor,
     config: &ExecConfig,
-    mut master: Dpor,
+    mut master: S,
     jobs: usize,
     placement: &[usize],
     options: &ExploreOptions,
@@ -138,11 +138,11 @@ pub fn explore_parallel(
     progress(&summary);
     let stop = AtomicBool::new(false);
     let started = AtomicU64::new(1);
-    let (to_coordinator, from_workers) = mpsc::channel::<Message>();
+    let (to_coordinator, from_workers) = mpsc::channel::<Message<S>>();
     std::thread::scope(|scope| {
         let mut inboxes = Vec::new();
         for id in 0..jobs {
-            let (to_worker, inbox) = mpsc::channel::<Order>();
+            let (to_worker, inbox) = mpsc::channel::<Order<S>>();
             inboxes.push(to_worker);
             let outbox = to_coordinator.clone();
             let shared = Shared {
@@ -182,8 +182,8 @@ pub fn explore_parallel(
 }
 
 /// The coordinator's view of the workers and their subtrees.
-struct Workers<'a> {
-    inboxes: &'a [mpsc::Sender<Order>],
+struct Workers<'a, S: Splittable> {
+    inboxes: &'a [mpsc::Sender<Order<S>>],
     /// Running tasks by id.
     tasks: HashMap<TaskId, Task>,
     /// The tasks each worker has, innermost last: a worker waiting for
@@ -198,7 +198,7 @@ struct Workers<'a> {
     dry: HashSet<usize>,
 }
 
-impl Workers<'_> {
+impl<S: Splittable> Workers<'_, S> {
     fn make_available(&mut self, worker: usize) {
         let kept = self.sharing.map(|(_, spare)| spare) == Some(worker);
         if !kept && !self.available.contains(&worker) {
@@ -207,7 +207,7 @@ impl Workers<'_> {
     }
 
     /// Starts `search` on available worker `worker`.
-    fn start(&mut self, worker: usize, parent: Option<TaskId>, request: Request, search: Dpor) {
+    fn start(&mut self, worker: usize, parent: Option<TaskId>, request: Request, search: S) {
         let id = self.next_task;
         self.next_task += 1;
         let root = search.root().unwrap_or(0);
@@ -234,15 +234,13 @@ impl Workers<'_> {
     /// Delivers reports of `task` about nodes above its subtree to the
     /// owner of each node: the nearest ancestor task whose subtree contains
     /// it, or the coordinator's search.
-    fn route(&self, task: TaskId, reports: Vec<Report>, master: &mut Dpor) {
+    fn route(&self, task: TaskId, reports: Vec<S::Report>, master: &mut S) {
         let Some(reporter) = self.tasks.get(&task) else {
             return;
         };
-        let mut by_owner: HashMap<TaskId, Vec<Report>> = HashMap::new();
+        let mut by_owner: HashMap<TaskId, Vec<S::Report>> = HashMap::new();
         for report in reports {
-            let depth = match report {
-                Report::Backtrack(d, _) | Report::Crashed(d, _) => d,
-            };
+            let depth = S::report_depth(&report);
             let mut owner = reporter.parent;
             let mut lost = false;
             while let Some(t) = owner {
@@ -259,7 +257,7 @@ impl Workers<'_> {
             match owner {
                 _ if lost => {}
                 Some(t) => by_owner.entry(t).or_default().push(report),
-                None => master.apply_reports(&[report]),
+                None => master.apply_reports(vec![report]),
             }
         }
         for (t, reports) in by_owner {
@@ -292,10 +290,10 @@ impl Workers<'_> {
 /// worker is asked to share part of its own subtree; what a subtree learns
 /// about the nodes above it goes to the task (or the coordinator) that owns
 /// them. A worker that only waits for subtrees it lent counts as available.
-fn coordinate(
-    master: &mut Dpor,
-    inboxes: &[mpsc::Sender<Order>],
-    from_workers: &mpsc::Receiver<Message>,
+fn coordinate<S: Splittable>(
+    master: &mut S,
+    inboxes: &[mpsc::Sender<Order<S>>],
+    from_workers: &mpsc::Receiver<Message<S>>,
     shared: Shared<'_>,
     summary: &mut Summary,
     start: Instant,
@@ -379,10 +377,10 @@ fn coordinate(
 }
 
 /// What the coordinator does with one message of a worker.
-fn handle(
-    message: Message,
-    master: &mut Dpor,
-    w: &mut Workers<'_>,
+fn handle<S: Splittable>(
+    message: Message<S>,
+    master: &mut S,
+    w: &mut Workers<'_, S>,
     options: &ExploreOptions,
     stop: &AtomicBool,
     summary: &mut Summary,
@@ -463,9 +461,9 @@ struct Shared<'a> {
 }
 
 /// One task on a worker's stack: its id, its search and its next request.
-struct Level {
+struct Level<S> {
     task: TaskId,
-    search: Dpor,
+    search: S,
     request: Option<Request>,
 }
 
@@ -474,11 +472,11 @@ struct Level {
 /// the current subtree, apply reports, drop a node whose lent subtree is
 /// done). While its current task only waits for subtrees it lent, it tells
 /// the coordinator and takes another task on top of it.
-fn worker(
+fn worker<S: Splittable>(
     id: usize,
     config: &ExecConfig,
-    inbox: mpsc::Receiver<Order>,
-    outbox: mpsc::Sender<Message>,
+    inbox: mpsc::Receiver<Order<S>>,
+    outbox: mpsc::Sender<Message<S>>,
     shared: Shared<'_>,
 ) {
     let Shared {
@@ -497,7 +495,7 @@ fn worker(
             None
         }
     };
-    let mut stack: Vec<Level> = Vec::new();
+    let mut stack: Vec<Level<S>> = Vec::new();
     // Whether the coordinator was told that the top task only waits.
     let mut announced = false;
     loop {
@@ -552,7 +550,7 @@ fn worker(
                 }
                 Order::Reports(task, reports) => {
                     if let Some(l) = stack.iter_mut().find(|l| l.task == task) {
-                        l.search.apply_reports(&reports);
+                        l.search.apply_reports(reports);
                     }
                 }
                 Order::SubtreeDone(task, depth) => {

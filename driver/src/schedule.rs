@@ -66,6 +66,10 @@ pub struct ScheduleFile {
     /// The `--seed` of that exploration, for a randomised strategy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// The execution ran with `--exit-cuts-threads` (its process exit cut
+    /// other threads short), which `--replay` then applies too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exit_cuts_threads: bool,
 }
 
 /// The version 1 layout: one entry per step.
@@ -227,6 +231,7 @@ impl ScheduleFile {
             check: trace_checks(trace),
             strategy: None,
             seed: None,
+            exit_cuts_threads: trace.events.iter().any(|e| e.op.cuts_threads()),
         }
     }
 
@@ -268,6 +273,7 @@ impl ScheduleFile {
                     ),
                     strategy: None,
                     seed: None,
+                    exit_cuts_threads: false,
                 }
             }
             _ => {
@@ -362,6 +368,9 @@ impl ScheduleFile {
         if let Some(seed) = self.seed {
             scalar(&mut out, "seed", seed.to_string());
         }
+        if self.exit_cuts_threads {
+            scalar(&mut out, "exit_cuts_threads", "true".into());
+        }
         scalar(
             &mut out,
             "max_steps",
@@ -450,6 +459,23 @@ mod tests {
             None,
             None,
         )
+    }
+
+    /// A schedule recorded with exits cutting threads short says so (from
+    /// the trace's exit event), and the text keeps it; others omit it.
+    #[test]
+    fn exit_mode_follows_the_trace() {
+        let mut events = vec![event(0, OpKind::Store, 0x10), event(1, OpKind::Load, 0x10)];
+        let plain = file_of(&Trace::new(events.clone(), Vec::new()));
+        assert!(!plain.exit_cuts_threads);
+        assert!(!plain.to_text().unwrap().contains("exit_cuts_threads"));
+        let mut exit = event(0, OpKind::ProcessExit, 0);
+        exit.op.flags = EventFlags(EventFlags::CUTS_THREADS);
+        events.push(exit);
+        let cutting = file_of(&Trace::new(events, Vec::new()));
+        assert!(cutting.exit_cuts_threads);
+        let back = ScheduleFile::parse(&cutting.to_text().unwrap(), "test").unwrap();
+        assert!(back.exit_cuts_threads);
     }
 
     #[test]

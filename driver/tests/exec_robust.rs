@@ -150,6 +150,7 @@ fn long_executor(record: u64, fork_server: bool) -> Executor {
         fork_server,
         persistent: false,
         exit_cuts_threads: false,
+        user_threads: false,
     })
     .expect("executor")
 }
@@ -242,6 +243,7 @@ fn bad_configurations_are_clear_errors() {
         fork_server: false,
         persistent: false,
         exit_cuts_threads: false,
+        user_threads: false,
     };
     let err = Executor::new(base.clone()).err().expect("missing program");
     assert!(matches!(err, ExecError::ProgramMissing(_)), "{err}");

@@ -66,6 +66,7 @@ fn config(program: &Path, args: &[&str], fork_server: bool) -> ExecConfig {
         fork_server,
         persistent: false,
         exit_cuts_threads: false,
+        user_threads: false,
     }
 }
 

@@ -5,7 +5,9 @@ use crate::chan::{AttachError, Chan};
 use crate::state::{set_debug, set_me, state, State, TState, MODE, MODE_ACTIVE};
 use crate::sys;
 use core::sync::atomic::Ordering;
-use reach_channel::layout::{REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING};
+use reach_channel::layout::{
+    REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING, REQ_USER_THREADS,
+};
 use reach_channel::{Policy, ThreadState};
 
 fn parse_fd(s: &[u8]) -> Option<i32> {
@@ -62,6 +64,10 @@ pub fn load_request(st: &mut State) {
     } else {
         reach_channel::ThreadSet::EMPTY
     };
+    let contexts = h.request_flags & REQ_USER_THREADS != 0;
+    if let Some(cause) = crate::uthread::start_execution(contexts) {
+        crate::uthread::report_unavailable(cause);
+    }
 }
 
 extern "C" fn reach_init() {
@@ -98,6 +104,7 @@ extern "C" fn reach_init() {
     // SAFETY: start-up is single-threaded; nothing else uses the state yet.
     let st = unsafe { state() };
     st.chan = chan;
+    crate::uthread::prepare();
     load_request(st);
     st.thread_count = 1;
     st.live_threads = 1;

@@ -28,5 +28,6 @@ pub mod spin;
 pub mod state;
 pub mod sys;
 pub mod table;
+pub mod uthread;
 
 mod init;

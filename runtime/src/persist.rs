@@ -170,6 +170,10 @@ struct Control {
     data_len: usize,
     stack_top: usize,
     region_len: usize,
+    /// The control region and, right after it, the user-level threads'
+    /// stack pool if it could be placed there: never recorded, never
+    /// restored.
+    hole_len: usize,
 }
 
 /// Shared between the fork server and its worker.
@@ -477,6 +481,12 @@ fn fd_table(fd: i32, out: &mut [u64; 16]) -> Option<()> {
             }
             off += reclen;
         }
+        // procfs fills the buffer until it runs out of descriptors: room
+        // left for another record (at most 19 + 11 bytes, 8-aligned) means
+        // the listing is complete, without a call that returns 0.
+        if r as usize + 32 <= buf.len() {
+            break;
+        }
     }
     ok.then_some(())
 }
@@ -686,6 +696,10 @@ fn setup(request_fd: i32, response_fd: i32) -> Result<(), Cause> {
     c.region_len = region_len;
     c.request_fd = request_fd;
     c.response_fd = response_fd;
+    // The stacks of user-level threads outlive executions: their pages
+    // stay mapped and are reused rather than faulted in again.
+    c.hole_len = region_len
+        + crate::uthread::reserve_pool(base + region_len).map_or(0, |_| crate::uthread::POOL_BYTES);
     let fail = |why| {
         CONTROL.store(0, Ordering::Relaxed);
         sc(
@@ -764,7 +778,7 @@ fn setup(request_fd: i32, response_fd: i32) -> Result<(), Cause> {
 fn snapshot_layout(c: &mut Control) -> Option<()> {
     let hole = (
         CONTROL.load(Ordering::Relaxed),
-        CONTROL.load(Ordering::Relaxed) + c.region_len,
+        CONTROL.load(Ordering::Relaxed) + c.hole_len,
     );
     let len = read_maps(&mut c.maps)?;
     c.n = parse_maps(&c.maps[..len], &mut c.ranges, hole)?;
@@ -1042,6 +1056,12 @@ pub fn end_execution(status: i32) {
     let Some(c) = ctl() else { return };
     WORKER.store(0, Ordering::Relaxed);
     c.status = status;
+    // User-level threads: the others are contexts that simply never run
+    // again; the restore runs on the main thread's thread pointer.
+    if crate::uthread::on() {
+        crate::uthread::leave();
+        finish_on_main()
+    }
     // SAFETY: the execution is over; the caller is the thread that ended it.
     let st = unsafe { state() };
     let me = st.running;
@@ -1073,12 +1093,17 @@ fn finish_on_main() -> ! {
     let Some(c) = ctl() else { sys::exit_group(0) };
     // SAFETY: the execution is over; only this thread runs.
     let st = unsafe { state() };
-    let deadline = now_ns() + THREADS_GONE_NS;
-    let pid = i64::from(sys::getpid());
+    // Kernel threads only (user-level threads have no kernel id).
+    let mut deadline = 0;
+    let mut pid = 0;
     for t in 1..st.thread_count {
         let tid = st.threads[t as usize].tid;
         if tid == 0 {
             continue;
+        }
+        if deadline == 0 {
+            deadline = now_ns() + THREADS_GONE_NS;
+            pid = i64::from(sys::getpid());
         }
         while sc(libc::SYS_tgkill, [pid, i64::from(tid), 0, 0, 0, 0]) == 0 {
             if now_ns() > deadline {

@@ -144,6 +144,10 @@ fn wait_go(me: u32) {
 /// exiting: the thread that runs next waits until it is gone. Not the main
 /// thread (after `pthread_exit` it stays until the process ends).
 fn mark_exiting(st: &mut State) {
+    if crate::uthread::on() {
+        // A context leaves no kernel thread behind.
+        return;
+    }
     let tid = sys::gettid();
     if tid != sys::getpid() {
         st.exiting_tid = tid;
@@ -166,14 +170,36 @@ fn set_slot_state(st: &State, t: u32, s: ThreadState) {
     st.chan.slot(t).state = s as u32;
 }
 
-/// Makes `next` the running thread and wakes it. The caller must not touch
-/// the state afterwards.
+/// Makes `next` the running thread. The caller then hands it the right to
+/// run ([`hand_over`], [`hand_on`]).
 fn switch_to(st: &mut State, next: u32) {
     st.chan.set_step_count(st.event_count);
     st.running = next;
     st.threads[next as usize].state = TState::Running;
     set_slot_state(st, next, ThreadState::Running);
     st.chan.set_running(next);
+}
+
+/// Hands the right to run from `me` to `next` and returns once `me` has it
+/// again: a context switch with user-level threads, else a futex hand-off.
+/// The caller must not touch the state in between.
+#[inline]
+fn hand_over(me: u32, next: u32) {
+    if crate::uthread::on() {
+        crate::uthread::switch(me, next);
+    } else {
+        release(next);
+        wait_turn(me);
+    }
+}
+
+/// The calling thread finished: hands the right to run to `next` for good.
+/// A user-level thread never returns from here; a kernel thread returns
+/// and goes on to exit.
+fn hand_on(next: u32) {
+    if crate::uthread::on() {
+        crate::uthread::finish(next);
+    }
     release(next);
 }
 
@@ -559,8 +585,7 @@ pub fn schedule(me: u32, op: Op, site: u64) {
         let parent = st.threads[i].parent;
         st.running = parent;
         st.chan.set_running(parent);
-        release(parent);
-        wait_turn(me);
+        hand_over(me, parent);
         return;
     }
     let next = decide(st, me);
@@ -573,7 +598,7 @@ pub fn schedule(me: u32, op: Op, site: u64) {
     }
     publish_pending(st, me);
     switch_to(st, next);
-    wait_turn(me);
+    hand_over(me, next);
 }
 
 /// Records event `op` of thread `me` (the running thread) and returns its
@@ -686,7 +711,7 @@ pub fn thread_finished(me: u32) {
         st.running = parent;
         st.chan.set_running(parent);
         mark_exiting(st);
-        release(parent);
+        hand_on(parent);
         return;
     }
     let next = decide(st, NONE);
@@ -703,6 +728,7 @@ pub fn thread_finished(me: u32) {
         return;
     }
     switch_to(st, next);
+    hand_on(next);
 }
 
 /// Waits (as thread `me`, the creator) until a thread just started by it

@@ -162,6 +162,8 @@ pub struct Thread {
     /// Kernel id (set in a persistent worker only, which waits for the
     /// thread to be gone after the execution).
     pub tid: i32,
+    /// Value a user-level thread returned from its start routine.
+    pub retval: usize,
 }
 
 /// Most read-lock holds one thread may have at once.
@@ -190,6 +192,7 @@ impl Thread {
         rd_held: [0; RD_HELD],
         rd_n: 0,
         tid: 0,
+        retval: 0,
     };
 
     /// Alive: created and not finished.

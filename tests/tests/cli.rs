@@ -293,6 +293,32 @@ fn recorded_clean_execution_replays_exactly() {
     );
 }
 
+/// A schedule recorded with `--exit-cuts-threads`, whose exit cut a thread
+/// short, says so, and `--replay` re-runs it in that mode without being
+/// told (in the default mode the exit would wait and the replay diverge).
+#[test]
+fn schedule_with_a_cutting_exit_replays_in_its_mode() {
+    let program = build_example("prim_exit_from_thread.c");
+    let path = scratch().join(format!("record-{}-cutting", std::process::id()));
+    let recorded = reach(
+        &program,
+        &[
+            "--exit-cuts-threads",
+            "--record",
+            path.to_str().expect("utf-8"),
+            "--record-execution",
+            "5",
+        ],
+        &[],
+    );
+    assert_eq!(recorded.code, 0, "{}", recorded.stderr);
+    let text = std::fs::read_to_string(&path).expect("recorded file");
+    assert!(text.contains("\"exit_cuts_threads\": true"), "{text}");
+    let replay = reach(&program, &["--replay", path.to_str().expect("utf-8")], &[]);
+    assert_eq!(replay.code, 0, "{}", replay.stdout);
+    assert!(replay.bug_kind().is_none(), "{}", replay.stdout);
+}
+
 /// An execution longer than the recording bound runs to its end: no hang,
 /// but the search is bounded (only the recorded steps were explored).
 #[test]

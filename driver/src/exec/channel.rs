@@ -178,6 +178,16 @@ impl Channel {
         }
     }
 
+    /// Asks for this execution's threads to run as user-level contexts:
+    /// call after [`Channel::prepare`].
+    pub fn request_user_threads(&mut self) {
+        // SAFETY: as in `request_persistent`.
+        unsafe {
+            let h = self.base.as_ptr() as *mut Header;
+            (*h).request_flags |= reach_channel::layout::REQ_USER_THREADS;
+        }
+    }
+
     /// Copies what a fork server recorded before `main` (`pre_main` events,
     /// the main thread's slot) so every execution can start from it.
     pub fn capture_start(&self, pre_main: u64) -> Result<StartState, ExecError> {

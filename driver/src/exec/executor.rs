@@ -5,6 +5,8 @@ use super::process::Binding;
 use super::server::{ForkServer, Unavailable};
 use super::{outcome, process, ExecConfig, ExecError, Outcome, Request};
 use crate::cancel::Cancel;
+use reach_channel::fork::UserThreadsCause;
+use reach_channel::layout::USER_THREADS_ABANDONED;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -28,6 +30,10 @@ pub struct Executor {
     channel: Channel,
     server: ServerState,
     cancel: Cancel,
+    /// Executions still ask for user-level threads.
+    user_threads: bool,
+    /// Why they stopped, once they did, and whether the machine is why.
+    user_threads_off: Option<(String, bool)>,
 }
 
 /// Where the fork server stands.
@@ -90,11 +96,14 @@ impl Executor {
         } else {
             ServerState::Off(None)
         };
+        let user_threads = config.user_threads;
         Ok(Executor {
             config,
             channel,
             server,
             cancel: Cancel::never(),
+            user_threads,
+            user_threads_off: None,
         })
     }
 
@@ -123,6 +132,23 @@ impl Executor {
     pub fn persistent_note(&self) -> Option<String> {
         self.persist_off()
             .map(|(why, _)| format!("{why}; every execution is a forked child instead"))
+    }
+
+    /// Why the program's threads were asked to be user-level contexts but
+    /// run as kernel threads (for good), if so: a one-line note naming the
+    /// cause.
+    pub fn user_threads_note(&self) -> Option<String> {
+        self.user_threads_off.as_ref().map(|(why, _)| {
+            format!("{why}; every execution runs the program's threads as kernel threads instead")
+        })
+    }
+
+    /// True if user-level threads were unavailable because of the machine
+    /// (no `FSGSBASE`), not because of the program.
+    pub fn user_threads_unsupported(&self) -> bool {
+        self.user_threads_off
+            .as_ref()
+            .is_some_and(|(_, machine)| *machine)
     }
 
     /// True if executions could not be persistent because of the machine
@@ -172,7 +198,7 @@ impl Executor {
         &mut self,
         binding: Binding,
     ) -> Result<Result<ForkServer, Unavailable>, ExecError> {
-        prepare(&mut self.channel, &self.config, &bootstrap_request())?;
+        prepare(&mut self.channel, &self.config, &bootstrap_request(), false)?;
         if self.config.persistent {
             self.channel.request_persistent();
         }
@@ -186,11 +212,43 @@ impl Executor {
     }
 
     /// Runs the program once under `request` and returns the validated result.
+    ///
+    /// With user-level threads, an execution the runtime abandoned (a
+    /// thread needed a kernel thread of its own) runs again with kernel
+    /// threads, and so does every later one.
     pub fn run(&mut self, request: &Request) -> Result<Outcome, ExecError> {
+        let outcome = self.run_once(request)?;
+        if !self.user_threads {
+            return Ok(outcome);
+        }
+        let off = self.channel.view()?.user_threads_off()?;
+        if off == 0 {
+            return Ok(outcome);
+        }
+        let cause = UserThreadsCause::from_value(off & !USER_THREADS_ABANDONED);
+        let why = cause.map_or(
+            "the runtime stopped user-level threads for an unknown reason",
+            |c| c.describe(),
+        );
+        let machine = matches!(
+            cause,
+            Some(UserThreadsCause::Unavailable | UserThreadsCause::NoStacks)
+        );
+        self.user_threads = false;
+        self.user_threads_off
+            .get_or_insert_with(|| (why.to_string(), machine));
+        if off & USER_THREADS_ABANDONED != 0 {
+            return self.run_once(request);
+        }
+        Ok(outcome)
+    }
+
+    /// [`Executor::run`] in the current thread mode.
+    fn run_once(&mut self, request: &Request) -> Result<Outcome, ExecError> {
         self.ensure_server()?;
         let mut lost = None;
         if let ServerState::Running(server, start) = &mut self.server {
-            prepare(&mut self.channel, &self.config, request)?;
+            prepare(&mut self.channel, &self.config, request, self.user_threads)?;
             self.channel.restore_start(start);
             match server.run(self.config.timeout, &self.cancel) {
                 Ok(Some(finished)) => {
@@ -207,7 +265,7 @@ impl Executor {
             self.server = ServerState::Idle;
             self.ensure_server()?;
             if let ServerState::Running(server, start) = &mut self.server {
-                prepare(&mut self.channel, &self.config, request)?;
+                prepare(&mut self.channel, &self.config, request, self.user_threads)?;
                 self.channel.restore_start(start);
                 let finished = server
                     .run(self.config.timeout, &self.cancel)
@@ -219,7 +277,7 @@ impl Executor {
                 return outcome::read(&view, finished, self.config.timeout);
             }
         }
-        prepare(&mut self.channel, &self.config, request)?;
+        prepare(&mut self.channel, &self.config, request, self.user_threads)?;
         let finished = process::run(&self.config, self.channel.raw_fd(), &self.cancel)?
             .ok_or(ExecError::Cancelled)?;
         let view = self.channel.view()?;
@@ -227,15 +285,25 @@ impl Executor {
     }
 }
 
-/// Writes `request` and the bounds of `config` into `channel`.
-fn prepare(channel: &mut Channel, config: &ExecConfig, request: &Request) -> Result<(), ExecError> {
+/// Writes `request`, the bounds of `config` and whether threads are to be
+/// user-level contexts into `channel`.
+fn prepare(
+    channel: &mut Channel,
+    config: &ExecConfig,
+    request: &Request,
+    user_threads: bool,
+) -> Result<(), ExecError> {
     channel.prepare(
         request,
         config.max_steps,
         config.record_steps,
         config.spin_threshold,
         config.exit_cuts_threads,
-    )
+    )?;
+    if user_threads {
+        channel.request_user_threads();
+    }
+    Ok(())
 }
 
 fn why_note(why: &Unavailable) -> String {

@@ -51,6 +51,10 @@ pub struct ExecConfig {
     /// Take the process exit where a thread reaches it, cutting other
     /// threads short, instead of once no other thread can run.
     pub exit_cuts_threads: bool,
+    /// Run the program's threads as user-level contexts on one kernel
+    /// thread (it falls back to kernel threads, with a note, where a
+    /// thread needs one of its own).
+    pub user_threads: bool,
 }
 
 /// What one execution must do.

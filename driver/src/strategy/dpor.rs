@@ -23,6 +23,7 @@
 //! touches its pending operation's object, the check is skipped otherwise
 //! (same backtrack sets, linear-time scans).
 
+use super::split::Splittable;
 use super::tree::{Node, Path};
 use super::{Divergence, Strategy};
 use crate::analysis::happens_before::HappensBefore;
@@ -45,7 +46,7 @@ pub struct Dpor {
     /// Facts about the coordinator's nodes, for the coordinator.
     reports: Vec<Report>,
     /// For a parallel worker: the nodes from which it gave subtrees away
-    /// ([`Dpor::split`]) that are still being explored, one entry per
+    /// ([`Splittable::split`]) that are still being explored, one entry per
     /// subtree. Such a node is kept on the path until its subtrees are done,
     /// since what they learn about it may add choices to it.
     lent: Vec<usize>,
@@ -155,63 +156,6 @@ impl Dpor {
         !n.backtrack.minus(&n.done).minus(&n.sleep).is_empty()
     }
 
-    /// For the coordinator of a parallel search: the deepest unexplored
-    /// backtrack choice on the path, as a request and a search of its own
-    /// that explores only the subtree below it. The path is kept (other
-    /// choices hang from it); the choice is marked done at once, so later
-    /// siblings treat it as explored (it will be, by the worker).
-    pub fn take_subtree(&mut self) -> Option<(Request, Dpor)> {
-        let i = (0..self.path.nodes.len())
-            .rev()
-            .find(|&i| self.has_choice(i))?;
-        self.give_away(i)
-    }
-
-    /// For a parallel worker asked to share its work: the unexplored choice
-    /// nearest to its own root (the largest subtree it knows of), as
-    /// [`Dpor::take_subtree`] gives one away. The node it hangs from stays
-    /// on this search's path until [`Dpor::subtree_done`] is called for it
-    /// (with the given search's [`Dpor::root`]).
-    pub fn split(&mut self) -> Option<(Request, Dpor)> {
-        let first = self.root.map_or(0, |r| r + 1);
-        let i = (first..self.path.nodes.len()).find(|&i| self.has_choice(i))?;
-        let given = self.give_away(i)?;
-        self.lent.push(i);
-        Some(given)
-    }
-
-    /// For a parallel worker: the subtree given away from the node at
-    /// `depth` has been explored, and its reports applied.
-    pub fn subtree_done(&mut self, depth: usize) {
-        if let Some(k) = self.lent.iter().position(|&d| d == depth) {
-            self.lent.swap_remove(k);
-        }
-    }
-
-    /// True if the last [`Strategy::next_request`] found no request only
-    /// because a node had to wait for subtrees given away from it: calling
-    /// it again continues the search (it may have to wait again).
-    pub fn paused(&self) -> bool {
-        self.waiting
-    }
-
-    /// True if the search is paused and still has to wait: the node it
-    /// stopped at still lends a subtree.
-    pub fn waiting(&self) -> bool {
-        self.waiting
-            && self
-                .path
-                .nodes
-                .len()
-                .checked_sub(1)
-                .is_some_and(|i| self.lent.contains(&i))
-    }
-
-    /// The node this search's subtree hangs from (`None` for a whole search).
-    pub fn root(&self) -> Option<usize> {
-        self.root
-    }
-
     /// Gives the first unexplored choice of node `i` away as a subtree.
     fn give_away(&mut self, i: usize) -> Option<(Request, Dpor)> {
         let node = &self.path.nodes[i];
@@ -242,31 +186,6 @@ impl Dpor {
             pruned: false,
         };
         Some((self.request(prefix, sleep), worker))
-    }
-
-    /// Applies what the search of a subtree given away (by
-    /// [`Dpor::take_subtree`] or [`Dpor::split`]) reported about this
-    /// search's nodes.
-    pub fn apply_reports(&mut self, reports: &[Report]) {
-        for report in reports {
-            match *report {
-                Report::Backtrack(i, t) => {
-                    if let Some(node) = self.path.nodes.get_mut(i) {
-                        node.backtrack.insert(t);
-                    }
-                }
-                Report::Crashed(i, t) => {
-                    if let Some(node) = self.path.nodes.get_mut(i) {
-                        node.crashed.insert(t);
-                    }
-                }
-            }
-        }
-    }
-
-    /// For a worker: takes the reports gathered so far.
-    pub fn take_reports(&mut self) -> Vec<Report> {
-        std::mem::take(&mut self.reports)
     }
 
     /// The dependency relation this search uses: the channel's (reads
@@ -426,6 +345,76 @@ fn end_of_run(
 impl super::bounded::BoundedSearch for Dpor {
     fn pruned(&self) -> bool {
         self.pruned
+    }
+}
+
+impl Splittable for Dpor {
+    type Report = Report;
+
+    fn take_subtree(&mut self) -> Option<(Request, Dpor)> {
+        let i = (0..self.path.nodes.len())
+            .rev()
+            .find(|&i| self.has_choice(i))?;
+        self.give_away(i)
+    }
+
+    fn split(&mut self) -> Option<(Request, Dpor)> {
+        let first = self.root.map_or(0, |r| r + 1);
+        let i = (first..self.path.nodes.len()).find(|&i| self.has_choice(i))?;
+        let given = self.give_away(i)?;
+        self.lent.push(i);
+        Some(given)
+    }
+
+    fn subtree_done(&mut self, depth: usize) {
+        if let Some(k) = self.lent.iter().position(|&d| d == depth) {
+            self.lent.swap_remove(k);
+        }
+    }
+
+    fn paused(&self) -> bool {
+        self.waiting
+    }
+
+    fn waiting(&self) -> bool {
+        self.waiting
+            && self
+                .path
+                .nodes
+                .len()
+                .checked_sub(1)
+                .is_some_and(|i| self.lent.contains(&i))
+    }
+
+    fn root(&self) -> Option<usize> {
+        self.root
+    }
+
+    fn apply_reports(&mut self, reports: Vec<Report>) {
+        for report in reports {
+            match report {
+                Report::Backtrack(i, t) => {
+                    if let Some(node) = self.path.nodes.get_mut(i) {
+                        node.backtrack.insert(t);
+                    }
+                }
+                Report::Crashed(i, t) => {
+                    if let Some(node) = self.path.nodes.get_mut(i) {
+                        node.crashed.insert(t);
+                    }
+                }
+            }
+        }
+    }
+
+    fn take_reports(&mut self) -> Vec<Report> {
+        std::mem::take(&mut self.reports)
+    }
+
+    fn report_depth(report: &Report) -> usize {
+        match *report {
+            Report::Backtrack(d, _) | Report::Crashed(d, _) => d,
+        }
     }
 }
 

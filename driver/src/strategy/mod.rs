@@ -12,6 +12,7 @@ pub mod pct;
 pub mod portfolio;
 pub mod random;
 pub mod rt;
+pub mod split;
 pub mod tree;
 pub mod unfold;
 

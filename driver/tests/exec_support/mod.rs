@@ -109,6 +109,7 @@ pub fn executor_full(program: &Path, args: &[&str], max_steps: u64, timeout: Dur
         fork_server: false,
         persistent: false,
         exit_cuts_threads: false,
+        user_threads: false,
     })
     .expect("executor")
 }

@@ -128,6 +128,69 @@ impl PersistCause {
     }
 }
 
+/// Why executions stopped running the program's threads as user-level
+/// contexts (they then run as kernel threads, one per program thread).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum UserThreadsCause {
+    /// The processor or kernel does not let user code set the thread
+    /// pointer (`FSGSBASE`), or the C library lacks what contexts need.
+    Unavailable = 1,
+    /// The stacks of the contexts could not be reserved.
+    NoStacks = 2,
+    /// A thread called `pthread_exit` or was cancelled.
+    ThreadExit = 3,
+    /// The program changed or read a signal mask, sent a signal to a
+    /// thread or set an alternate signal stack.
+    Signals = 4,
+    /// The program asked for a kernel thread id (`gettid`).
+    ThreadIds = 5,
+    /// A thread was created with attributes contexts do not honour (its own
+    /// stack, a larger stack, detached) or its attributes were read.
+    Attributes = 6,
+    /// The program changed a thread's name, CPU affinity or scheduling.
+    KernelThreadState = 7,
+}
+
+impl UserThreadsCause {
+    /// The cause numbered `v` (without flag bits), if any.
+    pub fn from_value(v: u32) -> Option<UserThreadsCause> {
+        use UserThreadsCause::*;
+        [
+            Unavailable,
+            NoStacks,
+            ThreadExit,
+            Signals,
+            ThreadIds,
+            Attributes,
+            KernelThreadState,
+        ]
+        .into_iter()
+        .find(|c| *c as u32 == v)
+    }
+
+    /// What it means, for a one-line note.
+    pub fn describe(self) -> &'static str {
+        match self {
+            UserThreadsCause::Unavailable => {
+                "this machine does not let user code set the thread pointer (FSGSBASE)"
+            }
+            UserThreadsCause::NoStacks => "the stacks of user-level threads cannot be reserved",
+            UserThreadsCause::ThreadExit => "a thread calls pthread_exit or is cancelled",
+            UserThreadsCause::Signals => {
+                "the program uses per-thread signal state (masks, pthread_kill, sigaltstack)"
+            }
+            UserThreadsCause::ThreadIds => "the program asks for kernel thread ids",
+            UserThreadsCause::Attributes => {
+                "a thread is created with its own or a larger stack, detached, or its attributes are read"
+            }
+            UserThreadsCause::KernelThreadState => {
+                "the program sets thread names, CPU affinity or scheduling parameters"
+            }
+        }
+    }
+}
+
 /// Size of one response message.
 pub const MESSAGE_BYTES: usize = 16;
 

@@ -20,7 +20,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// Magic number at the start of the channel ("REACHCHN").
 pub const MAGIC: u64 = 0x4E48_4348_4341_4552;
 /// Channel layout / hook ABI version; bump on any incompatible change.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 /// Most threads one execution may create (thread ids are `0..MAX_THREADS`).
 pub const MAX_THREADS: usize = 256;
 /// Bytes reserved for the header region.
@@ -215,6 +215,13 @@ pub const REQ_EXIT_CUTS_THREADS: u32 = 4;
 /// Request flag (read by the fork server at `main`): serve executions from a
 /// persistent worker that restores its memory between them.
 pub const REQ_PERSISTENT: u32 = 8;
+/// Request flag: run the program's threads as user-level contexts on one
+/// kernel thread (read per execution).
+pub const REQ_USER_THREADS: u32 = 16;
+/// Bit of [`Header::user_threads_off`]: the execution was abandoned (it
+/// called something contexts cannot do) and must run again with kernel
+/// threads; its result means nothing.
+pub const USER_THREADS_ABANDONED: u32 = 1 << 31;
 
 /// The channel header. Request fields are written by the driver before the
 /// execution starts; response fields by the runtime during and after it.
@@ -304,6 +311,13 @@ pub struct Header {
     pub change_point_count: u32,
     /// [`Policy::Pct`]: the change points in ascending step order.
     pub change_points: [ChangePoint; MAX_CHANGE_POINTS],
+
+    // ---- response (runtime → driver), continued ----
+    /// Non-zero: [`REQ_USER_THREADS`] was asked for but this execution
+    /// could not (or can no longer) run the threads as user-level contexts;
+    /// a [`crate::fork::UserThreadsCause`] number, with
+    /// [`USER_THREADS_ABANDONED`] if the execution must run again.
+    pub user_threads_off: AtomicU32,
 }
 
 /// Life-cycle state of a thread slot.

@@ -98,6 +98,12 @@ impl<'a> ChannelView<'a> {
         RunStatus::from_u32(raw).ok_or(ChannelError::Corrupt("status"))
     }
 
+    /// [`Header::user_threads_off`] as the runtime wrote it (untrusted: at
+    /// worst it makes the driver run an execution again with kernel threads).
+    pub fn user_threads_off(&self) -> Result<u32, ChannelError> {
+        header_field!(self, user_threads_off, u32)
+    }
+
     /// Exit code reported with [`RunStatus::Exited`].
     pub fn exit_code(&self) -> Result<i32, ChannelError> {
         header_field!(self, exit_code, i32)

@@ -219,6 +219,13 @@ pub unsafe extern "C" fn syscall(
     a5: c_long,
     a6: c_long,
 ) -> c_long {
+    match n {
+        libc::SYS_gettid => crate::uthread::needs_kernel_thread(crate::uthread::Cause::ThreadIds),
+        libc::SYS_tgkill | libc::SYS_tkill | libc::SYS_rt_sigprocmask | libc::SYS_sigaltstack => {
+            crate::uthread::needs_kernel_thread(crate::uthread::Cause::Signals)
+        }
+        _ => {}
+    }
     if n == libc::SYS_futex {
         if let Some(me) = me() {
             let addr = a1 as u64;

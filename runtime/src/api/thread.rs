@@ -43,7 +43,7 @@ pub fn create_exit_key(st: &mut State) -> bool {
 
 /// Runs the program's key destructors for the calling thread (up to the
 /// POSIX number of rounds), while it is still controlled.
-fn run_key_destructors() {
+pub fn run_key_destructors() {
     let get = real!(c"pthread_getspecific", GetSpecific);
     let set = real!(c"pthread_setspecific", SetSpecific);
     // POSIX: PTHREAD_DESTRUCTOR_ITERATIONS rounds.
@@ -109,6 +109,73 @@ extern "C" fn trampoline(arg: *mut c_void) -> *mut c_void {
     f(arg as *mut c_void)
 }
 
+/// The start of context `id` (user-level threads), on its own stack and
+/// thread pointer: what [`trampoline`] does, then the start routine. Its
+/// return value.
+pub fn context_start(id: u32) -> usize {
+    // SAFETY: the creator switched to this context: it holds the right to run.
+    let st = unsafe { state() };
+    let th = &mut st.threads[id as usize % MAX_THREADS];
+    // SAFETY: plain query (the context's own descriptor).
+    th.handle = unsafe { libc::pthread_self() };
+    let (start, arg) = (th.start, th.arg);
+    st.running = id;
+    st.chan.set_running(id);
+    set_me(id);
+    // SAFETY: `start` is the start routine the program passed to pthread_create.
+    let f: StartFn = unsafe { core::mem::transmute::<usize, StartFn>(start) };
+    f(arg as *mut c_void) as usize
+}
+
+/// Context `id` returned `value` from its start routine: runs what the C
+/// library runs at thread exit (C++ `thread_local` destructors through
+/// `call_tls_dtors` if not 0, then the key destructors) and leaves the
+/// schedule, never to run again. Returns only if the execution ended
+/// meanwhile.
+pub fn context_exit(id: u32, value: usize, call_tls_dtors: usize) {
+    if me() != Some(id) {
+        return;
+    }
+    // SAFETY: the running thread.
+    unsafe { state() }.threads[id as usize % MAX_THREADS].retval = value;
+    if call_tls_dtors != 0 {
+        // SAFETY: `__call_tls_dtors(void)`, as `start_thread` calls it.
+        unsafe {
+            let f: unsafe extern "C" fn() = core::mem::transmute(call_tls_dtors);
+            f();
+        }
+    }
+    run_key_destructors();
+    if let Some(me) = me() {
+        thread_finished(me);
+    }
+}
+
+/// What a context cannot honour in `attr`: its own stack, a stack larger
+/// than a context's, a detached thread.
+fn attr_needs_kernel_thread(attr: *const pthread_attr_t) -> bool {
+    if attr.is_null() {
+        return false;
+    }
+    let mut detach: c_int = 0;
+    let mut size: usize = 0;
+    let mut addr: *mut c_void = core::ptr::null_mut();
+    // SAFETY: queries of the program's initialised attribute object
+    // (`pthread_attr_getstackaddr` gives the address as set, null if none).
+    unsafe {
+        pthread_attr_getdetachstate(attr, &mut detach);
+        libc::pthread_attr_getstacksize(attr, &mut size);
+        pthread_attr_getstackaddr(attr, &mut addr);
+    }
+    // Like the C library's, a slot's size includes the TLS block.
+    detach != libc::PTHREAD_CREATE_JOINABLE || !addr.is_null() || size > crate::uthread::SLOT_BYTES
+}
+
+extern "C" {
+    fn pthread_attr_getdetachstate(attr: *const pthread_attr_t, state: *mut c_int) -> c_int;
+    fn pthread_attr_getstackaddr(attr: *const pthread_attr_t, addr: *mut *mut c_void) -> c_int;
+}
+
 /// Interposed `pthread_create`.
 ///
 /// # Safety
@@ -125,6 +192,9 @@ pub unsafe extern "C" fn pthread_create(
         // SAFETY: forwarding.
         return unsafe { real(out, attr, start, arg) };
     };
+    if crate::uthread::on() && attr_needs_kernel_thread(attr) {
+        crate::uthread::needs_kernel_thread(crate::uthread::Cause::Attributes);
+    }
     let site = take_call_site();
     let mut handle: pthread_t = 0;
     let rc = run_op(me, mk(OpKind::ThreadCreate, 0, 0, 0), site, |st, me, op| {
@@ -160,6 +230,17 @@ pub unsafe extern "C" fn pthread_create(
         st.thread_count += 1;
         st.live_threads += 1;
         st.chan.set_thread_count(st.thread_count);
+        if crate::uthread::on() {
+            return match crate::uthread::spawn(id) {
+                Ok(pd) => {
+                    handle = pd as pthread_t;
+                    // The child runs until its first scheduling point.
+                    crate::uthread::switch(me, id);
+                    0
+                }
+                Err(cause) => crate::uthread::abandon(cause),
+            };
+        }
         // SAFETY: valid out pointer; the trampoline finds its id in `arg`.
         let rc = unsafe { real(&mut handle, attr, trampoline, id as usize as *mut c_void) };
         if rc != 0 {
@@ -240,6 +321,13 @@ pub unsafe extern "C" fn pthread_join(h: pthread_t, ret: *mut *mut c_void) -> c_
                 );
             }
             th.joined = true;
+            if crate::uthread::on() {
+                if !ret.is_null() {
+                    // SAFETY: the program's out pointer.
+                    unsafe { *ret = th.retval as *mut c_void };
+                }
+                return 0;
+            }
             let handle = th.handle;
             // SAFETY: the target finished; this reaps it and fetches its value.
             unsafe { real(handle, ret) }
@@ -276,6 +364,9 @@ pub unsafe extern "C" fn pthread_detach(h: pthread_t) -> c_int {
                 return libc::EINVAL;
             }
             th.detached = true;
+            if crate::uthread::on() {
+                return 0;
+            }
             let handle = th.handle;
             // SAFETY: a live or finished, not joined thread.
             unsafe { real(handle) }
