@@ -42,6 +42,10 @@ pub enum StrategyName {
     Optimal,
     /// Every interleaving (brute-force oracle).
     Exhaustive,
+    /// Unfolding-based testing: every local state of every thread, one
+    /// execution per event of the unfolding not yet covered, plus a
+    /// deadlock search on the unfolding (one job).
+    Unfold,
     /// Reachability testing (Lei & Carver): race variants, no stored history.
     Rt,
     /// Probabilistic concurrency testing (random priorities, --depth - 1

@@ -129,6 +129,8 @@ pub struct Summary {
     pub found_by: Option<String>,
     /// How the first bug's schedule was shortened before it was reported.
     pub shortened: Option<crate::shorten::Shortened>,
+    /// Strategy-specific figures for `--stats` ([`Strategy::stats`]).
+    pub strategy_stats: Vec<(&'static str, String)>,
 }
 
 impl Summary {
@@ -152,6 +154,7 @@ impl Summary {
             coverage: None,
             found_by: None,
             shortened: None,
+            strategy_stats: Vec::new(),
         }
     }
 
@@ -239,6 +242,7 @@ pub fn explore(
     summary.elapsed = start.elapsed();
     summary.bound_by_truncation();
     summary.coverage = strategy.coverage();
+    summary.strategy_stats = strategy.stats();
     summary
 }
 

@@ -19,6 +19,7 @@ use reach_native::strategy::pct::Pct;
 use reach_native::strategy::portfolio::Member;
 use reach_native::strategy::random::RandomWalk;
 use reach_native::strategy::rt::ReachabilityTesting;
+use reach_native::strategy::unfold::{Order, Unfold};
 use reach_native::strategy::Strategy;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -218,6 +219,7 @@ fn run(cli: &Cli) -> Result<u8> {
                 StrategyName::Exhaustive => Box::new(Exhaustive::default()),
                 StrategyName::Optimal => Box::new(OptimalDpor::new()),
                 StrategyName::Rt => Box::new(ReachabilityTesting::new()),
+                StrategyName::Unfold => Box::new(Unfold::new(Order::Oldest)),
             };
             explore(&mut executor, strategy.as_mut(), &options, &mut |s| {
                 progress.update(s)
@@ -448,6 +450,9 @@ fn finish(
             "  time:                  {:.3} s",
             summary.elapsed.as_secs_f64()
         );
+        for (name, value) in &summary.strategy_stats {
+            println!("  {:<22} {value}", format!("{name}:"));
+        }
         let (driver, program) = peak_rss_kib();
         println!("  peak RSS:              driver {driver} KiB, program {program} KiB");
     }

@@ -190,6 +190,15 @@ examples! {
     xchg_spinlock_3: "xchg_spinlock.c", ["--spin-threshold", "1"], ["3"] => Clean(342);
     watchdog_pool: "watchdog_pool.c", ["--strategy", "pct", "--depth", "1", "--seed", "1", "--timeout", "60"], ["40"] => Bug("assertion");
     xchg_spinlock_lost_unlock: "xchg_spinlock_lost_unlock.c", [], [] => Bug("hang");
+    unf_pairs: "unf_pairs.c", [], [] => Clean(16);
+    unf_pairs_unfold: "unf_pairs.c", ["--strategy", "unfold"], [] => Clean(2);
+    unf_single_lock: "unf_single_lock.c", [], [] => Clean(90);
+    unf_single_lock_unfold: "unf_single_lock.c", ["--strategy", "unfold"], [] => Clean(90);
+    unf_dining: "unf_dining.c", [], [] => Bug("deadlock");
+    unf_dining_unfold: "unf_dining.c", ["--strategy", "unfold"], [] => Bug("deadlock");
+    unf_updater: "unf_updater.c", [], [] => Clean(140);
+    unf_updater_unfold: "unf_updater.c", ["--strategy", "unfold"], [] => Clean(140);
+    filesystem_unfold: "filesystem.c", ["--strategy", "unfold"], [] => Clean(8);
 }
 
 /// Without data-race reports the racy counter's lost update shows as an

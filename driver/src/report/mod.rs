@@ -137,6 +137,7 @@ pub fn coverage_line(summary: &Summary) -> String {
     };
     match (&summary.coverage, summary.strategy) {
         (Some(line), "portfolio") => line.clone(),
+        (Some(line), "unfold") => format!("unfold: {} executions, {line}", summary.executions),
         (Some(line), _) if summary.stop != StopReason::Complete => line.clone(),
         _ => format!(
             "{}: {} executions{behaviours}, {state}",

@@ -14,6 +14,7 @@ pub mod random;
 pub mod rt;
 pub mod split;
 pub mod tree;
+pub mod unfold;
 
 use crate::cancel::Cancel;
 use crate::exec::Request;
@@ -63,5 +64,9 @@ pub trait Strategy {
     /// for the coverage line at the end of a report.
     fn coverage(&self) -> Option<String> {
         None
+    }
+    /// Strategy-specific figures for `--stats` (name, value).
+    fn stats(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
     }
 }

@@ -37,6 +37,8 @@ pub struct Model {
     /// `k`-th operation (0-based), ending the process as a fatal signal
     /// would (the trace's `ended_by`).
     pub crash: Option<(usize, usize)>,
+    /// Thread 0 only creates the others, then ends without joining them.
+    pub main_returns: bool,
 }
 
 /// One simulated execution.
@@ -57,6 +59,7 @@ impl Model {
             semaphores: Vec::new(),
             exit_early: false,
             crash: None,
+            main_returns: false,
         }
     }
 
@@ -64,7 +67,9 @@ impl Model {
         if t == 0 {
             let n = self.threads.len() as u64;
             let creates = (1..=n).map(|c| op(OpKind::ThreadCreate, c));
-            if self.exit_early {
+            if self.main_returns {
+                creates.collect()
+            } else if self.exit_early {
                 {
                     // The simulated exit is always enabled: it cuts threads short.
                     let mut exit = op(OpKind::ProcessExit, 0);

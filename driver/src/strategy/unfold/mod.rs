@@ -1,0 +1,454 @@
+//! Unfolding-based testing (Kähkönen, Saarikivi, Heljanko: "Unfolding based
+//! automated testing of multithreaded programs", ASE journal 2015), over
+//! repeated process executions.
+//!
+//! The strategy builds the unfolding of the program's Petri-net model
+//! ([`net`], Sec. 3) from the executions it runs ([`store`]), and covers
+//! every event of it, hence every local state of every thread, with one
+//! execution per *possible extension* not yet covered (the main loop of
+//! Fig. 8): the target's causal past, sorted by event number, is forced as
+//! the schedule prefix (EXECUTE, Sec. 4.3); the execution then continues
+//! freely, and every operation it shows is matched to its event in the
+//! current marking (CORRESPONDINGEVENT) or added with its possible
+//! extensions ([`extend`], Sec. 5). Circular waits and threads that end
+//! holding a lock are searched for on the unfolding ([`deadlock`],
+//! Sec. 4.4) and each one found is run as a schedule, so that the runtime
+//! reports it with its wait-for cycle.
+//!
+//! The number of executions can be exponentially smaller than the number
+//! of Mazurkiewicz traces (independent pairs of threads, Fig. 12), at a
+//! higher cost per execution.
+
+pub mod deadlock;
+pub mod extend;
+pub mod net;
+pub mod store;
+
+use super::{Divergence, Strategy};
+use crate::exec::{Request, MAX_PREFIX};
+use crate::trace::Trace;
+use deadlock::Deadlocks;
+use extend::{Extender, Marking};
+use net::{Guard, Label, Place};
+use reach_channel::OpKind;
+use std::collections::BTreeSet;
+use store::{CondId, EventId, Unfolding};
+
+/// Which possible extension becomes the next target ("choose target",
+/// Fig. 8 line 4). The final unfolding is the same either way (Sec. 4.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Order {
+    /// The one found first.
+    #[default]
+    Oldest,
+    /// The one found last.
+    Newest,
+}
+
+/// Possible extensions looked at for joining a target's execution.
+const MERGE_CANDIDATES: usize = 256;
+
+/// What the execution in flight was asked to reach.
+#[derive(Debug, Default)]
+struct InFlight {
+    /// The events of the forced prefix, one per step.
+    steps: Vec<EventId>,
+    /// The possible extension targeted (none for the first execution and
+    /// for a deadlock's schedule).
+    target: Option<EventId>,
+    /// Which steps were events of the unfolding when the request was made
+    /// (the others are targets: an execution may reach a different event
+    /// there without the program being nondeterministic).
+    known: Vec<bool>,
+}
+
+/// Unfolding-based testing: every local state with one execution per
+/// possible extension.
+#[derive(Default)]
+pub struct Unfold {
+    unf: Unfolding,
+    ext: Extender,
+    deadlocks: Deadlocks,
+    pending: BTreeSet<EventId>,
+    order: Order,
+    started: bool,
+    in_flight: Option<InFlight>,
+    dropped: usize,
+    unmodelled: BTreeSet<&'static str>,
+}
+
+impl Unfold {
+    /// A new search taking targets in `order`.
+    pub fn new(order: Order) -> Unfold {
+        Unfold {
+            unf: Unfolding::new(),
+            order,
+            ..Unfold::default()
+        }
+    }
+
+    /// Events in the unfolding (the Events column of Table 2).
+    pub fn events(&self) -> usize {
+        self.unf.added
+    }
+
+    /// Deadlocks found by the search on the unfolding.
+    pub fn deadlocks_found(&self) -> usize {
+        self.deadlocks.count
+    }
+
+    /// Targets that an execution did not reach (dropped).
+    pub fn dropped(&self) -> usize {
+        self.dropped
+    }
+
+    /// Time spent in the deadlock search.
+    pub fn deadlock_time(&self) -> std::time::Duration {
+        self.deadlocks.time
+    }
+
+    /// The request forcing the events of `config` (ascending), then free.
+    fn request_for(&mut self, config: Vec<EventId>, target: Option<EventId>) -> Option<Request> {
+        let steps: Vec<EventId> = config
+            .into_iter()
+            .filter(|&e| !self.unf.events[e as usize].label.synthetic)
+            .collect();
+        if steps.len() > MAX_PREFIX {
+            self.dropped += 1;
+            return None;
+        }
+        let prefix = steps
+            .iter()
+            .map(|&e| self.unf.events[e as usize].label.thread)
+            .collect();
+        let known = steps
+            .iter()
+            .map(|&e| self.unf.events[e as usize].added)
+            .collect();
+        self.in_flight = Some(InFlight {
+            steps,
+            target,
+            known,
+        });
+        Some(Request::continuing(prefix))
+    }
+
+    /// The configuration of `target`, joined with those of other possible
+    /// extensions that are not in conflict with it (Sec. 4.6: one
+    /// execution may cover several targets; the greedy choice here takes
+    /// them in the search order). Ascending, so a valid firing order.
+    fn cover_more(&mut self, target: EventId) -> Vec<EventId> {
+        let mut config = self.unf.configuration(target);
+        let others: Vec<EventId> = match self.order {
+            Order::Oldest => self
+                .pending
+                .iter()
+                .copied()
+                .take(MERGE_CANDIDATES)
+                .collect(),
+            Order::Newest => self
+                .pending
+                .iter()
+                .rev()
+                .copied()
+                .take(MERGE_CANDIDATES)
+                .collect(),
+        };
+        let mut joined = vec![target];
+        for e in others {
+            joined.push(e);
+            if self.unf.compatible(&joined) {
+                config = self.unf.past_of_events(&joined);
+            } else {
+                joined.pop();
+            }
+        }
+        config
+    }
+
+    fn take_found(&mut self) {
+        self.ext.retry_deferred(&mut self.unf);
+        for e in self.ext.found.drain(..) {
+            if !self.unf.events[e as usize].added {
+                self.pending.insert(e);
+            }
+        }
+    }
+
+    /// Thread condition `c` is in `marking` and its thread does `label`
+    /// next: record it (a thread condition determines its next operation),
+    /// and the first time, compute the extensions from it (cases 1–5) and
+    /// search for deadlocks through it.
+    fn learn_next(
+        &mut self,
+        c: CondId,
+        label: &Label,
+        marking: &Marking,
+        step: usize,
+    ) -> Result<(), Divergence> {
+        let Some(info) = self.unf.threads.get_mut(&c) else {
+            return Ok(());
+        };
+        match &info.next {
+            None => info.next = Some(label.clone()),
+            Some(known) if known.same_call(label) => {}
+            Some(known) => {
+                return Err(Divergence {
+                    step,
+                    expected: describe(known),
+                    got: describe(label),
+                })
+            }
+        }
+        if info.searched {
+            return Ok(());
+        }
+        info.searched = true;
+        let known = info.next.clone().unwrap_or_else(|| label.clone());
+        if known.guard() == Guard::Unmodelled && known.kind != OpKind::ProcessExit {
+            self.unmodelled.insert(known.kind.name());
+        }
+        if matches!(
+            known.guard(),
+            Guard::SemWait | Guard::Relock(_) | Guard::Once(_)
+        ) {
+            self.ext.guarded.entry(known.object).or_default().push(c);
+        }
+        let mut labels = vec![known.clone()];
+        labels.extend(known.other_outcome());
+        for l in labels {
+            let starts = Extender::starts(&mut self.unf, marking, &l);
+            let found = self.ext.from_thread(&mut self.unf, c, &l, starts);
+            let acquires = !l.shape().acquires.is_empty();
+            if acquires && found == 0 && !self.ext.blocked.contains(&c) {
+                self.ext.blocked.push(c);
+            }
+        }
+        self.deadlocks.on_thread_cond(&mut self.unf, c);
+        self.take_found();
+        Ok(())
+    }
+
+    /// An event was just added and fired: extensions from its shared and
+    /// lock conditions (cases 6–8), and the deadlock check of a thread end.
+    fn after_added(&mut self, e: EventId, marking: &Marking) {
+        self.ext.from_shared(&mut self.unf, e);
+        if matches!(
+            self.unf.events[e as usize].label.kind,
+            OpKind::SemPost
+                | OpKind::CondSignal
+                | OpKind::CondBroadcast
+                | OpKind::CondWait
+                | OpKind::Once
+        ) {
+            self.ext.from_guarded_write(&mut self.unf, marking, e);
+        }
+        let locks: Vec<CondId> = self.unf.events[e as usize]
+            .postset
+            .iter()
+            .copied()
+            .filter(|&c| {
+                matches!(
+                    self.unf.conds[c as usize].place,
+                    Place::Lock(_) | Place::Done(_)
+                )
+            })
+            .collect();
+        for l in locks {
+            self.ext.from_lock(&mut self.unf, marking, l);
+        }
+        if self.unf.events[e as usize].label.synthetic {
+            self.deadlocks.on_end(&mut self.unf, e);
+        }
+        self.take_found();
+    }
+
+    /// Fires event `(label, preset)` in `marking`, adding it if new.
+    fn fire(
+        &mut self,
+        label: Label,
+        preset: Vec<CondId>,
+        found: Option<u64>,
+        marking: &mut Marking,
+    ) -> EventId {
+        let (e, _) = self.unf.event(label, preset);
+        let new = !self.unf.events[e as usize].added;
+        if new {
+            self.unf.add(e, found);
+        }
+        self.pending.remove(&e);
+        marking.fire(&self.unf, e);
+        if new {
+            self.after_added(e, marking);
+        }
+        e
+    }
+
+    /// The end of thread `u` (footnote 1 of Sec. 4.4).
+    fn end_thread(&mut self, u: u32, marking: &mut Marking, step: usize) -> Result<(), Divergence> {
+        let Some(c) = marking.get(&mut self.unf, Place::Thread(u)) else {
+            return Ok(());
+        };
+        let label = Label::end(u);
+        self.learn_next(c, &label, marking, step)?;
+        self.fire(label, vec![c], None, marking);
+        Ok(())
+    }
+
+    /// Adds the execution's operations to the unfolding (Fig. 8, lines
+    /// 7–15) and checks that its first steps are the forced ones.
+    fn replay(&mut self, trace: &Trace, flight: &InFlight) -> Result<(), Divergence> {
+        self.unf.grow(trace.thread_count() as u32);
+        let mut marking = Marking::default();
+        let finished = |u: u32| {
+            trace
+                .final_pending
+                .get(u as usize)
+                .is_none_or(|p| p.is_none())
+                && trace.ended_by != Some(u)
+        };
+        for (i, event) in trace.events.iter().enumerate() {
+            let t = event.thread;
+            let label = Label::of(t, &event.op);
+            let Some(c) = marking.get(&mut self.unf, Place::Thread(t)) else {
+                return Err(Divergence {
+                    step: i,
+                    expected: "a step of a running thread".into(),
+                    got: describe(&label),
+                });
+            };
+            self.learn_next(c, &label, &marking, i)?;
+            let mut preset = vec![c];
+            for place in label.access_places(self.unf.universe) {
+                match marking.get(&mut self.unf, place) {
+                    Some(b) => preset.push(b),
+                    None => {
+                        return Err(Divergence {
+                            step: i,
+                            expected: format!("{place:?} marked (the net model of the program)"),
+                            got: describe(&label),
+                        })
+                    }
+                }
+            }
+            let found =
+                matches!(event.op.kind, OpKind::SemWait | OpKind::SemPost).then_some(event.op.aux);
+            let spawned = label.shape().spawns;
+            let e = self.fire(label, preset, found, &mut marking);
+            if flight.known.get(i).copied().unwrap_or(false) && flight.steps[i] != e {
+                return Err(Divergence {
+                    step: i,
+                    expected: describe(&self.unf.events[flight.steps[i] as usize].label),
+                    got: describe(&self.unf.events[e as usize].label),
+                });
+            }
+            for u in std::iter::once(t).chain(spawned) {
+                if trace.next_event_of(u, i).is_none() && finished(u) {
+                    self.end_thread(u, &mut marking, i)?;
+                }
+            }
+        }
+        for (u, pending) in trace.final_pending.iter().enumerate() {
+            let (Some((op, _)), Some(c)) =
+                (pending, marking.get(&mut self.unf, Place::Thread(u as u32)))
+            else {
+                continue;
+            };
+            let label = Label::of(u as u32, op);
+            self.learn_next(c, &label, &marking, trace.len())?;
+        }
+        Ok(())
+    }
+}
+
+/// `T<thread> <OP> <object>` for divergence messages.
+fn describe(label: &Label) -> String {
+    if label.synthetic {
+        return format!("T{} ends", label.thread);
+    }
+    format!(
+        "T{} {} {:#x}",
+        label.thread,
+        label.kind.name(),
+        label.object
+    )
+}
+
+impl Strategy for Unfold {
+    fn name(&self) -> &'static str {
+        "unfold"
+    }
+
+    fn next_request(&mut self) -> Option<Request> {
+        if !self.started {
+            self.started = true;
+            return self.request_for(Vec::new(), None);
+        }
+        while let Some(set) = self.deadlocks.witnesses.pop_front() {
+            let past = self.unf.past(&set);
+            if let Some(request) = self.request_for(past, None) {
+                return Some(request);
+            }
+        }
+        loop {
+            let target = match self.order {
+                Order::Oldest => self.pending.pop_first(),
+                Order::Newest => self.pending.pop_last(),
+            }?;
+            if self.unf.events[target as usize].added {
+                continue;
+            }
+            let config = self.cover_more(target);
+            if let Some(request) = self.request_for(config, Some(target)) {
+                return Some(request);
+            }
+        }
+    }
+
+    fn observe(&mut self, _request: &Request, trace: &Trace) -> Result<(), Divergence> {
+        let flight = self.in_flight.take().unwrap_or_default();
+        let result = self.replay(trace, &flight);
+        if let Some(target) = flight.target {
+            if !self.unf.events[target as usize].added {
+                self.dropped += 1;
+            }
+        }
+        // Targets joined to this execution that it did not reach stay
+        // pending only if still not added (the replay removed the others).
+        result
+    }
+
+    fn incomplete(&self) -> Option<String> {
+        if self.unmodelled.is_empty() {
+            return None;
+        }
+        let kinds: Vec<&str> = self.unmodelled.iter().copied().collect();
+        Some(format!(
+            "unfold does not model the blocking of {}: states after them are covered only as executed",
+            kinds.join(", ")
+        ))
+    }
+
+    fn coverage(&self) -> Option<String> {
+        let state = if self.pending.is_empty() && self.deadlocks.witnesses.is_empty() {
+            "complete: every local state of every thread reached"
+        } else {
+            "not complete"
+        };
+        Some(format!(
+            "{state} (an unfolding of {} events; {} deadlock(s) found on it)",
+            self.unf.added, self.deadlocks.count
+        ))
+    }
+
+    fn stats(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("unfolding events", self.unf.added.to_string()),
+            (
+                "deadlock check",
+                format!("{:.3} s", self.deadlocks.time.as_secs_f64()),
+            ),
+            ("targets not reached", self.dropped.to_string()),
+        ]
+    }
+}
