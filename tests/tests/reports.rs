@@ -330,13 +330,13 @@ fn headless(chromium: &Path, args: &[&str], page: &Path) -> String {
 /// The HTML diagram as a browser renders it: a lane per thread, the racing
 /// steps marked, the source line in each step's tooltip data; a screenshot
 /// is saved next to the page. Without Chromium the test is skipped with a
-/// message, unless `REACH_REQUIRE_CHROMIUM` is set (CI sets it).
+/// message, unless `CI_REQUIRE_CHROMIUM` is set (CI sets it).
 #[test]
 fn html_diagram_renders_in_headless_chromium() {
     let Some(chromium) = chromium() else {
         assert!(
-            std::env::var_os("REACH_REQUIRE_CHROMIUM").is_none(),
-            "chromium is not installed, and REACH_REQUIRE_CHROMIUM is set"
+            std::env::var_os("CI_REQUIRE_CHROMIUM").is_none(),
+            "chromium is not installed, and CI_REQUIRE_CHROMIUM is set"
         );
         eprintln!("SKIPPED html_diagram_renders_in_headless_chromium: chromium is not installed (apt-get install chromium)");
         return;
