@@ -177,6 +177,7 @@ examples! {
     prim_spin_livelock: "prim_spin_livelock.c", [], [] => Bug("hang");
     prim_spin_wait: "prim_spin_wait.c", [], [] => Clean(66);
     prim_spinlock: "prim_spinlock.c", [], [] => Clean(35);
+    prim_spinlock_optimal: "prim_spinlock.c", ["--strategy", "optimal"], [] => Clean(35);
     prim_timedlock: "prim_timedlock.c", [], [] => Clean(3);
     prim_tls_keys: "prim_tls_keys.c", [], [] => Clean(2);
     thread_exit_heap: "thread_exit_heap.c", [], [] => Clean(13);

@@ -64,7 +64,11 @@ fn filesystem() {
         );
         assert!(run.complete(), "filesystem({n}): {}", run.stderr);
         assert!(run.json["bug"].is_null(), "filesystem({n}): {}", run.stdout);
-        assert_eq!(run.partial_orders(), behaviours, "filesystem({n}) behaviours");
+        assert_eq!(
+            run.partial_orders(),
+            behaviours,
+            "filesystem({n}) behaviours"
+        );
         assert_eq!(run.executions(), behaviours, "filesystem({n}) executions");
     }
 }

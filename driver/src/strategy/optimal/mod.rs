@@ -419,8 +419,20 @@ impl OptimalDpor {
         // An exit that cuts threads short, or a crash, follows everything
         // before it (the vector clocks, which follow objects, do not say so).
         let ends = |j: usize| crash == Some(j) || trace.events[j].op.cuts_threads();
+        let held = held_after(i, k, hb, trace);
+        if held.iter().any(|&f| trace.events[f].thread == p) {
+            // The call itself only ran once `i`'s event let its thread go.
+            return;
+        }
+        let follows_held = |j: usize| {
+            held.iter().any(|&f| {
+                j >= f
+                    && (trace.events[j].thread == trace.events[f].thread
+                        || hb.event_precedes_event(f, j))
+            })
+        };
         let mut positions: Vec<usize> = (i + 1..k.min(trace.len()))
-            .filter(|&j| !hb.event_precedes_event(i, j) && !ends(j))
+            .filter(|&j| !hb.event_precedes_event(i, j) && !ends(j) && !follows_held(j))
             .collect();
         let mut seq: Vec<Step> = positions
             .iter()
@@ -502,6 +514,40 @@ impl OptimalDpor {
             .take_while(|&j| !precedes_call(j))
             .find(|&j| feasible(j, ran_since(j)))
     }
+}
+
+/// The first events, after event `i` and before state `k`, of the threads
+/// that could not run at `i` and were let go by `i`'s
+/// event or one that follows it: a spinner held back until what it re-reads
+/// is written, an exit held back while other threads can run. What let
+/// them go is not an access they conflict with (a spinner's next step may
+/// be a yield), so the vector clocks do not order their steps after `i`;
+/// moving those steps before `i`'s event would ask for a thread the runtime
+/// does not let run there.
+fn held_after(i: usize, k: usize, hb: &HappensBefore, trace: &Trace) -> Vec<usize> {
+    let Some(at_i) = trace.events.get(i) else {
+        return Vec::new();
+    };
+    let end = k.min(trace.len());
+    let mut held = Vec::new();
+    for q in 0..trace.thread_count() as u32 {
+        if at_i.enabled.contains(q) {
+            continue;
+        }
+        let Some(first) = trace.next_event_of(q, i).filter(|&f| f < end) else {
+            continue;
+        };
+        // The state from which q stayed enabled up to its step.
+        let mut from = first;
+        while from > i + 1 && trace.events[from - 1].enabled.contains(q) {
+            from -= 1;
+        }
+        let enabler = from - 1;
+        if enabler == i || hb.event_precedes_event(i, enabler) {
+            held.push(first);
+        }
+    }
+    held
 }
 
 /// Most events looked at backwards for the partner of a blocking call.
