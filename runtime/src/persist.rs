@@ -1159,19 +1159,8 @@ pub fn run_worker(request_fd: i32, response_fd: i32) -> bool {
 // Interposers of what memory cannot undo. Each forwards to the C library.
 
 macro_rules! tainting {
-    ($(#[$doc:meta])* $name:ident $sym:literal ($($a:ident: $t:ty),*) -> $r:ty, $cause:expr) => {
-        $(#[$doc])*
-        ///
-        /// # Safety
-        /// As the C function.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name($($a: $t),*) -> $r {
-            taint($cause);
-            // SAFETY: forwarding the caller's arguments.
-            unsafe {
-                crate::real!($sym, unsafe extern "C" fn($($t),*) -> $r)($($a),*)
-            }
-        }
+    ($($body:tt)*) => {
+        crate::note_then_forward!(taint; $($body)*);
     };
 }
 

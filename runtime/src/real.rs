@@ -100,6 +100,27 @@ macro_rules! real {
     }};
 }
 
+/// Defines interposed C function `$name` that calls `$before($cause)` and
+/// then the C library's own `$sym` with the same arguments: the shape of
+/// every interposer that only notes a call it does not model.
+#[macro_export]
+macro_rules! note_then_forward {
+    ($before:path; $(#[$doc:meta])* $name:ident $sym:literal ($($a:ident: $t:ty),*) -> $r:ty, $cause:expr) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// As the C function.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($a: $t),*) -> $r {
+            $before($cause);
+            // SAFETY: forwarding the caller's arguments.
+            unsafe {
+                $crate::real!($sym, unsafe extern "C" fn($($t),*) -> $r)($($a),*)
+            }
+        }
+    };
+}
+
 /// Resolves `f` as a function pointer of type `T`.
 ///
 /// # Safety

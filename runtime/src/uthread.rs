@@ -544,19 +544,8 @@ extern "C" {
 // contexts run the execution they abandon it; otherwise they forward.
 
 macro_rules! kernel_thread {
-    ($(#[$doc:meta])* $name:ident $sym:literal ($($a:ident: $t:ty),*) -> $r:ty, $cause:expr) => {
-        $(#[$doc])*
-        ///
-        /// # Safety
-        /// As the C function.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name($($a: $t),*) -> $r {
-            needs_kernel_thread($cause);
-            // SAFETY: forwarding the caller's arguments.
-            unsafe {
-                crate::real!($sym, unsafe extern "C" fn($($t),*) -> $r)($($a),*)
-            }
-        }
+    ($($body:tt)*) => {
+        crate::note_then_forward!(needs_kernel_thread; $($body)*);
     };
 }
 

@@ -206,26 +206,8 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::TraceEvent;
-    use reach_channel::{EventFlags, Op, OpKind, ThreadSet};
 
-    fn trace_of(threads: &[u32]) -> Trace {
-        let events = threads
-            .iter()
-            .map(|&thread| TraceEvent {
-                thread,
-                op: Op {
-                    kind: OpKind::Load,
-                    flags: EventFlags(0),
-                    object: 0x10,
-                    aux: 4,
-                },
-                site: 0,
-                enabled: ThreadSet::EMPTY,
-            })
-            .collect();
-        Trace::new(events, Vec::new())
-    }
+    use crate::report::tests::trace_of;
 
     #[test]
     fn long_runs_of_one_thread_fold_but_keep_the_bugs_steps() {

@@ -149,28 +149,16 @@ pub fn coverage_line(summary: &Summary) -> String {
 /// The object of an event as shown to people: `thread 2`, `counter`,
 /// `q.head`, `0x7ffff7a0c010`, or nothing.
 pub fn object_text(event: &TraceEvent, names: &Names) -> String {
-    match event.op.kind {
-        OpKind::ThreadCreate | OpKind::ThreadJoin | OpKind::ThreadDetach => {
-            format!("thread {}", event.op.object)
-        }
-        OpKind::Fence
-        | OpKind::Yield
-        | OpKind::Sleep
-        | OpKind::ProcessExit
-        | OpKind::ThreadExit => String::new(),
-        OpKind::CondWait | OpKind::CondRelock => {
-            format!(
-                "{} (mutex {})",
-                names.object(event.op.object),
-                names.object(event.op.aux)
-            )
-        }
-        _ => names.object(event.op.object),
-    }
+    object_with(event, |address| names.object(address))
 }
 
 /// The raw object of an event: `thread 2`, `0x4040a0`, or nothing.
 pub fn object_address(event: &TraceEvent) -> String {
+    object_with(event, |address| format!("{address:#x}"))
+}
+
+/// The object of an event, with each address written by `show`.
+fn object_with(event: &TraceEvent, show: impl Fn(u64) -> String) -> String {
     match event.op.kind {
         OpKind::ThreadCreate | OpKind::ThreadJoin | OpKind::ThreadDetach => {
             format!("thread {}", event.op.object)
@@ -181,9 +169,9 @@ pub fn object_address(event: &TraceEvent) -> String {
         | OpKind::ProcessExit
         | OpKind::ThreadExit => String::new(),
         OpKind::CondWait | OpKind::CondRelock => {
-            format!("{:#x} (mutex {:#x})", event.op.object, event.op.aux)
+            format!("{} (mutex {})", show(event.op.object), show(event.op.aux))
         }
-        _ => format!("{:#x}", event.op.object),
+        _ => show(event.op.object),
     }
 }
 
@@ -423,11 +411,12 @@ fn sites_resolved(message: &str, names: &Names) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use reach_channel::{EventFlags, Op, ThreadSet};
 
-    fn trace_of(threads: &[u32]) -> Trace {
+    /// A trace of loads of one address by `threads`, in order.
+    pub(crate) fn trace_of(threads: &[u32]) -> Trace {
         let events = threads
             .iter()
             .map(|&thread| TraceEvent {

@@ -366,11 +366,12 @@ impl Strategy for OptimalDpor {
                 node.crashed.insert(trace.events[c].thread);
             }
         }
+        let since = enabled_since(trace);
         for race in races {
             if checkpoint.stop() {
                 return Ok(());
             }
-            self.reverse(race, &hb, trace);
+            self.reverse(race, &hb, trace, &since);
         }
         Ok(())
     }
@@ -380,7 +381,7 @@ impl OptimalDpor {
     /// Algorithm 2, lines 5–8, for one race: builds `v = notdep(e, E).e'`
     /// and inserts it into the wakeup tree of `pre(E, e)` unless a sleeping
     /// or explored thread there is a weak initial of it.
-    fn reverse(&mut self, race: Race, hb: &HappensBefore, trace: &Trace) {
+    fn reverse(&mut self, race: Race, hb: &HappensBefore, trace: &Trace, since: &[u32]) {
         let Race {
             i,
             k,
@@ -419,7 +420,7 @@ impl OptimalDpor {
         // An exit that cuts threads short, or a crash, follows everything
         // before it (the vector clocks, which follow objects, do not say so).
         let ends = |j: usize| crash == Some(j) || trace.events[j].op.cuts_threads();
-        let held = held_after(i, k, hb, trace);
+        let held = held_after(i, k, hb, trace, since);
         if held.iter().any(|&f| trace.events[f].thread == p) {
             // The call itself only ran once `i`'s event let its thread go.
             return;
@@ -523,8 +524,8 @@ impl OptimalDpor {
 /// them go is not an access they conflict with (a spinner's next step may
 /// be a yield), so the vector clocks do not order their steps after `i`;
 /// moving those steps before `i`'s event would ask for a thread the runtime
-/// does not let run there.
-fn held_after(i: usize, k: usize, hb: &HappensBefore, trace: &Trace) -> Vec<usize> {
+/// does not let run there. `since` is [`enabled_since`] of the trace.
+fn held_after(i: usize, k: usize, hb: &HappensBefore, trace: &Trace, since: &[u32]) -> Vec<usize> {
     let Some(at_i) = trace.events.get(i) else {
         return Vec::new();
     };
@@ -537,17 +538,34 @@ fn held_after(i: usize, k: usize, hb: &HappensBefore, trace: &Trace) -> Vec<usiz
         let Some(first) = trace.next_event_of(q, i).filter(|&f| f < end) else {
             continue;
         };
-        // The state from which q stayed enabled up to its step.
-        let mut from = first;
-        while from > i + 1 && trace.events[from - 1].enabled.contains(q) {
-            from -= 1;
-        }
-        let enabler = from - 1;
+        // q was not enabled at i, so it became enabled after i.
+        let enabler = (since[first] as usize).max(i + 1) - 1;
         if enabler == i || hb.event_precedes_event(i, enabler) {
             held.push(first);
         }
     }
     held
+}
+
+/// For each event, the state from which its thread had been enabled
+/// without a break until it ran (one pass over the trace's enabled sets).
+fn enabled_since(trace: &Trace) -> Vec<u32> {
+    let mut since = vec![0u32; trace.thread_count()];
+    let mut before = ThreadSet::EMPTY;
+    trace
+        .events
+        .iter()
+        .enumerate()
+        .map(|(state, event)| {
+            for t in event.enabled.minus(&before).iter() {
+                if let Some(s) = since.get_mut(t as usize) {
+                    *s = state as u32;
+                }
+            }
+            before = event.enabled;
+            since.get(event.thread as usize).copied().unwrap_or(0)
+        })
+        .collect()
 }
 
 /// Most events looked at backwards for the partner of a blocking call.
