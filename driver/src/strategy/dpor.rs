@@ -59,6 +59,9 @@ pub struct Dpor {
     preemption_bound: Option<u32>,
     /// Some backtrack choice was left out because of the bound.
     pruned: bool,
+    /// For a shard (`--shard`): the shared top of the tree, whose nodes get
+    /// every enabled thread as backtrack choices.
+    shard_top: Option<crate::shard::TopCut>,
 }
 
 /// What a parallel worker learned about a node above its subtree.
@@ -85,6 +88,17 @@ impl Dpor {
             cancel: Cancel::never(),
             preemption_bound: None,
             pruned: false,
+            shard_top: None,
+        }
+    }
+
+    /// This search with a shared top of `depth` branching nodes, for
+    /// [`crate::shard::Sharded`]: every enabled thread is a backtrack choice
+    /// there, so what a frontier subtree learns never adds a choice above it.
+    pub fn with_shard_top(self, depth: u32) -> Dpor {
+        Dpor {
+            shard_top: Some(crate::shard::TopCut::new(depth)),
+            ..self
         }
     }
 
@@ -184,6 +198,7 @@ impl Dpor {
             cancel: self.cancel.clone(),
             preemption_bound: self.preemption_bound,
             pruned: false,
+            shard_top: None,
         };
         Some((self.request(prefix, sleep), worker))
     }
@@ -418,6 +433,13 @@ impl Splittable for Dpor {
     }
 }
 
+impl crate::shard::Shardable for Dpor {
+    fn subtree_of(&mut self, request: &Request) -> Option<u64> {
+        let top = self.shard_top.as_mut()?;
+        top.subtree_of(&self.path, request)
+    }
+}
+
 impl Strategy for Dpor {
     fn name(&self) -> &'static str {
         match (self.reads_commute, self.sleep_sets) {
@@ -476,6 +498,12 @@ impl Strategy for Dpor {
             self.path.nodes[i].op = event.op;
         }
         let first_new_state = branch.map_or(0, |i| i + 1);
+        let mut top = match &mut self.shard_top {
+            Some(cut) => cut
+                .observing(&self.path, request)
+                .then(|| cut.counter(&self.path, self.path.nodes.len())),
+            None => None,
+        };
 
         self.path
             .nodes
@@ -518,11 +546,12 @@ impl Strategy for Dpor {
             if state >= self.path.nodes.len() {
                 let mut chosen = ThreadSet::EMPTY;
                 chosen.insert(event.thread);
+                let top_node = top.as_mut().is_some_and(|t| t.next(event.enabled));
                 self.path.nodes.push(Node {
                     enabled: event.enabled,
                     chosen: event.thread,
                     op: event.op,
-                    backtrack: chosen,
+                    backtrack: if top_node { event.enabled } else { chosen },
                     done: chosen,
                     sleep,
                     crashed: ThreadSet::EMPTY,

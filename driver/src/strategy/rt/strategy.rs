@@ -38,6 +38,22 @@ pub struct ReachabilityTesting {
     truncated: Option<Cut>,
     /// Skips generating variants when the exploration must stop.
     cancel: Cancel,
+    /// For a shard (`--shard`): generations of variants in the shared part.
+    shard_depth: Option<u32>,
+    /// Where each pending variant is in the variant tree (kept beside
+    /// `pending` when sharded).
+    tags: Vec<Tag>,
+    /// The tag of the variant in flight.
+    current_tag: Tag,
+}
+
+/// A variant's place in the tree of variants: its generation (the first
+/// execution is 0) and, below the shared part, the name of the frontier
+/// variant it descends from.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tag {
+    generation: u32,
+    subtree: Option<u64>,
 }
 
 impl ReachabilityTesting {
@@ -54,6 +70,25 @@ impl ReachabilityTesting {
 
     fn request(prefix: Vec<u32>) -> Request {
         Request::continuing(prefix)
+    }
+
+    /// This search with a shared part of `generations` generations of
+    /// variants, for [`crate::shard::Sharded`].
+    pub fn with_shard_depth(self, generations: u32) -> ReachabilityTesting {
+        ReachabilityTesting {
+            shard_depth: Some(generations),
+            ..self
+        }
+    }
+}
+
+impl crate::shard::Shardable for ReachabilityTesting {
+    fn subtree_of(&mut self, _request: &Request) -> Option<u64> {
+        self.current_tag.subtree
+    }
+
+    fn skip(&mut self, _request: &Request) {
+        self.current = None;
     }
 }
 
@@ -99,6 +134,7 @@ impl Strategy for ReachabilityTesting {
             return Some(Self::request(Vec::new()));
         }
         let variant = self.pending.pop()?;
+        self.current_tag = self.tags.pop().unwrap_or_default();
         self.bytes = self.bytes.saturating_sub(variant.footprint());
         let request = Self::request(variant.prefix.clone());
         self.current = Some(variant);
@@ -137,8 +173,19 @@ impl Strategy for ReachabilityTesting {
         if generated.cut != Some(Cut::Cancelled) {
             self.truncated = self.truncated.or(generated.cut);
         }
+        let parent = self.current_tag;
         for new in generated.variants {
             self.bytes += new.footprint();
+            if let Some(depth) = self.shard_depth {
+                let generation = parent.generation + 1;
+                let subtree = parent.subtree.or_else(|| {
+                    (generation > depth).then(|| crate::shard::prefix_name(&new.prefix))
+                });
+                self.tags.push(Tag {
+                    generation,
+                    subtree,
+                });
+            }
             self.pending.push(new);
         }
         self.peak_pending = self.peak_pending.max(self.pending.len());
