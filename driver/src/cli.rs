@@ -194,8 +194,9 @@ pub struct Cli {
     /// With --shard: the shared part every shard runs before the subtrees
     /// are divided (branching nodes for dpor and exhaustive, generations of
     /// race variants for rt). Deeper: more, smaller subtrees.
-    #[arg(long, value_name = "D", default_value_t = crate::shard::DEFAULT_DEPTH, requires = "shard")]
-    pub shard_depth: u32,
+    /// Default: 8 for dpor, 3 for exhaustive, 4 for rt.
+    #[arg(long, value_name = "D", requires = "shard")]
+    pub shard_depth: Option<u32>,
     /// Report a bug's schedule as found, without shortening it.
     #[arg(long)]
     pub no_shorten: bool,

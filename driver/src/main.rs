@@ -168,7 +168,7 @@ fn run(cli: &Cli) -> Result<u8> {
     let shard = cli
         .shard
         .as_deref()
-        .map(|text| ShardSpec::parse(text, cli.shard_depth, |v| std::env::var(v).ok()))
+        .map(|text| ShardSpec::parse(text, shard_depth(cli), |v| std::env::var(v).ok()))
         .transpose()?;
     if shard.is_some() {
         if cli.replay.is_some() {
@@ -178,7 +178,10 @@ fn run(cli: &Cli) -> Result<u8> {
             bail!("--shard does not apply to --preemption-bound");
         }
         if cli.jobs > 1 {
-            bail!("--shard runs one job per shard: run more shards instead of --jobs {}", cli.jobs);
+            bail!(
+                "--shard runs one job per shard: run more shards instead of --jobs {}",
+                cli.jobs
+            );
         }
     }
     let schedule = cli.replay.as_deref().map(ScheduleFile::read).transpose()?;
@@ -600,7 +603,9 @@ fn finish(
         report.shard = cli
             .shard
             .as_deref()
-            .and_then(|text| ShardSpec::parse(text, cli.shard_depth, |v| std::env::var(v).ok()).ok())
+            .and_then(|text| {
+                ShardSpec::parse(text, shard_depth(cli), |v| std::env::var(v).ok()).ok()
+            })
             .map(Into::into);
         let text = serde_json::to_string_pretty(&report)?;
         std::fs::write(path, text + "\n")
@@ -616,6 +621,12 @@ fn finish(
         }
         _ => EXIT_LIMIT,
     })
+}
+
+/// `--shard-depth`, or the strategy's default.
+fn shard_depth(cli: &Cli) -> u32 {
+    cli.shard_depth
+        .unwrap_or_else(|| reach_native::shard::default_depth(&strategy_word(cli.strategy)))
 }
 
 /// The options that decide what the search explores, for the report.

@@ -226,7 +226,10 @@ fn read(path: &Path) -> Result<ShardReport, MergeError> {
         return Err(invalid(&file, "shard index or count out of range"));
     };
     if count == 0 || index >= count {
-        return Err(invalid(&file, format!("shard {index}/{count} is not an index in 0..{count}")));
+        return Err(invalid(
+            &file,
+            format!("shard {index}/{count} is not an index in 0..{count}"),
+        ));
     }
     let fingerprints = field(&report, &file, "partial_order_fingerprints")?
         .as_array()
@@ -309,7 +312,10 @@ fn difference(a: &ShardReport, b: &ShardReport) -> Option<String> {
                 format!("{k} {} against {}", show(y.get(k)), show(x.get(k)))
             })
             .collect();
-        return Some(format!("different search options ({})", differing.join(", ")));
+        return Some(format!(
+            "different search options ({})",
+            differing.join(", ")
+        ));
     }
     None
 }
@@ -414,10 +420,7 @@ impl Merged {
         let mut put = |k: &str, v: Value| {
             report.insert(k.to_string(), v);
         };
-        put(
-            "schema_version",
-            json!(crate::report::json::SCHEMA_VERSION),
-        );
+        put("schema_version", json!(crate::report::json::SCHEMA_VERSION));
         put("program", json!(self.program));
         put("strategy", json!(self.strategy));
         put("executions", json!(self.executions));

@@ -29,7 +29,6 @@ use crate::exec::Request;
 use crate::strategy::tree::Path;
 use crate::strategy::{Divergence, Strategy};
 use crate::trace::Trace;
-use reach_channel::ThreadSet;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -37,9 +36,16 @@ use thiserror::Error;
 pub const K8S_INDEX: &str = "JOB_COMPLETION_INDEX";
 /// Environment variable of a Slurm job array's task id.
 pub const SLURM_INDEX: &str = "SLURM_ARRAY_TASK_ID";
-/// Default number of branching nodes (dpor, exhaustive) or variant
-/// generations (rt) in the shared part.
-pub const DEFAULT_DEPTH: u32 = 4;
+/// Default `--shard-depth` of `strategy` (`dpor`, `exhaustive`, `rt`):
+/// branching nodes of the first path (dpor) or of every path (exhaustive),
+/// generations of first-explored variants (rt). Measured in BENCHMARKS.md.
+pub fn default_depth(strategy: &str) -> u32 {
+    match strategy {
+        "exhaustive" => 3,
+        "rt" => 4,
+        _ => 8,
+    }
+}
 
 /// Which shard this process is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -306,7 +312,62 @@ pub fn program_hash(path: &std::path::Path) -> std::io::Result<String> {
     Ok(format!("fnv1a-64:{:016x}", fnv1a(bytes)))
 }
 
-/// The shared top of a schedule tree (dpor, exhaustive): the nodes up to
+/// The top of the first execution's path (dpor): its nodes up to and
+/// including its [`ShardSpec::depth`]-th branching node. The shared part is
+/// the first execution alone; each other choice at a top node roots a
+/// frontier subtree, and so does the rest of the first path below the top.
+#[derive(Clone, Debug)]
+pub struct FirstPath {
+    depth: u32,
+    /// The first execution's schedule.
+    first: Option<Vec<u32>>,
+    /// Number of top nodes.
+    cut: usize,
+}
+
+impl FirstPath {
+    /// The top of `depth` branching nodes.
+    pub fn new(depth: u32) -> FirstPath {
+        FirstPath {
+            depth,
+            first: None,
+            cut: 0,
+        }
+    }
+
+    /// Learns the first execution: returns the number of top nodes, whose
+    /// backtrack sets must hold every enabled thread.
+    pub fn first_execution(&mut self, trace: &Trace) -> usize {
+        let mut left = self.depth;
+        self.cut = trace.len();
+        for (i, event) in trace.events.iter().enumerate() {
+            if left == 0 {
+                self.cut = i;
+                break;
+            }
+            if event.enabled.len() >= 2 {
+                left -= 1;
+            }
+        }
+        self.first = Some(trace.schedule());
+        self.cut
+    }
+
+    /// The subtree of a request (see [`Shardable::subtree_of`]): named by
+    /// the prefix up to its first step off the first path, if that step is
+    /// at a top node; the rest of the first path otherwise.
+    pub fn subtree_of(&self, request: &Request) -> Option<u64> {
+        let first = self.first.as_ref()?;
+        let prefix = &request.prefix;
+        let off = prefix.iter().zip(first).position(|(a, b)| a != b);
+        Some(match off {
+            Some(j) if j < self.cut => prefix_name(&prefix[..=j]),
+            _ => prefix_name(&first[..self.cut.min(first.len())]),
+        })
+    }
+}
+
+/// The shared top of a schedule tree (exhaustive): the nodes up to
 /// and including the [`ShardSpec::depth`]-th branching node of the path.
 #[derive(Clone, Debug)]
 pub struct TopCut {
@@ -359,8 +420,7 @@ impl TopCut {
     }
 
     /// Called before `path` learns the trace of `request`: true if the
-    /// request is in the shared part (the top may change; new nodes up to
-    /// the cut are top nodes, see [`TopCut::counter`]).
+    /// request is in the shared part (the top may change).
     pub fn observing(&mut self, path: &Path, request: &Request) -> bool {
         let shared = match request.prefix.len().checked_sub(1) {
             None => true,
@@ -371,41 +431,13 @@ impl TopCut {
         }
         shared
     }
-
-    /// A counter telling which of the nodes pushed after the path's first
-    /// `kept` nodes are top nodes.
-    pub fn counter(&self, path: &Path, kept: usize) -> TopCounter {
-        let branching = path.nodes[..kept.min(path.nodes.len())]
-            .iter()
-            .filter(|n| n.enabled.len() >= 2)
-            .count();
-        TopCounter {
-            left: self.depth.saturating_sub(branching as u32),
-        }
-    }
-}
-
-/// Walks new nodes of a path, saying which are top nodes.
-pub struct TopCounter {
-    left: u32,
-}
-
-impl TopCounter {
-    /// True if the next node, with `enabled` threads, is a top node.
-    pub fn next(&mut self, enabled: ThreadSet) -> bool {
-        let top = self.left > 0;
-        if top && enabled.len() >= 2 {
-            self.left -= 1;
-        }
-        top
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + '_ {
+    fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |name| {
             pairs
                 .iter()

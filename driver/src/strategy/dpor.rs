@@ -59,9 +59,9 @@ pub struct Dpor {
     preemption_bound: Option<u32>,
     /// Some backtrack choice was left out because of the bound.
     pruned: bool,
-    /// For a shard (`--shard`): the shared top of the tree, whose nodes get
-    /// every enabled thread as backtrack choices.
-    shard_top: Option<crate::shard::TopCut>,
+    /// For a shard (`--shard`): the top of the first execution's path,
+    /// whose nodes get every enabled thread as backtrack choices.
+    shard_top: Option<crate::shard::FirstPath>,
 }
 
 /// What a parallel worker learned about a node above its subtree.
@@ -92,12 +92,13 @@ impl Dpor {
         }
     }
 
-    /// This search with a shared top of `depth` branching nodes, for
-    /// [`crate::shard::Sharded`]: every enabled thread is a backtrack choice
-    /// there, so what a frontier subtree learns never adds a choice above it.
+    /// This search split for [`crate::shard::Sharded`] at the first
+    /// `depth` branching nodes of the first execution: every enabled thread
+    /// is a backtrack choice there, so what a subtree learns never adds a
+    /// choice above it.
     pub fn with_shard_top(self, depth: u32) -> Dpor {
         Dpor {
-            shard_top: Some(crate::shard::TopCut::new(depth)),
+            shard_top: Some(crate::shard::FirstPath::new(depth)),
             ..self
         }
     }
@@ -435,8 +436,7 @@ impl Splittable for Dpor {
 
 impl crate::shard::Shardable for Dpor {
     fn subtree_of(&mut self, request: &Request) -> Option<u64> {
-        let top = self.shard_top.as_mut()?;
-        top.subtree_of(&self.path, request)
+        self.shard_top.as_ref()?.subtree_of(request)
     }
 }
 
@@ -498,12 +498,6 @@ impl Strategy for Dpor {
             self.path.nodes[i].op = event.op;
         }
         let first_new_state = branch.map_or(0, |i| i + 1);
-        let mut top = match &mut self.shard_top {
-            Some(cut) => cut
-                .observing(&self.path, request)
-                .then(|| cut.counter(&self.path, self.path.nodes.len())),
-            None => None,
-        };
 
         self.path
             .nodes
@@ -546,12 +540,11 @@ impl Strategy for Dpor {
             if state >= self.path.nodes.len() {
                 let mut chosen = ThreadSet::EMPTY;
                 chosen.insert(event.thread);
-                let top_node = top.as_mut().is_some_and(|t| t.next(event.enabled));
                 self.path.nodes.push(Node {
                     enabled: event.enabled,
                     chosen: event.thread,
                     op: event.op,
-                    backtrack: if top_node { event.enabled } else { chosen },
+                    backtrack: chosen,
                     done: chosen,
                     sleep,
                     crashed: ThreadSet::EMPTY,
@@ -563,6 +556,11 @@ impl Strategy for Dpor {
             hb.apply(state, event);
             last_ran[event.thread as usize] = Some(state);
             cursor.advance();
+        }
+        if let (Some(top), None) = (&mut self.shard_top, branch) {
+            for node in &mut self.path.nodes[..top.first_execution(trace)] {
+                node.backtrack = node.enabled;
+            }
         }
         if let Some(last) = trace.ended_by.and_then(|t| trace.last_event_of(t)) {
             let thread = trace.events[last].thread;

@@ -72,8 +72,9 @@ impl ReachabilityTesting {
         Request::continuing(prefix)
     }
 
-    /// This search with a shared part of `generations` generations of
-    /// variants, for [`crate::shard::Sharded`].
+    /// This search split for [`crate::shard::Sharded`]: the first execution
+    /// and, for `generations` generations, the variant explored first are
+    /// shared; every other variant of theirs roots a subtree.
     pub fn with_shard_depth(self, generations: u32) -> ReachabilityTesting {
         ReachabilityTesting {
             shard_depth: Some(generations),
@@ -174,13 +175,18 @@ impl Strategy for ReachabilityTesting {
             self.truncated = self.truncated.or(generated.cut);
         }
         let parent = self.current_tag;
-        for new in generated.variants {
+        let count = generated.variants.len();
+        for (k, new) in generated.variants.into_iter().enumerate() {
             self.bytes += new.footprint();
             if let Some(depth) = self.shard_depth {
+                // Below a shared variant, the variant explored first (the
+                // last pushed) stays shared down to `depth` generations;
+                // every other one roots a subtree of its own.
                 let generation = parent.generation + 1;
-                let subtree = parent.subtree.or_else(|| {
-                    (generation > depth).then(|| crate::shard::prefix_name(&new.prefix))
-                });
+                let shared = k + 1 == count && generation <= depth;
+                let subtree = parent
+                    .subtree
+                    .or_else(|| (!shared).then(|| crate::shard::prefix_name(&new.prefix)));
                 self.tags.push(Tag {
                     generation,
                     subtree,
