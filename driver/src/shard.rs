@@ -121,11 +121,11 @@ impl ShardSpec {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Assignment {
     /// Subtree `k` (in the order the shared part reaches them) to shard
-    /// `k mod N`: deterministic, and within 2x on the examples measured in
-    /// BENCHMARKS.md.
+    /// `k mod N`: deterministic; the better of the two on most examples
+    /// measured in BENCHMARKS.md (section Shards).
     RoundRobin,
     /// By a stable hash of the subtree's schedule prefix, mod N: independent
-    /// of the order, but uneven with few subtrees.
+    /// of the order, but leaves shards empty when there are few subtrees.
     Hash,
 }
 
