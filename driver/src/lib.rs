@@ -9,6 +9,7 @@ pub mod cancel;
 pub mod cli;
 pub mod exec;
 pub mod explore;
+pub mod objects;
 pub mod parallel;
 pub mod progress;
 pub mod record;
