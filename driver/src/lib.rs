@@ -10,6 +10,7 @@ pub mod cli;
 pub mod exec;
 pub mod explore;
 pub mod merge;
+pub mod objects;
 pub mod parallel;
 pub mod progress;
 pub mod record;
