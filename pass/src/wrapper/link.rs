@@ -247,6 +247,7 @@ impl Linker<'_> {
         self.tools.run(&Step::Clang(vec![
             format!("-O{}", self.opt),
             "-Qunused-arguments".to_string(),
+            "-Wno-override-module".to_string(),
             "-fPIC".to_string(),
             "-c".to_string(),
             "-x".to_string(),

@@ -175,14 +175,23 @@ pub fn plan(argv: &[String], me: &Path) -> RustcPlan {
         .filter(|l| !l.is_empty())
         .unwrap_or("cc")
         .to_string();
-    let debug_given = codegen_option(&seen, "debuginfo").is_some()
-        || seen.iter().any(|a| a == "-g");
-    // Options the link mode replaces: its own linker, LTO in rustc.
-    let mut out = without_codegen(&args, &["linker", "lto", "linker-plugin-lto"]);
+    // Debug info is how the pass tells the user's code from the library's
+    // (and gives source lines): at least `-C debuginfo=2` unless given.
+    let debug_given = match codegen_option(&seen, "debuginfo") {
+        Some(level) => !matches!(level, "0" | "none" | "false" | "n" | "no" | "off"),
+        None => seen.iter().any(|a| a == "-g"),
+    };
+    // The link mode's own linker; fat LTO over bitcode (no bitcode-less objects).
+    let mut out = without_codegen(
+        &args,
+        &["linker", "lto", "linker-plugin-lto", "embed-bitcode"],
+    );
     out.extend(
         [
             "-C",
             "linker-plugin-lto",
+            "-C",
+            "lto=fat",
             "-C",
             "codegen-units=1",
         ]
@@ -296,7 +305,7 @@ mod tests {
         assert!(!joined.contains("linker=clang"), "{joined}");
         assert!(
             joined.ends_with(
-                "-C linker-plugin-lto -C codegen-units=1 -C debuginfo=2 -C linker=/bin/reach-rustc"
+                "-C linker-plugin-lto -C lto=fat -C codegen-units=1 -C debuginfo=2 -C linker=/bin/reach-rustc"
             ),
             "{joined}"
         );
