@@ -241,9 +241,7 @@ pub fn rust_panic(stderr: &[u8]) -> Option<String> {
     };
     let message: Vec<&str> = lines
         .take_while(|l| {
-            !l.starts_with("note: ")
-                && !l.starts_with("stack backtrace:")
-                && !is_panic_head(l)
+            !l.starts_with("note: ") && !l.starts_with("stack backtrace:") && !is_panic_head(l)
         })
         .map(str::trim)
         .filter(|l| !l.is_empty())

@@ -394,8 +394,15 @@ mod tests {
         ar.extend_from_slice(AR_MAGIC);
         let member = |name: &str, body: &[u8], ar: &mut Vec<u8>| {
             ar.extend_from_slice(
-                format!("{name:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n", 0, 0, 0, 644, body.len())
-                    .as_bytes(),
+                format!(
+                    "{name:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n",
+                    0,
+                    0,
+                    0,
+                    644,
+                    body.len()
+                )
+                .as_bytes(),
             );
             ar.extend_from_slice(body);
             if body.len() % 2 == 1 {

@@ -103,8 +103,10 @@ fn option_value<'a>(args: &'a [String], name: &str) -> Vec<&'a str> {
 pub fn pass_through_reason(args: &[String]) -> Option<&'static str> {
     let a = inspectable(args);
     if a.iter().any(|x| {
-        matches!(x.as_str(), "-V" | "-vV" | "--version" | "-" | "--help" | "-h")
-            || x.starts_with("--print")
+        matches!(
+            x.as_str(),
+            "-V" | "-vV" | "--version" | "-" | "--help" | "-h"
+        ) || x.starts_with("--print")
     }) {
         return Some("a probe");
     }
@@ -265,13 +267,7 @@ mod tests {
         let me = Path::new("/bin/reach-rustc");
         for args in [
             s(&["/x/rustc", "-vV"]),
-            s(&[
-                "/x/rustc",
-                "-",
-                "--crate-name",
-                "___",
-                "--print=file-names",
-            ]),
+            s(&["/x/rustc", "-", "--crate-name", "___", "--print=file-names"]),
             s(&["rustc", "--crate-name", "build_script_build", "build.rs"]),
             s(&["rustc", "--crate-type", "proc-macro", "src/lib.rs"]),
         ] {
@@ -320,6 +316,9 @@ mod tests {
         assert_eq!(p.rustc, PathBuf::from("rustc"));
         assert_eq!(p.linker.as_deref(), Some("cc"));
         assert!(!p.args.join(" ").contains("debuginfo"));
-        assert_eq!(&p.args[..6], &s(&["-g", "--edition", "2021", "main.rs", "-o", "main"])[..]);
+        assert_eq!(
+            &p.args[..6],
+            &s(&["-g", "--edition", "2021", "main.rs", "-o", "main"])[..]
+        );
     }
 }
