@@ -69,7 +69,7 @@ fn file_of(scope: LLVMMetadataRef) -> (String, String) {
 }
 
 /// True if the module of function `f` holds a toolchain compile unit.
-fn has_toolchain_unit(ctx: LLVMContextRef, f: Value) -> bool {
+fn has_toolchain_unit(f: Value) -> bool {
     // SAFETY: `f` is a function of a live module; `llvm.dbg.cu` holds compile units.
     unsafe {
         let module = c::LLVMGetGlobalParent(f);
@@ -80,7 +80,6 @@ fn has_toolchain_unit(ctx: LLVMContextRef, f: Value) -> bool {
         }
         let mut units: Vec<Value> = vec![std::ptr::null_mut(); n];
         c::LLVMGetNamedMetadataOperands(module, name.as_ptr(), units.as_mut_ptr());
-        let _ = ctx;
         units
             .iter()
             .filter(|u| !u.is_null())
@@ -89,13 +88,13 @@ fn has_toolchain_unit(ctx: LLVMContextRef, f: Value) -> bool {
 }
 
 /// The scope of function `f` (a definition).
-pub fn function_scope(ctx: LLVMContextRef, f: Value) -> Scope {
+pub(crate) fn function_scope(ctx: LLVMContextRef, f: Value) -> Scope {
     // SAFETY: `f` is a function of the module.
     let sp = unsafe { di::LLVMGetSubprogram(f) };
     if sp.is_null() {
         // `reach-rustc` compiles the user's crates with debug info, so code
         // without it in a module that holds the library came with the library.
-        return if has_toolchain_unit(ctx, f) {
+        return if has_toolchain_unit(f) {
             Scope::Library
         } else {
             Scope::User
@@ -137,7 +136,7 @@ pub fn function_scope(ctx: LLVMContextRef, f: Value) -> Scope {
 /// True if `inst` comes from one of the library's spin loops: a function
 /// of its debug location (the innermost one or one it was inlined into,
 /// within the function being instrumented) is a spin function.
-pub fn in_spin_loop(ctx: LLVMContextRef, inst: Value) -> bool {
+pub(crate) fn in_spin_loop(ctx: LLVMContextRef, inst: Value) -> bool {
     let mut loc = llvm::debug_loc(inst);
     for _ in 0..64 {
         if loc.is_null() {

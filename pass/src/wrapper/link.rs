@@ -200,7 +200,7 @@ fn plugin_opt_level(args: &[String]) -> Option<String> {
         .filter_map(|a| a.strip_prefix("-Wl,"))
         .flat_map(|a| a.split(','))
         .filter_map(|p| p.strip_prefix("-plugin-opt=O"))
-        .last()
+        .next_back()
         .map(str::to_string)
 }
 
