@@ -58,6 +58,53 @@ fn objects_are_named_by_variable_field_and_element() {
 }
 
 #[test]
+fn heap_blocks_and_stack_variables_are_named() {
+    let program = build_example("report_heap_names.c");
+    let source = std::fs::read_to_string(root().join("c-examples/report_heap_names.c"))
+        .expect("read the example");
+    let line = 1 + source
+        .lines()
+        .position(|l| l.contains("struct jobs *jobs = malloc"))
+        .expect("the allocation line");
+    let allocated_at = format!("(allocated at report_heap_names.c:{line})");
+    let run = reach(&program, &[], &[]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.bug_kind().as_deref(), Some("data_race"));
+    let racing: Vec<String> = steps(&run)
+        .iter()
+        .filter(|s| s["role"] == "race")
+        .filter_map(|s| s["name"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(racing.len(), 2, "{}", run.stdout);
+    assert!(
+        racing
+            .iter()
+            .all(|n| n.starts_with("heap#") && n.ends_with(&allocated_at)),
+        "{racing:?}"
+    );
+    // The block freed before it (most likely at the same address) has
+    // another number.
+    assert!(!racing[0].starts_with("heap#1 "), "{racing:?}");
+    let message = run.json["bug"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(&allocated_at), "{message}");
+    let names: Vec<String> = steps(&run)
+        .iter()
+        .filter_map(|s| s["name"].as_str().map(str::to_string))
+        .collect();
+    for variable in ["T0 stack (main: results)", "T0 stack (main: work)"] {
+        assert!(names.iter().any(|n| n.starts_with(variable)), "{names:?}");
+    }
+    // The terminal report's race lines name the block in full.
+    assert!(
+        run.stdout
+            .lines()
+            .any(|l| l.contains("access: step") && l.contains(&racing[0])),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn terminal_report_has_a_column_per_thread_and_the_source_text() {
     let program = build_example("oracle_plain_race.c");
     let run = reach(&program, &[], &[]);
@@ -109,20 +156,53 @@ fn json_reports_validate_against_the_schema() {
     let race = build_example("oracle_plain_race.c");
     let deadlock = build_example("abba_deadlock.c");
     let clean = build_example("mutex_counter.c");
+    let shards = [
+        reach(&deadlock, &["--keep-going", "--shard", "0/2"], &[]),
+        reach(&deadlock, &["--keep-going", "--shard", "1/2"], &[]),
+    ];
+    let files: Vec<std::path::PathBuf> = shards
+        .iter()
+        .enumerate()
+        .map(|(i, run)| {
+            let path = reach_tests::scratch().join(format!("schema-shard-{i}.json"));
+            std::fs::write(&path, run.json.to_string()).expect("write a shard report");
+            path
+        })
+        .collect();
+    let merged_path = reach_tests::scratch().join("schema-merged.json");
+    let merge = std::process::Command::new(reach_tests::bin("reach-native"))
+        .args(["merge", "-q", "--json"])
+        .arg(&merged_path)
+        .args(&files)
+        .status()
+        .expect("run reach-native merge");
+    assert_eq!(merge.code(), Some(1), "the merged deadlock");
+    let merged: Value = std::fs::read_to_string(&merged_path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
+    assert_eq!(merged["shards"].as_array().map(Vec::len), Some(2));
     let runs = [
         reach(&race, &[], &[]),
         reach(&deadlock, &["--keep-going"], &[]),
         reach(&clean, &["--stats"], &[]),
         reach(&build_plain("abba_deadlock.c"), &[], &[]),
     ];
-    for run in &runs {
-        assert!(run.json.is_object(), "no report: {}", run.stderr);
+    let reports = runs
+        .iter()
+        .chain(&shards)
+        .map(|run| {
+            assert!(run.json.is_object(), "no report: {}", run.stderr);
+            &run.json
+        })
+        .chain(std::iter::once(&merged));
+    for json in reports {
         let errors: Vec<String> = validator
-            .iter_errors(&run.json)
+            .iter_errors(json)
             .map(|e| format!("{} at {}", e, e.instance_path()))
             .collect();
-        assert!(errors.is_empty(), "{errors:#?}\n{}", run.json);
-        assert_eq!(run.json["schema_version"], 1);
+        assert!(errors.is_empty(), "{errors:#?}\n{json}");
+        assert_eq!(json["schema_version"], 1);
         // The schema documents every field the report has.
         let documented = |defs: &Value, value: &Value| {
             for key in value.as_object().map(|o| o.keys()).into_iter().flatten() {
@@ -132,10 +212,10 @@ fn json_reports_validate_against_the_schema() {
                 );
             }
         };
-        documented(&schema, &run.json);
-        if run.json["bug"].is_object() {
-            documented(&schema["$defs"]["bug"], &run.json["bug"]);
-            documented(&schema["$defs"]["step"], &run.json["bug"]["trace"][0]);
+        documented(&schema, json);
+        if json["bug"].is_object() {
+            documented(&schema["$defs"]["bug"], &json["bug"]);
+            documented(&schema["$defs"]["step"], &json["bug"]["trace"][0]);
         }
     }
     assert!(runs[2].json["bug"].is_null());
