@@ -12,6 +12,7 @@ pub mod explore;
 pub mod merge;
 pub mod objects;
 pub mod parallel;
+pub mod pipeline;
 pub mod progress;
 pub mod record;
 pub mod replay;

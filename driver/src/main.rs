@@ -271,6 +271,9 @@ fn run(cli: &Cli) -> Result<u8> {
         _ => None,
     };
     let sharded = shard.map(|spec| sharded(cli.strategy, spec)).transpose()?;
+    let pipelined_search = (jobs > 1 && sharded.is_none())
+        .then(|| single_search(cli, seed))
+        .filter(|s| s.pipelined());
     let progress = reach_native::progress::Progress::new(cli.quiet);
     let mut summary = match parallel_search {
         _ if sharded.is_some() => {
@@ -290,6 +293,18 @@ fn run(cli: &Cli) -> Result<u8> {
                 &mut |s| progress.update(s),
             )
         }
+        _ if pipelined_search.is_some() => {
+            let mut strategy = pipelined_search.context("a pipelined search")?;
+            reach_native::pipeline::explore_pipelined(
+                &mut executor,
+                &config_for_workers,
+                strategy.as_mut(),
+                jobs,
+                &placement,
+                &options,
+                &mut |s| progress.update(s),
+            )
+        }
         Some(search) if jobs > 1 => reach_native::parallel::explore_parallel(
             &mut executor,
             &config_for_workers,
@@ -301,23 +316,9 @@ fn run(cli: &Cli) -> Result<u8> {
         ),
         _ => {
             if jobs > 1 && !cli.quiet && cli.jobs != 0 {
-                eprintln!("reach-native: note: --jobs applies to the DPOR strategies and the portfolio; exploring with one job");
+                eprintln!("reach-native: note: --jobs applies to the DPOR strategies, unfold, random, pct and the portfolio; exploring with one job");
             }
-            let mut strategy: Box<dyn Strategy> = match cli.strategy {
-                StrategyName::Dpor | StrategyName::Exhaustive if cli.preemption_bound.is_some() => {
-                    bounded(cli.strategy, cli.preemption_bound.unwrap_or(0))
-                }
-                StrategyName::Pct => Box::new(Pct::new(cli.depth, seed)),
-                StrategyName::Random => Box::new(RandomWalk::new(seed)),
-                StrategyName::Portfolio => Box::new(Dpor::new(true)),
-                StrategyName::Dpor => Box::new(Dpor::new(true)),
-                StrategyName::DporCr => Box::new(Dpor::new(false)),
-                StrategyName::DporClassic => Box::new(Dpor::classic()),
-                StrategyName::Exhaustive => Box::new(Exhaustive::default()),
-                StrategyName::Optimal => Box::new(OptimalDpor::new()),
-                StrategyName::Rt => Box::new(ReachabilityTesting::new()),
-                StrategyName::Unfold => Box::new(Unfold::new(Order::Oldest)),
-            };
+            let mut strategy = single_search(cli, seed);
             explore(&mut executor, strategy.as_mut(), &options, &mut |s| {
                 progress.update(s)
             })
@@ -718,4 +719,23 @@ fn peak_rss_kib() -> (i64, i64) {
         }
     };
     (get(libc::RUSAGE_SELF), get(libc::RUSAGE_CHILDREN))
+}
+
+/// The search `cli` asks for, run by one coordinator.
+fn single_search(cli: &Cli, seed: u64) -> Box<dyn Strategy> {
+    match cli.strategy {
+        StrategyName::Dpor | StrategyName::Exhaustive if cli.preemption_bound.is_some() => {
+            bounded(cli.strategy, cli.preemption_bound.unwrap_or(0))
+        }
+        StrategyName::Pct => Box::new(Pct::new(cli.depth, seed)),
+        StrategyName::Random => Box::new(RandomWalk::new(seed)),
+        StrategyName::Portfolio => Box::new(Dpor::new(true)),
+        StrategyName::Dpor => Box::new(Dpor::new(true)),
+        StrategyName::DporCr => Box::new(Dpor::new(false)),
+        StrategyName::DporClassic => Box::new(Dpor::classic()),
+        StrategyName::Exhaustive => Box::new(Exhaustive::default()),
+        StrategyName::Optimal => Box::new(OptimalDpor::new()),
+        StrategyName::Rt => Box::new(ReachabilityTesting::new()),
+        StrategyName::Unfold => Box::new(Unfold::new(Order::Oldest)),
+    }
 }

@@ -113,6 +113,10 @@ impl Strategy for Pct {
         })
     }
 
+    fn pipelined(&self) -> bool {
+        true
+    }
+
     fn observe(&mut self, _request: &Request, trace: &Trace) -> Result<(), Divergence> {
         let steps = trace.total_steps.max(trace.len() as u64);
         let counted = if steps <= self.last_k || self.depth == 1 {

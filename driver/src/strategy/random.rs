@@ -58,7 +58,6 @@ impl Strategy for RandomWalk {
     }
 
     fn next_request(&mut self) -> Option<Request> {
-        self.executions += 1;
         Some(Request {
             prefix: Vec::new(),
             policy: Policy::Random,
@@ -69,7 +68,12 @@ impl Strategy for RandomWalk {
         })
     }
 
+    fn pipelined(&self) -> bool {
+        true
+    }
+
     fn observe(&mut self, _request: &Request, _trace: &Trace) -> Result<(), Divergence> {
+        self.executions += 1;
         Ok(())
     }
 
