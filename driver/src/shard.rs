@@ -3,26 +3,13 @@
 //! times with an index, and `reach-native merge` unions their reports.
 //!
 //! Every shard runs the same *shared part* of the search (deterministic:
-//! it depends only on the program and the options), counted by shard 0
-//! alone. The shared part ends at a *frontier* of subtrees; each frontier
-//! subtree is explored by exactly one shard and skipped by the others:
-//!
-//! - `dpor` and `exhaustive`: the schedule tree down to the node after the
-//!   [`ShardSpec::depth`]-th branching node (a node where two or more threads
-//!   are enabled) is shared. DPOR explores every enabled thread at these top
-//!   nodes (as the exhaustive search does everywhere), so no race found in a
-//!   subtree adds a choice above the frontier and the subtrees never need
-//!   to tell each other anything; sleep sets keep the subtrees' complete
-//!   executions pairwise inequivalent. A frontier subtree is named by the
-//!   schedule down to the frontier.
-//! - `rt`: race variants form a tree (each variant has one parent, the
-//!   execution it was generated from); variants of the first
-//!   [`ShardSpec::depth`] generations are shared, and each variant of the
-//!   next generation roots a frontier subtree, named by its schedule prefix.
-//!
-//! A frontier subtree goes to shard `k mod N`, `k` its index in the order
-//! in which the shared part reaches it (the same in every shard); see
-//! [`Assignment`] for the alternative measured against it.
+//! it depends only on the program and the options), each of its
+//! executions counted by one shard. The shared part is split by estimated
+//! size ([`PathPlan`] for dpor and exhaustive, [`TreePlan`] for rt) until
+//! each *frontier subtree* is estimated at most `1/(K·N)` of the search
+//! (`--shard-split K`); each frontier subtree is explored by exactly one
+//! shard, the one with the least estimated work when the shared part
+//! reaches it ([`Assignment`]), and skipped by the others.
 
 use crate::cancel::Cancel;
 use crate::exec::Request;

@@ -95,12 +95,12 @@ impl Dpor {
 
     /// This search split for [`crate::shard::Sharded`] into about `split`
     /// frontier subtrees per shard, `count` shards
-    /// ([`crate::shard::PathPlan`]): every enabled thread is a backtrack
+    /// ([`crate::shard::PathPlan`]; one shard needs no partition). every enabled thread is a backtrack
     /// choice at the nodes of the shared part, so what a subtree learns
     /// never adds a choice above it.
     pub fn with_shard_plan(self, split: u32, count: u32) -> Dpor {
         Dpor {
-            shard_plan: Some(crate::shard::PathPlan::new(split, count)),
+            shard_plan: (count > 1).then(|| crate::shard::PathPlan::new(split, count)),
             ..self
         }
     }

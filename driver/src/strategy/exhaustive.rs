@@ -39,10 +39,10 @@ impl Exhaustive {
 impl Exhaustive {
     /// This search split for [`crate::shard::Sharded`] into about `split`
     /// frontier subtrees per shard, `count` shards
-    /// ([`crate::shard::PathPlan`]).
+    /// ([`crate::shard::PathPlan`]; one shard needs no partition).
     pub fn with_shard_plan(self, split: u32, count: u32) -> Exhaustive {
         Exhaustive {
-            shard_plan: Some(crate::shard::PathPlan::new(split, count)),
+            shard_plan: (count > 1).then(|| crate::shard::PathPlan::new(split, count)),
             ..self
         }
     }

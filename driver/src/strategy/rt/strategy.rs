@@ -68,10 +68,10 @@ impl ReachabilityTesting {
 
     /// This search split for [`crate::shard::Sharded`] into about `split`
     /// frontier subtrees per shard, `count` shards
-    /// ([`crate::shard::TreeTag`]).
+    /// ([`crate::shard::TreeTag`]; one shard needs no partition).
     pub fn with_shard_plan(self, split: u32, count: u32) -> ReachabilityTesting {
         ReachabilityTesting {
-            shard_plan: Some(TreePlan::new(split, count)),
+            shard_plan: (count > 1).then(|| TreePlan::new(split, count)),
             ..self
         }
     }
