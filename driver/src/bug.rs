@@ -25,6 +25,9 @@ pub enum BugKind {
     Misuse,
     /// The same schedule did not reproduce the same operations.
     Nondeterminism,
+    /// A Rust panic (in any thread, caught or not), with the panic's message
+    /// and location from the panic hook's report.
+    Panic,
 }
 
 impl fmt::Display for BugKind {
@@ -37,6 +40,7 @@ impl fmt::Display for BugKind {
             BugKind::Hang => "hang",
             BugKind::Misuse => "pthread misuse",
             BugKind::Nondeterminism => "nondeterminism",
+            BugKind::Panic => "panic",
         };
         f.write_str(name)
     }
@@ -91,10 +95,16 @@ pub fn classify(
             race: None,
         }))
     };
+    let panic = rust_panic(&outcome.stderr);
     match outcome.status {
         RunStatus::SleepBlocked => return Ok(None),
         RunStatus::Unsupported => return Err(Unusable::Unsupported(outcome.message.clone())),
         RunStatus::InternalError => return Err(Unusable::Internal(outcome.message.clone())),
+        // A panic comes first: what else went wrong (a poisoned lock, a
+        // thread that never finished) follows from it.
+        status if !matches!(status, RunStatus::Diverged) && panic.is_some() => {
+            return bug(BugKind::Panic, panic.unwrap_or_default());
+        }
         RunStatus::Deadlock => {
             return bug(
                 BugKind::Deadlock,
@@ -208,6 +218,56 @@ fn with_default(message: &str, default: &str) -> String {
     }
 }
 
+/// The first Rust panic the program's standard error reports, as
+/// `thread 'NAME' panicked at FILE:LINE:COL: MESSAGE` (message lines joined
+/// with `; `), from the standard panic hook's report:
+///
+/// ```text
+/// thread '<unnamed>' panicked at src/main.rs:12:9:
+/// assertion `left == right` failed
+///   left: 0
+///  right: 42
+/// note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+/// ```
+pub fn rust_panic(stderr: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(stderr);
+    let mut lines = text.lines();
+    let head = lines.by_ref().find(|l| is_panic_head(l))?;
+    let head = without_thread_number(head);
+    let head = head.as_str();
+    let Some(head) = head.strip_suffix(':') else {
+        // One-line form of older toolchains: `panicked at 'MESSAGE', FILE:LINE:COL`.
+        return Some(head.trim().to_string());
+    };
+    let message: Vec<&str> = lines
+        .take_while(|l| {
+            !l.starts_with("note: ") && !l.starts_with("stack backtrace:") && !is_panic_head(l)
+        })
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(8)
+        .collect();
+    Some(format!("{head}: {}", message.join("; ")))
+}
+
+/// `thread 'NAME' panicked at ...`, or `thread 'NAME' (TID) panicked at ...`.
+fn is_panic_head(line: &str) -> bool {
+    line.starts_with("thread '") && line.contains(" panicked at ")
+}
+
+/// The panic line without the kernel thread id (which differs from run to run).
+fn without_thread_number(head: &str) -> String {
+    if let Some(close) = head.find("' (") {
+        let rest = &head[close + 3..];
+        if let Some(end) = rest.find(") panicked at ") {
+            if rest[..end].bytes().all(|b| b.is_ascii_digit()) {
+                return format!("{}'{}", &head[..close], &rest[end + 1..]);
+            }
+        }
+    }
+    head.to_string()
+}
+
 /// The assertion text from the program's stderr, if it printed one.
 fn abort_message(outcome: &Outcome) -> String {
     let stderr = String::from_utf8_lossy(&outcome.stderr);
@@ -217,4 +277,19 @@ fn abort_message(outcome: &Outcome) -> String {
         .find(|l| l.contains("Assertion") || l.contains("assert"))
         .map(|l| l.trim().to_string())
         .unwrap_or_else(|| "the program aborted (SIGABRT)".to_string())
+}
+
+#[cfg(test)]
+mod panic_tests {
+    use super::rust_panic;
+
+    #[test]
+    fn the_first_panic_with_its_message_and_location() {
+        let stderr = b"hello\nthread '<unnamed>' (20788) panicked at src/bin/p.rs:12:9:\nassertion `left == right` failed: data\n  left: 0\n right: 42\nnote: run with `RUST_BACKTRACE=1`\nthread 'main' panicked at src/bin/p.rs:20:19:\ncalled `Result::unwrap()` on an `Err` value: Any { .. }\n";
+        assert_eq!(
+            rust_panic(stderr).as_deref(),
+            Some("thread '<unnamed>' panicked at src/bin/p.rs:12:9: assertion `left == right` failed: data; left: 0; right: 42")
+        );
+        assert_eq!(rust_panic(b"a.c:3: main: Assertion `x' failed.\n"), None);
+    }
 }

@@ -7,6 +7,7 @@ use crate::analysis::races::find_races;
 use crate::bug::{classify, Bug, BugKind, BugPolicy, Unusable};
 use crate::cancel::{Cancel, Cancelled};
 use crate::exec::{ExecError, Executor, Outcome, Request, Termination};
+use crate::objects::ObjectLog;
 use crate::record::Recorder;
 use crate::strategy::Strategy;
 use crate::trace::Trace;
@@ -324,6 +325,35 @@ pub fn execute(
     options: &ExploreOptions,
     number: u64,
 ) -> Result<Option<Examined>, String> {
+    let Some(executed) = run_request(executor, request)? else {
+        return Ok(None);
+    };
+    examine(strategy, request, executed, options, number, Some(executor)).map(Some)
+}
+
+/// An execution as its executor returned it, before a search learns from it.
+pub struct Executed {
+    outcome: Outcome,
+    trace: Trace,
+    /// The object records, when they were read while the executor still
+    /// held them (see [`Executed::keep_objects`]).
+    objects: Option<ObjectLog>,
+}
+
+impl Executed {
+    /// Reads the object records now, for an execution examined after its
+    /// executor has run others.
+    pub fn keep_objects(&mut self, executor: &Executor) {
+        self.objects = Some(
+            executor
+                .objects(self.outcome.threads.len())
+                .unwrap_or_default(),
+        );
+    }
+}
+
+/// Runs `request` on `executor`. `Ok(None)`: cancelled while it ran.
+pub fn run_request(executor: &mut Executor, request: &Request) -> Result<Option<Executed>, String> {
     let mut outcome = match executor.run(request) {
         Ok(outcome) => outcome,
         Err(ExecError::Cancelled) => return Ok(None),
@@ -332,6 +362,39 @@ pub fn execute(
     let trace = Trace::from_outcome(&outcome);
     // The trace holds the events now; a long execution's are large.
     outcome.events = Vec::new();
+    Ok(Some(Executed {
+        outcome,
+        trace,
+        objects: None,
+    }))
+}
+
+/// Lets `strategy` learn from an execution of `request` and examines it
+/// for bugs; `executor`, if given, is the one that just ran it (for the
+/// object records of a reported execution).
+pub fn examine(
+    strategy: &mut dyn Strategy,
+    request: &Request,
+    executed: Executed,
+    options: &ExploreOptions,
+    number: u64,
+    executor: Option<&Executor>,
+) -> Result<Examined, String> {
+    let Executed {
+        outcome,
+        trace,
+        objects,
+    } = executed;
+    let with_objects = |mut trace: Trace, outcome: &Outcome| {
+        trace.objects = match (objects, executor) {
+            (Some(objects), _) => objects,
+            (None, Some(executor)) => executor
+                .objects(outcome.threads.len())
+                .unwrap_or_default(),
+            (None, None) => ObjectLog::default(),
+        };
+        trace
+    };
     if let Some(recorder) = &options.record {
         recorder.offer(
             number,
@@ -360,20 +423,20 @@ pub fn execute(
                 race: None,
             },
         };
-        let trace = with_objects(trace, executor, &outcome);
+        let trace = with_objects(trace, &outcome);
         examined.finding = Some(finding(bug, number, trace, outcome));
-        return Ok(Some(examined));
+        return Ok(examined);
     }
     if outcome.status == reach_channel::RunStatus::SleepBlocked {
         examined.sleep_blocked = true;
-        return Ok(Some(examined));
+        return Ok(examined);
     }
     if options.count_partial_orders {
         examined.fingerprint = Some(fingerprint(&trace));
     }
     match classify(&outcome, &trace, options.bug_policy) {
         Ok(Some(bug)) => {
-            let trace = with_objects(trace, executor, &outcome);
+            let trace = with_objects(trace, &outcome);
             examined.finding = Some(finding(bug, number, trace, outcome));
         }
         Ok(None) => {}
@@ -384,7 +447,7 @@ pub fn execute(
         }
         Err(Unusable::Internal(m)) => return Err(format!("[reach internal bug] {m}")),
     }
-    Ok(Some(examined))
+    Ok(examined)
 }
 
 /// `trace` with the object records of the execution that just ran on

@@ -150,7 +150,7 @@ fn md_string(v: Value) -> String {
 
 /// Name of the subprogram enclosing a scope (walking out of lexical blocks):
 /// the demangled linkage name if there is one, else the source name.
-fn subprogram_name(ctx: LLVMContextRef, mut scope: LLVMMetadataRef) -> String {
+pub(crate) fn subprogram_name(ctx: LLVMContextRef, mut scope: LLVMMetadataRef) -> String {
     for _ in 0..256 {
         if scope.is_null() {
             return String::new();

@@ -20,6 +20,7 @@ use crate::escape::EscapeAnalysis;
 use crate::hooks::HookSet;
 use crate::inline_asm;
 use crate::llvm::{self, Value};
+use crate::rust_std;
 use crate::site_table::{SiteTable, TABLE_GLOBAL};
 use crate::stats::Stats;
 use inkwell::attributes::{Attribute, AttributeLoc};
@@ -63,13 +64,17 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
     let mut classifier = Classifier {
         module: module.as_mut_ptr(),
         escape: EscapeAnalysis::default(),
+        local_names: Default::default(),
     };
     let mut plan: Vec<(Value, String, Action)> = Vec::new();
+    // SAFETY: the module is live.
+    let ctx_raw = unsafe { inkwell::llvm_sys::core::LLVMGetModuleContext(module.as_mut_ptr()) };
     for f in module.get_functions() {
         if f.get_first_basic_block().is_none() {
             continue;
         }
-        if skip_function(f) {
+        let scope = rust_std::function_scope(ctx_raw, f.as_value_ref());
+        if skip_function(f) || scope == rust_std::Scope::Library {
             stats.functions_skipped += 1;
             continue;
         }
@@ -78,6 +83,12 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
         for bb in f.get_basic_block_iter() {
             let mut inst = bb.get_first_instruction();
             while let Some(i) = inst {
+                if scope == rust_std::Scope::LibrarySync
+                    && rust_std::in_spin_loop(ctx_raw, i.as_value_ref())
+                {
+                    inst = i.get_next_instruction();
+                    continue;
+                }
                 if let Some(action) = classifier.classify(i.as_value_ref(), &mut stats) {
                     plan.push((i.as_value_ref(), fname.clone(), action));
                 }
@@ -90,8 +101,6 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
     let ctx = module.get_context();
     let builder = ctx.create_builder();
     let mut table = SiteTable::new(&source);
-    // SAFETY: the module is live.
-    let ctx_raw = unsafe { inkwell::llvm_sys::core::LLVMGetModuleContext(module.as_mut_ptr()) };
     for (inst, fname, action) in &plan {
         let loc = source_loc(ctx_raw, *inst, &source, fname);
         let site = table.add(&action.what(), loc);

@@ -20,6 +20,7 @@ pub mod instrument;
 mod llvm;
 pub mod load;
 mod local_names;
+pub mod rust_std;
 pub mod site_table;
 pub mod stats;
 pub mod wrapper;

@@ -10,12 +10,12 @@
 //! the kernel marks each page an execution writes; at the end of an execution
 //! the worker, on a stack of its own in the control region:
 //!
-//! 1. moves the heap end (`brk`) back, unmaps every range the execution
-//!    mapped (thread stacks, arenas, `mmap` blocks) and checks that what is
-//!    left is exactly the recorded layout;
-//! 2. asks the kernel for the written (or dropped) pages with one
-//!    `PAGEMAP_SCAN` and copies only those back, then write-protects them
-//!    again;
+//! 1. moves the heap end (`brk`) back and unmaps every range the execution
+//!    mapped (thread stacks, arenas, `mmap` blocks);
+//! 2. walks the write-tracked memory once with `PAGEMAP_SCAN`, which both
+//!    checks that it is exactly the recorded layout and gives the written
+//!    (or dropped) pages, copied back as they come; then write-protects
+//!    them again with a second, matching walk;
 //! 3. restores the signal mask, reports the execution's end to the driver
 //!    like a reaped child, and resumes at the checkpoint, which returns a
 //!    second time: the worker then waits for the next request.
@@ -29,7 +29,10 @@
 //! What memory cannot undo is observed at run time: the interposers below
 //! (files, descriptors, processes, signal handlers, sockets, shared file
 //! mappings, `dlopen`) mark the execution, and the descriptor table is
-//! compared with the recorded one. Such an execution's result stands; the
+//! compared with the recorded one: each descriptor open at `main` must
+//! still refer to the same file and the lowest free number be the same
+//! (a descriptor opened and kept takes it), and every 64th execution the
+//! table is listed in full from `/proc/self/fd`. Such an execution's result stands; the
 //! worker then says why ([`MSG_PERSIST_OFF`]) and every later execution is a
 //! forked child as without persistence.
 //!
@@ -163,6 +166,13 @@ struct Control {
     /// `/proc/self/fd`, kept open.
     fd_dir: i32,
     fds: [u64; 16],
+    /// The open descriptors at `main` with the identity of what each
+    /// refers to (device, inode), for the quick check after an execution;
+    /// `nfd_ids` is `usize::MAX` when there were too many to keep.
+    nfd_ids: usize,
+    fd_ids: [(i32, u64, u64); MAX_FD_IDS],
+    /// The lowest descriptor number free at `main`.
+    lowest_free_fd: i64,
     scan: [PageRegion; SCAN_VEC],
     maps: [u8; MAPS_BYTES],
     /// Where the copies start (the area follows this struct).
@@ -425,6 +435,78 @@ fn parse_maps(maps: &[u8], out: &mut [Range; MAX_RANGES], hole: (usize, usize)) 
         }
     }
     Some(n)
+}
+
+/// Most descriptors open at `main` that the quick check follows.
+const MAX_FD_IDS: usize = 32;
+/// Every this many executions, the descriptor table is also listed in full.
+const FULL_FD_CHECK_EVERY: u64 = 64;
+
+/// What descriptor `fd` refers to: (device, inode), `None` if it is closed.
+fn fd_identity(fd: i32) -> Option<(u64, u64)> {
+    // SAFETY: an all-zero `stat` is a valid value to be overwritten.
+    let mut st: libc::stat = unsafe { core::mem::zeroed() };
+    (sc(
+        libc::SYS_fstat,
+        [i64::from(fd), &mut st as *mut libc::stat as i64, 0, 0, 0, 0],
+    ) == 0)
+        .then_some((st.st_dev, st.st_ino))
+}
+
+/// The lowest free descriptor number (found by duplicating `fd` onto it).
+fn lowest_free_fd(fd: i32) -> i64 {
+    let n = sc(
+        libc::SYS_fcntl,
+        [i64::from(fd), i64::from(libc::F_DUPFD), 0, 0, 0, 0],
+    );
+    if n >= 0 {
+        sc(libc::SYS_close, [n, 0, 0, 0, 0, 0]);
+    }
+    n
+}
+
+/// Records the identity of each of the program's descriptors in `c.fds`
+/// (those below the worker's and the driver's own, which the periodic full
+/// listing covers) and the lowest free number, for [`fds_unchanged`].
+fn record_fd_ids(c: &mut Control) {
+    c.nfd_ids = 0;
+    for fd in 0..OWN_FD_BASE {
+        if c.fds[fd as usize / 64] & (1 << (fd % 64)) == 0 {
+            continue;
+        }
+        match fd_identity(fd) {
+            Some((dev, ino)) if c.nfd_ids < MAX_FD_IDS => {
+                c.fd_ids[c.nfd_ids] = (fd, dev, ino);
+                c.nfd_ids += 1;
+            }
+            _ => {
+                c.nfd_ids = usize::MAX;
+                return;
+            }
+        }
+    }
+    c.lowest_free_fd = lowest_free_fd(c.fd_dir);
+}
+
+/// True if the descriptor table is as at `main`. Quick check: each
+/// descriptor open then still refers to the same file and the lowest free
+/// number is the same (a descriptor opened and kept would take it; the
+/// calls that choose a number, `dup2`/`dup3`, mark the execution
+/// themselves). Every [`FULL_FD_CHECK_EVERY`] executions, and when there
+/// were too many descriptors to follow, the table is also listed in full.
+fn fds_unchanged(c: &Control) -> bool {
+    let full = || {
+        let mut fds = [0u64; 16];
+        fd_table(c.fd_dir, &mut fds).is_some() && fds == c.fds
+    };
+    if c.nfd_ids == usize::MAX {
+        return full();
+    }
+    let quick = c.fd_ids[..c.nfd_ids]
+        .iter()
+        .all(|&(fd, dev, ino)| fd_identity(fd) == Some((dev, ino)))
+        && lowest_free_fd(c.fd_dir) == c.lowest_free_fd;
+    quick && (!c.started.is_multiple_of(FULL_FD_CHECK_EVERY) || full())
 }
 
 /// The descriptors open now (0..1024) as a bitmap; `None` if one is above.
@@ -770,6 +852,7 @@ fn setup(request_fd: i32, response_fd: i32) -> Result<(), Cause> {
     if c.fd_dir < 0 || fd_table(c.fd_dir, &mut c.fds).is_none() {
         return fail(Cause::Descriptors);
     }
+    record_fd_ids(c);
     c.sigmask = sigmask_get();
     Ok(())
 }
@@ -873,8 +956,30 @@ fn scan(
     anyof: u64,
     mut each: impl FnMut(&Control, usize, usize),
 ) -> bool {
-    let mut start = c.lowest as u64;
-    let end = c.highest as u64;
+    let returned = if anyof == 0 {
+        PAGE_IS_WPALLOWED
+    } else {
+        PAGE_IS_WRITTEN | PAGE_IS_PRESENT
+    };
+    let whole = (c.lowest, c.highest);
+    scan_regions(c, whole, flags, inverted, anyof, returned, |c, r| {
+        each(c, r.start as usize, r.end as usize)
+    })
+}
+
+/// [`scan`] with the categories to return chosen and each region passed
+/// whole (with its categories).
+fn scan_regions(
+    c: &mut Control,
+    (from, to): (usize, usize),
+    flags: u64,
+    inverted: u64,
+    anyof: u64,
+    returned: u64,
+    mut each: impl FnMut(&Control, PageRegion),
+) -> bool {
+    let mut start = from as u64;
+    let end = to as u64;
     while start < end {
         let mut arg = PmScanArg {
             size: core::mem::size_of::<PmScanArg>() as u64,
@@ -888,11 +993,7 @@ fn scan(
             category_inverted: inverted,
             category_mask: PAGE_IS_WPALLOWED,
             category_anyof_mask: anyof,
-            return_mask: if anyof == 0 {
-                PAGE_IS_WPALLOWED
-            } else {
-                PAGE_IS_WRITTEN | PAGE_IS_PRESENT
-            },
+            return_mask: returned,
         };
         let n = ioctl(c.pagemap, PAGEMAP_SCAN, (&mut arg as *mut PmScanArg).cast());
         if n < 0 {
@@ -900,7 +1001,7 @@ fn scan(
         }
         for i in 0..n as usize {
             let r = c.scan[i];
-            each(c, r.start as usize, r.end as usize);
+            each(c, r);
         }
         if arg.walk_end <= start {
             break;
@@ -921,39 +1022,85 @@ fn copy_back(c: &mut Control) -> bool {
         0,
         PAGE_IS_PRESENT,
         PAGE_IS_WRITTEN | PAGE_IS_PRESENT,
-        |c, s, e| {
-            for r in &c.ranges[..c.n] {
-                if !r.saved() || r.end <= s || r.start >= e {
-                    continue;
-                }
-                let a = s.max(r.start);
-                let b = e.min(r.end);
-                // SAFETY: `[a, b)` lies in a saved range, mapped writable
-                // (the layout was checked), and its copy is in the data area.
-                unsafe {
-                    core::ptr::copy_nonoverlapping(
-                        (c.data_base + r.data + (a - r.start)) as *const u8,
-                        a as *mut u8,
-                        b - a,
-                    );
-                }
-            }
-        },
+        copy_pages,
     )
 }
 
+/// Copies the saved contents of `[s, e)` back (the parts of it in saved
+/// ranges). Only for memory that is still mapped writable as at the
+/// checkpoint: a write-tracked page is.
+fn copy_pages(c: &Control, s: usize, e: usize) {
+    for r in &c.ranges[..c.n] {
+        if !r.saved() || r.end <= s || r.start >= e {
+            continue;
+        }
+        let a = s.max(r.start);
+        let b = e.min(r.end);
+        // SAFETY: `[a, b)` lies in a saved range, mapped writable (it is
+        // write-tracked), and its copy is in the data area.
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                (c.data_base + r.data + (a - r.start)) as *const u8,
+                a as *mut u8,
+                b - a,
+            );
+        }
+    }
+}
+
+/// [`tracking_intact`] and [`copy_back`] in one walk of the page tables:
+/// every write-tracked region comes back with its categories; the written
+/// or dropped ones are copied back as they come (a tracked page is mapped
+/// writable as at the checkpoint, so this is safe even when the tracking
+/// turns out not to be intact). True if the tracking was intact, in which
+/// case the copy is complete.
+fn intact_and_copied(c: &mut Control) -> bool {
+    let mut k = 0usize;
+    let mut open: Option<(usize, usize)> = None;
+    let mut ok = true;
+    let whole = (c.lowest, c.highest);
+    let scanned = scan_regions(
+        c,
+        whole,
+        0,
+        0,
+        0,
+        PAGE_IS_WPALLOWED | PAGE_IS_WRITTEN | PAGE_IS_PRESENT,
+        |c, r| {
+            let (s, e) = (r.start as usize, r.end as usize);
+            if r.categories & PAGE_IS_WRITTEN != 0 || r.categories & PAGE_IS_PRESENT == 0 {
+                copy_pages(c, s, e);
+            }
+            match open {
+                Some((a, b)) if b == s => open = Some((a, e)),
+                Some(prev) => {
+                    ok &= c.tracked.get(k) == Some(&prev) && k < c.ntracked;
+                    k += 1;
+                    open = Some((s, e));
+                }
+                None => open = Some((s, e)),
+            }
+        },
+    );
+    if let Some(prev) = open {
+        ok &= k < c.ntracked && c.tracked[k] == prev;
+        k += 1;
+    }
+    scanned && ok && k == c.ntracked
+}
+
 /// Unmaps what the execution mapped (everything in the gaps of the
-/// recorded layout), moves the heap end back and checks that write tracking
+/// recorded layout), moves the heap end back, checks that write tracking
 /// still covers exactly the saved ranges (registering them again if the
-/// heap shrank and grew back).
-fn restore_layout(c: &mut Control) -> bool {
+/// heap shrank and grew back) and copies back what the execution wrote.
+fn restore_memory(c: &mut Control) -> bool {
     if current_brk() != c.brk {
         sc(libc::SYS_brk, [c.brk as i64, 0, 0, 0, 0, 0]);
     }
     for &(s, e) in &c.gaps[..c.ngaps] {
         sc(libc::SYS_munmap, [s as i64, (e - s) as i64, 0, 0, 0, 0]);
     }
-    if tracking_intact(c) {
+    if intact_and_copied(c) {
         return true;
     }
     for i in 0..c.ntracked {
@@ -963,7 +1110,7 @@ fn restore_layout(c: &mut Control) -> bool {
             return false;
         }
     }
-    tracking_intact(c)
+    tracking_intact(c) && copy_back(c)
 }
 
 /// True if the write-tracked memory is exactly the saved ranges (none of
@@ -992,7 +1139,7 @@ fn tracking_intact(c: &mut Control) -> bool {
 /// execution and resumes at the checkpoint (or ends the worker).
 extern "C" fn restore_and_resume() -> ! {
     let Some(c) = ctl() else { sys::exit_group(0) };
-    let ok = restore_layout(c) && copy_back(c) && protect_written(c);
+    let ok = restore_memory(c) && protect_written(c);
     let fallback = if ok { 0 } else { Cause::MemoryLayout as u32 };
     report(c, fallback);
     if !ok {
@@ -1118,8 +1265,7 @@ fn finish_on_main() -> ! {
     if c.taint != 0 {
         give_up(c, c.taint)
     }
-    let mut fds = [0u64; 16];
-    if fd_table(c.fd_dir, &mut fds).is_none() || fds != c.fds {
+    if !fds_unchanged(c) {
         give_up(c, Cause::Descriptors as u32)
     }
     // SAFETY: the top of the control region's own stack.

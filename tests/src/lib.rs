@@ -163,6 +163,8 @@ pub fn reach(program: &Path, options: &[&str], args: &[&str]) -> Run {
     let json_path = scratch().join(format!("{unique}.json"));
     let schedule_path = scratch().join(format!("{unique}.schedule"));
     let output = Command::new(bin("reach-native"))
+        // A Rust panic's backtrace would be symbolised in every failing execution.
+        .env_remove("RUST_BACKTRACE")
         .arg("--json")
         .arg(&json_path)
         .arg("--schedule-out")

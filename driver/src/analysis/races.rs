@@ -5,7 +5,11 @@
 //! thread create/join, lock-like objects, and atomic accesses (each atomic
 //! operation synchronises with earlier atomic operations on the same
 //! location, the sequentially consistent reading). Plain accesses never
-//! order anything, as in a vector-clock race detector.
+//! order anything, as in a vector-clock race detector. A detached thread
+//! that finished happens before every later thread creation: the C library
+//! hands its stack to a new thread only after it exited, under its
+//! stack-cache lock (Rust's scoped and dropped threads are detached, and
+//! their stack slots are reused at the same addresses).
 
 use super::clock::VClock;
 use super::objects::{touched, ObjectKey};
@@ -44,6 +48,22 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
     let mut clocks: Vec<VClock> = Vec::new();
     let mut sync: HashMap<ObjectKey, VClock> = HashMap::default();
     let mut shadow: HashMap<ObjectKey, Shadow> = HashMap::default();
+    let threads = trace.final_pending.len();
+    let mut last_event = vec![None; threads];
+    for (index, event) in trace.events.iter().enumerate() {
+        if let Some(slot) = last_event.get_mut(event.thread as usize) {
+            *slot = Some(index);
+        }
+    }
+    let finished_by = |q: usize, index: usize| {
+        trace.final_pending.get(q).is_some_and(Option::is_none)
+            && last_event
+                .get(q)
+                .copied()
+                .flatten()
+                .is_some_and(|last| last < index)
+    };
+    let mut detached = vec![false; threads];
     for (index, event) in trace.events.iter().enumerate() {
         let p = event.thread;
         let t = p as usize;
@@ -89,6 +109,19 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
             } else {
                 let object_clock = sync.entry(key).or_default();
                 cv.join(object_clock);
+            }
+        }
+        if event.op.kind == OpKind::ThreadDetach {
+            if let Some(d) = detached.get_mut(event.op.object as usize) {
+                *d = true;
+            }
+        }
+        if event.op.kind == OpKind::ThreadCreate {
+            for q in (0..threads).filter(|q| detached[*q] && finished_by(*q, index)) {
+                if let Some(done) = clocks.get(q) {
+                    let done = done.clone();
+                    cv.join(&done);
+                }
             }
         }
         if event.op.kind == OpKind::ThreadJoin {

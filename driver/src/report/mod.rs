@@ -215,7 +215,7 @@ pub fn bug_steps(finding: &Finding) -> Vec<(usize, Role)> {
         steps.push((race.second, Role::Race));
     }
     match finding.bug.kind {
-        BugKind::Assertion | BugKind::Crash | BugKind::Misuse => {
+        BugKind::Assertion | BugKind::Crash | BugKind::Misuse | BugKind::Panic => {
             let thread = finding
                 .outcome
                 .culprit

@@ -1,11 +1,15 @@
-//! The `reach-cc`/`reach-cxx` compiler wrapper: a drop-in for `cc`/`c++`
+//! The compiler wrappers. `reach-cc`/`reach-cxx`: a drop-in for `cc`/`c++`
 //! that compiles C and C++ sources to bitcode, instruments them with
-//! `reach-instrument` and links a PIE executable.
+//! `reach-instrument` and links a PIE executable. `reach-rustc` ([`rustc`],
+//! [`link`]): a `rustc` (and `RUSTC_WRAPPER`) that makes rustc emit bitcode
+//! and instruments it at link time with the same steps.
 
 pub mod args;
+pub mod link;
 pub mod plan;
 pub mod response;
 pub mod run;
+pub mod rustc;
 
 use std::path::Path;
 

@@ -23,12 +23,12 @@ pub struct Tools {
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// A program could not be started.
-    #[error("cannot run {program}: {source} (set {hint} to its path)")]
+    #[error("cannot run {program}: {source} ({hint})")]
     Spawn {
         /// Program path.
         program: String,
-        /// Environment variable that names it.
-        hint: &'static str,
+        /// How to name another one.
+        hint: String,
         /// OS error.
         source: std::io::Error,
     },
@@ -84,7 +84,7 @@ impl Tools {
 
     /// Runs one step.
     pub fn run(&self, step: &Step) -> Result<(), RunError> {
-        let (program, args, hint): (&Path, Vec<String>, _) = match step {
+        let (program, args, var): (&Path, Vec<String>, _) = match step {
             Step::Clang(a) => {
                 let mut all = self.clang_prefix.clone();
                 all.extend(a.iter().cloned());
@@ -101,15 +101,21 @@ impl Tools {
                 env::INSTRUMENT,
             ),
         };
+        self.run_program(program, &args, &format!("set {var} to its path"))
+    }
+
+    /// Runs `program` with `args`; `hint` says how to name another program
+    /// if it cannot be started.
+    pub fn run_program(&self, program: &Path, args: &[String], hint: &str) -> Result<(), RunError> {
         if self.verbose {
-            eprintln!("+ {} {}", program.display(), shell_words(&args));
+            eprintln!("+ {} {}", program.display(), shell_words(args));
         }
         let status = Command::new(program)
-            .args(&args)
+            .args(args)
             .status()
             .map_err(|source| RunError::Spawn {
                 program: program.display().to_string(),
-                hint,
+                hint: hint.to_string(),
                 source,
             })?;
         if status.success() {

@@ -11,6 +11,12 @@ pub const RUNTIME: &str = "REACH_RUNTIME";
 pub const CLANG: &str = "REACH_CLANG";
 /// Read by the compiler wrappers: path of `reach-instrument`.
 pub const INSTRUMENT: &str = "REACH_INSTRUMENT";
+/// Read by `reach-rustc`: the rustc to run when called directly (default `rustc`).
+pub const RUSTC: &str = "REACH_RUSTC";
+/// Set by `reach-rustc` for the rustc it runs: the real linker; rustc then
+/// calls `reach-rustc` as its linker, which instruments the bitcode inputs
+/// and runs this one.
+pub const RUSTC_LINK: &str = "REACH_RUSTC_LINK";
 /// Read by the compiler wrappers: `1` to print every command they run.
 pub const WRAPPER_VERBOSE: &str = "REACH_CC_VERBOSE";
 /// Set by the driver: the fork server's control fds as `"<request>:<response>"`
@@ -42,6 +48,8 @@ pub const ALL: &[&str] = &[
     RUNTIME,
     CLANG,
     INSTRUMENT,
+    RUSTC,
+    RUSTC_LINK,
     WRAPPER_VERBOSE,
     FORK_SERVER,
     RUNTIME_DEBUG,

@@ -1,0 +1,160 @@
+//! Which code of a Rust program's standard library is instrumented.
+//!
+//! `reach-rustc` links through fat LTO, so the module holds the user's
+//! crates and the precompiled standard library (`std`, `core`, `alloc` and
+//! their dependencies) together. A function belongs to the crate of its
+//! debug-info compile unit: generic and `#[inline]` code instantiated in a
+//! user crate is the user's (and fully instrumented); code compiled with the
+//! toolchain (compile-unit directory `/rustc/<commit>` or `/rust/deps/...`)
+//! is instrumented only where it implements synchronisation, so that every
+//! write to a lock, condition variable, once or parker word is a visible
+//! operation:
+//!
+//! ```text
+//! library/std/src/sys/sync/...     futex mutex, condvar, rwlock, once, thread parker
+//! library/std/src/sync/...         Once, OnceLock, Barrier, mpsc/mpmc channels, poison
+//! library/std/src/thread/scoped.rs thread::scope's running-thread count
+//! ```
+//!
+//! Inside those, the bounded read-only spin loops (`spin`, `spin_until`,
+//! `spin_read`, `spin_write`) stay invisible: their loads change nothing, and
+//! as visible re-reads the runtime would hold the thread back as a spinner
+//! (a livelock) where the program goes on to wait on the futex (a deadlock).
+//! Formatting, I/O, allocation and panicking in the library stay native.
+
+use crate::debuginfo::subprogram_name;
+use crate::llvm::{self, Value};
+use inkwell::llvm_sys::core as c;
+use inkwell::llvm_sys::debuginfo as di;
+use inkwell::llvm_sys::prelude::{LLVMContextRef, LLVMMetadataRef};
+
+/// Where a function's code comes from, for instrumentation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// The program's own code (or code without debug info): instrumented.
+    User,
+    /// Toolchain library code that implements synchronisation: instrumented
+    /// except its spin loops.
+    LibrarySync,
+    /// Other toolchain library code: not instrumented.
+    Library,
+}
+
+/// Source paths of the toolchain library whose functions are instrumented.
+pub const SYNC_PATHS: &[&str] = &[
+    "/library/std/src/sys/sync/",
+    "/library/std/src/sync/",
+    "/library/std/src/thread/scoped.rs",
+];
+
+/// True for a compile-unit directory of the precompiled toolchain libraries
+/// (paths remapped by the toolchain's build).
+pub fn is_toolchain_dir(dir: &str) -> bool {
+    dir.starts_with("/rustc/") || dir.starts_with("/rust/deps/")
+}
+
+fn file_of(scope: LLVMMetadataRef) -> (String, String) {
+    // SAFETY: `scope` is a DIScope; its file (if any) is a DIFile.
+    unsafe {
+        let file = di::LLVMDIScopeGetFile(scope);
+        if file.is_null() {
+            return (String::new(), String::new());
+        }
+        let mut n = 0u32;
+        let name = llvm::lstr(di::LLVMDIFileGetFilename(file, &mut n), n as usize);
+        let mut d = 0u32;
+        let dir = llvm::lstr(di::LLVMDIFileGetDirectory(file, &mut d), d as usize);
+        (dir, name)
+    }
+}
+
+/// True if the module of function `f` holds a toolchain compile unit.
+fn has_toolchain_unit(f: Value) -> bool {
+    // SAFETY: `f` is a function of a live module; `llvm.dbg.cu` holds compile units.
+    unsafe {
+        let module = c::LLVMGetGlobalParent(f);
+        let name = c"llvm.dbg.cu";
+        let n = c::LLVMGetNamedMetadataNumOperands(module, name.as_ptr()) as usize;
+        if n == 0 {
+            return false;
+        }
+        let mut units: Vec<Value> = vec![std::ptr::null_mut(); n];
+        c::LLVMGetNamedMetadataOperands(module, name.as_ptr(), units.as_mut_ptr());
+        units
+            .iter()
+            .filter(|u| !u.is_null())
+            .any(|u| is_toolchain_dir(&file_of(c::LLVMValueAsMetadata(*u)).0))
+    }
+}
+
+/// The scope of function `f` (a definition).
+pub(crate) fn function_scope(ctx: LLVMContextRef, f: Value) -> Scope {
+    // SAFETY: `f` is a function of the module.
+    let sp = unsafe { di::LLVMGetSubprogram(f) };
+    if sp.is_null() {
+        // `reach-rustc` compiles the user's crates with debug info, so code
+        // without it in a module that holds the library came with the library.
+        return if has_toolchain_unit(f) {
+            Scope::Library
+        } else {
+            Scope::User
+        };
+    }
+    // DISubprogram operands: file, scope, name, linkageName, type, unit, ...
+    // SAFETY: `sp` is a DISubprogram node.
+    let unit = unsafe {
+        let v = c::LLVMMetadataAsValue(ctx, sp);
+        let n = c::LLVMGetMDNodeNumOperands(v) as usize;
+        if n <= 5 {
+            return Scope::User;
+        }
+        let mut ops: Vec<Value> = vec![std::ptr::null_mut(); n];
+        c::LLVMGetMDNodeOperands(v, ops.as_mut_ptr());
+        if ops[5].is_null() {
+            return Scope::User;
+        }
+        c::LLVMValueAsMetadata(ops[5])
+    };
+    // SAFETY: the unit operand is metadata.
+    let kind = unsafe { di::LLVMGetMetadataKind(unit) };
+    if !matches!(kind, di::LLVMMetadataKind::LLVMDICompileUnitMetadataKind) {
+        return Scope::User;
+    }
+    let (unit_dir, _) = file_of(unit);
+    if !is_toolchain_dir(&unit_dir) {
+        return Scope::User;
+    }
+    let (dir, name) = file_of(sp);
+    let path = crate::debuginfo::join(&dir, &name);
+    if SYNC_PATHS.iter().any(|p| path.contains(p)) {
+        Scope::LibrarySync
+    } else {
+        Scope::Library
+    }
+}
+
+/// True if `inst` comes from one of the library's spin loops: a function
+/// of its debug location (the innermost one or one it was inlined into,
+/// within the function being instrumented) is a spin function.
+pub(crate) fn in_spin_loop(ctx: LLVMContextRef, inst: Value) -> bool {
+    let mut loc = llvm::debug_loc(inst);
+    for _ in 0..64 {
+        if loc.is_null() {
+            return false;
+        }
+        // SAFETY: `loc` is a DILocation; inlinedAt is a DILocation or null.
+        let (scope, at) = unsafe {
+            (
+                di::LLVMDILocationGetScope(loc),
+                di::LLVMDILocationGetInlinedAt(loc),
+            )
+        };
+        let name = subprogram_name(ctx, scope);
+        let last = name.rsplit("::").next().unwrap_or("");
+        if matches!(last, "spin" | "spin_until" | "spin_read" | "spin_write") {
+            return true;
+        }
+        loc = at;
+    }
+    false
+}

@@ -1,0 +1,171 @@
+//! Rust programs end to end: `rust-examples/` built with `reach-rustc` as
+//! cargo's `RUSTC_WRAPPER`, and one file built with `reach-rustc` directly.
+//! Each bug must be found with its kind and replayed from its schedule file;
+//! each correct twin explored completely in exactly its number of executions
+//! (one per partial order: the same count under `--strategy optimal`).
+
+use reach_tests::{bin, bin_dir, reach, root, schedule_of, scratch};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+fn modified(p: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(p).and_then(|m| m.modified()).ok()
+}
+
+/// Builds the `rust-examples` workspace once per test process into
+/// `target/rust-examples` (cleaned first when the wrapper or the pass is
+/// newer than the last build: cargo does not track the wrapper).
+fn examples_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let target = bin_dir()
+            .parent()
+            .map(|t| t.join("rust-examples"))
+            .unwrap_or_else(|| scratch().join("rust-examples"));
+        let stamp = target.join("reach-rustc.stamp");
+        let tools = [bin("reach-rustc"), bin("reach-instrument")];
+        let stale = match modified(&stamp) {
+            Some(built) => tools.iter().any(|t| modified(t).is_none_or(|m| m > built)),
+            None => true,
+        };
+        if stale && target.exists() {
+            std::fs::remove_dir_all(&target).expect("clean target/rust-examples");
+        }
+        let status = Command::new("cargo")
+            .env("RUSTC_WRAPPER", bin("reach-rustc"))
+            .args(["build", "--offline", "--manifest-path"])
+            .arg(root().join("rust-examples/Cargo.toml"))
+            .arg("--target-dir")
+            .arg(&target)
+            .status()
+            .expect("run cargo");
+        assert!(status.success(), "cargo build of rust-examples failed");
+        std::fs::write(&stamp, b"").expect("write the build stamp");
+        target.join("debug")
+    })
+}
+
+fn assert_bug(program: &Path, kind: &str, message_part: &str) {
+    let run = reach(program, &[], &[]);
+    let name = program.display();
+    assert_eq!(
+        run.code, 1,
+        "{name}: exit status\n{}\n{}",
+        run.stdout, run.stderr
+    );
+    assert_eq!(
+        run.bug_kind().as_deref(),
+        Some(kind),
+        "{name}: {}",
+        run.stdout
+    );
+    let message = run.json["bug"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(message_part), "{name}: {message}");
+    let schedule = schedule_of(program).to_string_lossy().into_owned();
+    let replay = reach(program, &["--replay", schedule.as_str()], &[]);
+    assert_eq!(replay.code, 1, "{name}: replay\n{}", replay.stdout);
+    assert_eq!(replay.bug_kind().as_deref(), Some(kind), "{name}: replay");
+    assert_eq!(
+        replay.json["bug"]["trace"], run.json["bug"]["trace"],
+        "{name}: the replay did not reproduce the interleaving"
+    );
+}
+
+fn assert_clean(program: &Path, executions: u64) {
+    for strategy in ["dpor", "optimal"] {
+        let run = reach(program, &["--strategy", strategy], &[]);
+        let name = program.display();
+        assert_eq!(
+            run.code, 0,
+            "{name} ({strategy}): {}\n{}",
+            run.stdout, run.stderr
+        );
+        assert!(run.complete(), "{name} ({strategy}): search not complete");
+        assert!(run.json["bug"].is_null(), "{name}: {}", run.stdout);
+        assert_eq!(
+            run.executions(),
+            executions,
+            "{name} ({strategy}): executions"
+        );
+    }
+}
+
+#[test]
+fn lost_update_behind_a_lock_taken_twice_panics() {
+    assert_bug(
+        &examples_dir().join("lost_update"),
+        "panic",
+        "panicked at programs/src/bin/lost_update.rs:9:5: assertion `left == right` failed: an increment was lost",
+    );
+}
+
+#[test]
+fn lost_update_fixed_is_clean() {
+    assert_clean(&examples_dir().join("lost_update_fixed"), 33);
+}
+
+#[test]
+fn abba_with_std_mutex_deadlocks() {
+    assert_bug(
+        &examples_dir().join("abba_deadlock"),
+        "deadlock",
+        "waits on futex",
+    );
+}
+
+#[test]
+fn abba_ordered_is_clean() {
+    assert_clean(&examples_dir().join("abba_ordered"), 16);
+}
+
+#[test]
+fn publish_before_init_reads_uninitialised_data() {
+    assert_bug(
+        &examples_dir().join("publish_before_init"),
+        "panic",
+        "thread '<unnamed>' panicked at programs/src/bin/publish_before_init.rs:13:13",
+    );
+}
+
+#[test]
+fn publish_after_init_is_clean() {
+    assert_clean(&examples_dir().join("publish_after_init"), 2);
+}
+
+#[test]
+fn condvar_lost_wakeup_deadlocks() {
+    assert_bug(
+        &examples_dir().join("condvar_lost_wakeup"),
+        "deadlock",
+        "waits to join thread 1",
+    );
+}
+
+#[test]
+fn condvar_handshake_is_clean() {
+    assert_clean(&examples_dir().join("condvar_handshake"), 40);
+}
+
+#[test]
+fn a_swallowed_thread_panic_is_a_panic_not_a_crash() {
+    assert_bug(
+        &examples_dir().join("thread_panic"),
+        "panic",
+        "index out of bounds",
+    );
+}
+
+#[test]
+fn a_single_file_built_by_reach_rustc_directly() {
+    let out = scratch().join("std_tour");
+    let status = Command::new(bin("reach-rustc"))
+        .args(["-g", "--edition", "2021"])
+        .arg(root().join("rust-examples/single/std_tour.rs"))
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("run reach-rustc");
+    assert!(status.success(), "reach-rustc failed");
+    assert_clean(&out, 434);
+}
