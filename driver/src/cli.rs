@@ -191,12 +191,12 @@ pub struct Cli {
     /// `reach-native merge`.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
-    /// With --shard: the shared part every shard runs before the subtrees
-    /// are divided (branching nodes for dpor and exhaustive, generations of
-    /// race variants for rt). Deeper: more, smaller subtrees.
-    /// Default: 8 for dpor, 3 for exhaustive, 4 for rt.
-    #[arg(long, value_name = "D", requires = "shard")]
-    pub shard_depth: Option<u32>,
+    /// With --shard: frontier subtrees per shard that the shared part
+    /// (run by every shard) aims for, by estimated size. More: better
+    /// balance, a longer shared part and (dpor) more forced choices.
+    /// Default: 4 for dpor, 8 for exhaustive and rt. Every shard of one search needs the same value.
+    #[arg(long, value_name = "K", requires = "shard", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub shard_split: Option<u32>,
     /// Report a bug's schedule as found, without shortening it.
     #[arg(long)]
     pub no_shorten: bool,

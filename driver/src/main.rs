@@ -168,7 +168,7 @@ fn run(cli: &Cli) -> Result<u8> {
     let shard = cli
         .shard
         .as_deref()
-        .map(|text| ShardSpec::parse(text, shard_depth(cli), |v| std::env::var(v).ok()))
+        .map(|text| ShardSpec::parse(text, shard_split(cli), |v| std::env::var(v).ok()))
         .transpose()?;
     if shard.is_some() {
         if cli.replay.is_some() {
@@ -375,19 +375,19 @@ fn clock_seed() -> u64 {
 
 /// The part of `strategy`'s search that shard `spec` explores.
 fn sharded(strategy: StrategyName, spec: ShardSpec) -> Result<Box<dyn Strategy>> {
-    let how = Assignment::RoundRobin;
-    let depth = spec.depth;
+    let how = Assignment::Balanced;
+    let (split, n) = (spec.split, spec.count);
     Ok(match strategy {
-        StrategyName::Dpor => Box::new(Sharded::new(Dpor::new(true).with_shard_top(depth), spec, how)),
-        StrategyName::DporCr => Box::new(Sharded::new(Dpor::new(false).with_shard_top(depth), spec, how)),
-        StrategyName::DporClassic => Box::new(Sharded::new(Dpor::classic().with_shard_top(depth), spec, how)),
+        StrategyName::Dpor => Box::new(Sharded::new(Dpor::new(true).with_shard_plan(split, n), spec, how)),
+        StrategyName::DporCr => Box::new(Sharded::new(Dpor::new(false).with_shard_plan(split, n), spec, how)),
+        StrategyName::DporClassic => Box::new(Sharded::new(Dpor::classic().with_shard_plan(split, n), spec, how)),
         StrategyName::Exhaustive => Box::new(Sharded::new(
-            Exhaustive::default().with_shard_top(depth),
+            Exhaustive::default().with_shard_plan(split, n),
             spec,
             how,
         )),
         StrategyName::Rt => Box::new(Sharded::new(
-            ReachabilityTesting::new().with_shard_depth(depth),
+            ReachabilityTesting::new().with_shard_plan(split, n),
             spec,
             how,
         )),
@@ -605,7 +605,7 @@ fn finish(
             .shard
             .as_deref()
             .and_then(|text| {
-                ShardSpec::parse(text, shard_depth(cli), |v| std::env::var(v).ok()).ok()
+                ShardSpec::parse(text, shard_split(cli), |v| std::env::var(v).ok()).ok()
             })
             .map(Into::into);
         let text = serde_json::to_string_pretty(&report)?;
@@ -624,10 +624,10 @@ fn finish(
     })
 }
 
-/// `--shard-depth`, or the strategy's default.
-fn shard_depth(cli: &Cli) -> u32 {
-    cli.shard_depth
-        .unwrap_or_else(|| reach_native::shard::default_depth(&strategy_word(cli.strategy)))
+/// `--shard-split`, or its default.
+fn shard_split(cli: &Cli) -> u32 {
+    cli.shard_split
+        .unwrap_or_else(|| reach_native::shard::default_split(&strategy_word(cli.strategy)))
 }
 
 /// The options that decide what the search explores, for the report.

@@ -35,7 +35,7 @@ pub struct JsonStep {
 
 /// Version of the report's layout: raised when a field changes meaning or
 /// goes away (adding a field keeps it).
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// A reported bug.
 #[derive(Serialize)]
