@@ -17,6 +17,7 @@ pub struct Chan {
     cut: *mut ThreadSlot,
     prefix: *const u32,
     events: *mut Event,
+    sym: *mut u8,
     /// Prefix capacity (entries).
     pub prefix_capacity: u32,
     /// Event capacity (events).
@@ -39,6 +40,7 @@ impl Chan {
         cut: core::ptr::null_mut(),
         prefix: core::ptr::null(),
         events: core::ptr::null_mut(),
+        sym: core::ptr::null_mut(),
         prefix_capacity: 0,
         event_capacity: 0,
     };
@@ -111,6 +113,7 @@ impl Chan {
                 cut: b.add(layout.cut_offset()) as *mut ThreadSlot,
                 prefix: b.add(layout.prefix_offset()) as *const u32,
                 events: b.add(layout.events_offset()) as *mut Event,
+                sym: b.add(layout.sym_offset()),
                 prefix_capacity: layout.prefix_capacity,
                 event_capacity: layout.event_capacity,
             })
@@ -121,6 +124,11 @@ impl Chan {
     pub fn header(&self) -> &Header {
         // SAFETY: attached channels have a valid header pointer.
         unsafe { &*self.hdr }
+    }
+
+    /// The symbolic region ([`reach_channel::symbolic`]), null if not attached.
+    pub fn sym(&self) -> *mut u8 {
+        self.sym
     }
 
     fn hdr(&self) -> *mut Header {

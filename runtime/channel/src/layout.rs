@@ -10,6 +10,7 @@
 //! | cut      | `[ThreadSlot; MAX_THREADS]`  | runtime (valid for [`Header::cut_threads`] slots) |
 //! | prefix   | `[u32; prefix_capacity]`     | driver     |
 //! | events   | `[Event; event_capacity]`    | runtime    |
+//! | symbolic | [`crate::symbolic`] region (inputs, expressions, path constraints) | both |
 //!
 //! Everything the runtime writes is untrusted for the driver: use
 //! [`crate::view::ChannelView`] to read it with validation.
@@ -20,7 +21,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// Magic number at the start of the channel ("REACHCHN").
 pub const MAGIC: u64 = 0x4E48_4348_4341_4552;
 /// Channel layout / hook ABI version; bump on any incompatible change.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 /// Most threads one execution may create (thread ids are `0..MAX_THREADS`).
 pub const MAX_THREADS: usize = 256;
 /// Bytes reserved for the header region.
@@ -443,9 +444,16 @@ impl Layout {
         (end + 63) & !63
     }
 
+    /// Byte offset of the symbolic region ([`crate::symbolic`], 64-byte aligned).
+    pub const fn sym_offset(&self) -> usize {
+        let end =
+            self.events_offset() + self.event_capacity as usize * core::mem::size_of::<Event>();
+        (end + 63) & !63
+    }
+
     /// Total bytes of the region.
     pub const fn total_bytes(&self) -> usize {
-        self.events_offset() + self.event_capacity as usize * core::mem::size_of::<Event>()
+        self.sym_offset() + crate::symbolic::SYM_REGION_BYTES
     }
 }
 
