@@ -21,6 +21,7 @@ mod llvm;
 pub mod load;
 pub mod site_table;
 pub mod stats;
+pub mod symbolic;
 pub mod wrapper;
 
 pub use error::PassError;

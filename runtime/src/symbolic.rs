@@ -372,7 +372,7 @@ fn name_of(name: *const c_char) -> &'static [u8] {
 /// # Safety
 /// `name` is NUL-terminated or null.
 #[no_mangle]
-pub unsafe extern "C" fn reach_input_int(name: *const c_char, lo: i32, hi: i32) -> i32 {
+pub unsafe extern "C" fn __reach_input_int(name: *const c_char, lo: i32, hi: i32) -> i32 {
     let (lo, hi) = if hi < lo { (i32::MIN, i32::MAX) } else { (lo, hi) };
     let default = 0i32.clamp(lo, hi);
     let Some(h) = on() else { return default };
@@ -416,7 +416,7 @@ pub unsafe extern "C" fn reach_input_int(name: *const c_char, lo: i32, hi: i32) 
 /// # Safety
 /// `buf` is valid for `len` bytes; `name` is NUL-terminated or null.
 #[no_mangle]
-pub unsafe extern "C" fn reach_input_bytes(buf: *mut c_void, len: usize, name: *const c_char) {
+pub unsafe extern "C" fn __reach_input_bytes(buf: *mut c_void, len: usize, name: *const c_char) {
     if buf.is_null() || len == 0 {
         return;
     }
@@ -433,7 +433,7 @@ pub unsafe extern "C" fn reach_input_bytes(buf: *mut c_void, len: usize, name: *
 /// Narrows the inputs to those for which `cond` holds: an execution whose
 /// `cond` is false ends at once (exit status 0) and shows no bug.
 #[no_mangle]
-pub extern "C" fn reach_assume(cond: i32) {
+pub extern "C" fn __reach_assume(cond: i32) {
     if cond == 0 && on().is_some() {
         // SAFETY: ends the process through the interposed exit path.
         unsafe { libc::exit(0) };

@@ -36,8 +36,14 @@ pub fn bind_lazy_value() -> String {
     "0".repeat(BIND_NOW.len() + BIND_NOW_MARK.len() - BIND_LAZY.len())
 }
 
+/// Read by `reach-instrument` (so also through `reach-cc`): `1` adds the
+/// shadow computations of concolic testing (inputs, expressions, path
+/// constraints) to the instrumented code.
+pub const SYMBOLIC: &str = "REACH_SYMBOLIC";
+
 /// All known variables.
 pub const ALL: &[&str] = &[
+    SYMBOLIC,
     CHANNEL_FD,
     RUNTIME,
     CLANG,
