@@ -45,6 +45,8 @@ pub struct Trace {
     pub truncated: bool,
     /// Steps the execution ran, recorded or not (at least `events.len()`).
     pub total_steps: u64,
+    /// Inputs, expressions and path constraints (concolic testing).
+    pub symbolic: Option<std::sync::Arc<crate::concolic::SymTrace>>,
     /// Index of the next event of the same thread after event `i`, if any.
     next_same_thread: Vec<Option<usize>>,
     /// Indices of each thread's events, in order.
@@ -100,6 +102,7 @@ impl Trace {
         let mut trace = Trace::new(events, final_pending);
         trace.truncated = outcome.cut.is_some();
         trace.total_steps = outcome.steps.max(trace.len() as u64);
+        trace.symbolic = outcome.symbolic.clone();
         if trace.truncated {
             // The process ended past the recorded steps.
             return trace;
@@ -149,6 +152,7 @@ impl Trace {
         final_pending.resize(threads, None);
         Trace {
             total_steps: events.len() as u64,
+            symbolic: None,
             events,
             final_pending,
             ended_by: None,

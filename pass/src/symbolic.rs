@@ -379,11 +379,16 @@ fn declare_all(ir: &mut Ir) {
         None,
     );
     // Guard: (site, s, c: i1); runtime: (site, s, taken: i32).
-    let widen_c = |a: &[Value]| a.to_vec();
+    let builder = ir.b;
+    let widen_c = move |a: &[Value]| {
+        // SAFETY: the builder is positioned in the guard's call block.
+        let taken = unsafe { c::LLVMBuildZExt(builder, a[2], i32t, c"".as_ptr()) };
+        vec![a[0], a[1], taken]
+    };
     declare_guard(
         ir,
         "__reach_sym_branch",
-        &[i64t, i32t, i1],
+        &[i64t, i32t, i32t],
         &[i64t, i32t, i1],
         false,
         When::AnyNonZero(&[1]),
@@ -733,6 +738,21 @@ unsafe fn function(
                             shadow.insert(inst, s);
                         }
                     }
+                    LLVMSelect if tracked(llvm::operand(inst, 0)) == 1 => {
+                        // A select of pointers (or floats) on a symbolic
+                        // condition: a branch (its value cannot be symbolic).
+                        let cnd = llvm::operand(inst, 0);
+                        let s = sh(&shadow, cnd);
+                        if is_zero(s) {
+                            continue;
+                        }
+                        let loc = source_loc(ir.ctx, inst, source, fname);
+                        let site = table.add("branch", loc);
+                        stats.branches += 1;
+                        c::LLVMPositionBuilderBefore(b, inst);
+                        let mut args = [ir.c64(site), s, cnd];
+                        ir.call("__reach_sym_branch", &mut args);
+                    }
                     LLVMLoad if tracked(inst) > 0 => {
                         if after(ir) {
                             let size = llvm::store_size(ir.module, llvm::type_of(inst));
@@ -795,11 +815,11 @@ unsafe fn function(
                         if is_zero(s) || tracked(cnd) == 0 {
                             continue;
                         }
-                        let n = c::LLVMGetNumOperands(inst).max(0) as u32;
-                        let mut cases: Vec<Value> = (2..n)
-                            .step_by(2)
+                        // Successor 0 is the default; case i has successor i.
+                        let n = c::LLVMGetNumSuccessors(inst);
+                        let mut cases: Vec<Value> = (1..n)
                             .map(|i| {
-                                let v = llvm::operand(inst, i);
+                                let v = c::LLVMGetSwitchCaseValue(inst, i);
                                 ir.c64(c::LLVMConstIntGetZExtValue(v))
                             })
                             .collect();
