@@ -42,8 +42,7 @@ use crate::llvm::{self, Value};
 use crate::site_table::SiteTable;
 use inkwell::llvm_sys::core as c;
 use inkwell::llvm_sys::prelude::{
-    LLVMBasicBlockRef, LLVMBuilderRef, LLVMContextRef, LLVMMetadataRef, LLVMModuleRef,
-    LLVMTypeRef,
+    LLVMBasicBlockRef, LLVMBuilderRef, LLVMContextRef, LLVMMetadataRef, LLVMModuleRef, LLVMTypeRef,
 };
 use inkwell::llvm_sys::{LLVMIntPredicate, LLVMLinkage, LLVMOpcode, LLVMVisibility};
 use reach_channel::symbolic::SymOp;
@@ -234,7 +233,10 @@ fn declare_guard(
                 c::LLVMBuildCondBr(b, present, check, done);
                 c::LLVMPositionBuilderAtEnd(b, check);
                 let v = c::LLVMBuildLoad2(b, ir.i32, flag, c"".as_ptr());
-                c::LLVMSetOrdering(v, inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic);
+                c::LLVMSetOrdering(
+                    v,
+                    inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic,
+                );
                 c::LLVMSetAlignment(v, 4);
                 c::LLVMBuildICmp(b, LLVMIntPredicate::LLVMIntNE, v, ir.zero32(), c"".as_ptr())
             }
@@ -790,8 +792,12 @@ unsafe fn function(
                                 continue;
                             }
                             c::LLVMPositionBuilderBefore(b, inst);
-                            let mut args =
-                                [ir.c64(0), s, ir.c32(u64::from(tracked(idx))), ir.to_i64(idx)];
+                            let mut args = [
+                                ir.c64(0),
+                                s,
+                                ir.c32(u64::from(tracked(idx))),
+                                ir.to_i64(idx),
+                            ];
                             ir.call("__reach_sym_concretize", &mut args);
                         }
                     }
@@ -824,7 +830,8 @@ unsafe fn function(
                             })
                             .collect();
                         let arr_ty = c::LLVMArrayType2(ir.i64, cases.len() as u64);
-                        let arr = c::LLVMConstArray2(ir.i64, cases.as_mut_ptr(), cases.len() as u64);
+                        let arr =
+                            c::LLVMConstArray2(ir.i64, cases.as_mut_ptr(), cases.len() as u64);
                         let g = c::LLVMAddGlobal(ir.module, arr_ty, c"__reach_sym.cases".as_ptr());
                         c::LLVMSetInitializer(g, arr);
                         c::LLVMSetGlobalConstant(g, 1);
@@ -905,7 +912,16 @@ fn binary(ir: &Ir, sym: u64, width: u32, a: Value, b: Value, sa: Value, sb: Valu
 }
 
 #[allow(clippy::too_many_arguments)]
-fn ite(ir: &Ir, sc: Value, c: Value, width: u32, a: Value, b: Value, sa: Value, sb: Value) -> Value {
+fn ite(
+    ir: &Ir,
+    sc: Value,
+    c: Value,
+    width: u32,
+    a: Value,
+    b: Value,
+    sa: Value,
+    sb: Value,
+) -> Value {
     let mut args = [
         sc,
         c,
@@ -950,7 +966,11 @@ unsafe fn call_site(
             if is("llvm.memcpy") || is("llvm.memmove") {
                 c::LLVMPositionBuilderBefore(b, inst);
                 let len = llvm::operand(inst, 2);
-                let mut args = [llvm::operand(inst, 0), llvm::operand(inst, 1), ir.to_i64(len)];
+                let mut args = [
+                    llvm::operand(inst, 0),
+                    llvm::operand(inst, 1),
+                    ir.to_i64(len),
+                ];
                 ir.call("__reach_sym_memcpy", &mut args);
             } else if is("llvm.memset") {
                 c::LLVMPositionBuilderBefore(b, inst);
@@ -1101,7 +1121,14 @@ pub fn define_input_api(module: LLVMModuleRef) {
             let mut args: Vec<Value> = (0..params.len() as u32)
                 .map(|i| c::LLVMGetParam(f, i))
                 .collect();
-            let r = c::LLVMBuildCall2(b, ty, rt, args.as_mut_ptr(), args.len() as u32, c"".as_ptr());
+            let r = c::LLVMBuildCall2(
+                b,
+                ty,
+                rt,
+                args.as_mut_ptr(),
+                args.len() as u32,
+                c"".as_ptr(),
+            );
             if ret == void {
                 c::LLVMBuildRetVoid(b);
             } else {
@@ -1113,11 +1140,14 @@ pub fn define_input_api(module: LLVMModuleRef) {
                     // hi < lo ? 0 : max(lo, min(0, hi))
                     let (lo, hi) = (args[1], args[2]);
                     let zero = c::LLVMConstInt(i32t, 0, 0);
-                    let hi_neg = c::LLVMBuildICmp(b, LLVMIntPredicate::LLVMIntSLT, hi, zero, c"".as_ptr());
+                    let hi_neg =
+                        c::LLVMBuildICmp(b, LLVMIntPredicate::LLVMIntSLT, hi, zero, c"".as_ptr());
                     let m = c::LLVMBuildSelect(b, hi_neg, hi, zero, c"".as_ptr());
-                    let lo_big = c::LLVMBuildICmp(b, LLVMIntPredicate::LLVMIntSGT, lo, m, c"".as_ptr());
+                    let lo_big =
+                        c::LLVMBuildICmp(b, LLVMIntPredicate::LLVMIntSGT, lo, m, c"".as_ptr());
                     let v = c::LLVMBuildSelect(b, lo_big, lo, m, c"".as_ptr());
-                    let empty = c::LLVMBuildICmp(b, LLVMIntPredicate::LLVMIntSLT, hi, lo, c"".as_ptr());
+                    let empty =
+                        c::LLVMBuildICmp(b, LLVMIntPredicate::LLVMIntSLT, hi, lo, c"".as_ptr());
                     let v = c::LLVMBuildSelect(b, empty, zero, v, c"".as_ptr());
                     c::LLVMBuildRet(b, v);
                 }

@@ -373,7 +373,11 @@ fn name_of(name: *const c_char) -> &'static [u8] {
 /// `name` is NUL-terminated or null.
 #[no_mangle]
 pub unsafe extern "C" fn __reach_input_int(name: *const c_char, lo: i32, hi: i32) -> i32 {
-    let (lo, hi) = if hi < lo { (i32::MIN, i32::MAX) } else { (lo, hi) };
+    let (lo, hi) = if hi < lo {
+        (i32::MIN, i32::MAX)
+    } else {
+        (lo, hi)
+    };
     let default = 0i32.clamp(lo, hi);
     let Some(h) = on() else { return default };
     let mut bytes = default.to_le_bytes();
@@ -460,8 +464,7 @@ pub extern "C" fn __reach_sym_assume(site: u64, s: u32, cond: u64) {
 #[no_mangle]
 pub extern "C" fn __reach_sym_binary(op: u32, width: u32, a: u64, b: u64, sa: u32, sb: u32) -> u32 {
     let Some(h) = on() else { return 0 };
-    let Some(op) = SymOp::from_u16(op as u16).filter(|o| o.is_binary() || o.is_comparison())
-    else {
+    let Some(op) = SymOp::from_u16(op as u16).filter(|o| o.is_binary() || o.is_comparison()) else {
         return 0;
     };
     let x = operand(h, sa, width, a);
@@ -482,7 +485,9 @@ pub extern "C" fn __reach_sym_cast(op: u32, from: u32, to: u32, sa: u32) -> u32 
         return sa;
     }
     match SymOp::from_u16(op as u16) {
-        Some(o @ (SymOp::ZExt | SymOp::SExt)) if to > from => push_node(h, node(o, to, sa, 0, 0, 0)),
+        Some(o @ (SymOp::ZExt | SymOp::SExt)) if to > from => {
+            push_node(h, node(o, to, sa, 0, 0, 0))
+        }
         Some(SymOp::Extract) if to < from => push_node(h, node(SymOp::Extract, to, sa, 0, 0, 0)),
         _ => 0,
     }
@@ -490,14 +495,7 @@ pub extern "C" fn __reach_sym_cast(op: u32, from: u32, to: u32, sa: u32) -> u32 
 
 /// `select c, a, b` of `width` bits with a symbolic condition `sc`.
 #[no_mangle]
-pub extern "C" fn __reach_sym_ite(
-    sc: u32,
-    width: u32,
-    a: u64,
-    b: u64,
-    sa: u32,
-    sb: u32,
-) -> u32 {
+pub extern "C" fn __reach_sym_ite(sc: u32, width: u32, a: u64, b: u64, sa: u32, sb: u32) -> u32 {
     let Some(h) = on() else { return 0 };
     if width_of(h, sc) != 1 {
         return 0;
@@ -775,5 +773,10 @@ pub unsafe extern "C" fn read(fd: i32, buf: *mut c_void, count: usize) -> isize 
         }
     }
     // SAFETY: forwarding the caller's arguments.
-    unsafe { crate::real!(c"read", unsafe extern "C" fn(i32, *mut c_void, usize) -> isize)(fd, buf, count) }
+    unsafe {
+        crate::real!(
+            c"read",
+            unsafe extern "C" fn(i32, *mut c_void, usize) -> isize
+        )(fd, buf, count)
+    }
 }

@@ -234,12 +234,7 @@ impl Concolic {
         if sym.overflow != 0 {
             self.stats.overflowed += 1;
         }
-        if std::env::var_os("CONCOLIC_DEBUG").is_some() {
-            eprintln!("inputs {:?}", sym.inputs);
-            for b in &sym.branches {
-                eprintln!("  {:?}", b);
-            }
-        }
+
         // Per-thread running hash of (site, outcome) of its branches.
         let mut running: Vec<(u32, u64)> = Vec::new();
         for (i, b) in sym.branches.iter().enumerate() {

@@ -297,7 +297,9 @@ impl Solver {
         let mut params = z3::Params::new(ctx);
         params.set_u32(
             "timeout",
-            u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX).max(1),
+            u32::try_from(timeout.as_millis())
+                .unwrap_or(u32::MAX)
+                .max(1),
         );
         solver.set_params(&params);
         Solver {

@@ -3,10 +3,10 @@
 //! execution, and read back (as untrusted input) after it.
 
 use super::{ExecError, InputValue, Request};
+use reach_channel::layout::{REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING};
 use reach_channel::symbolic::{
     InputSlot, SymHeader, SYM_MAX_INPUTS, SYM_MAX_INPUT_BYTES, SYM_REQ_ARGS, SYM_REQ_STDIN,
 };
-use reach_channel::layout::{REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING};
 use reach_channel::{ChannelView, Event, Header, Layout, RunStatus, ThreadSlot, MAGIC, VERSION};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};

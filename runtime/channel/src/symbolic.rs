@@ -321,8 +321,8 @@ pub struct BranchRecord {
 }
 
 /// Bytes of the symbolic region.
-pub const SYM_REGION_BYTES: usize = sym_branches_offset()
-    + SYM_BRANCH_CAPACITY * core::mem::size_of::<BranchRecord>();
+pub const SYM_REGION_BYTES: usize =
+    sym_branches_offset() + SYM_BRANCH_CAPACITY * core::mem::size_of::<BranchRecord>();
 
 /// Offset of the node array inside the region.
 pub const fn sym_nodes_offset() -> usize {

@@ -225,8 +225,7 @@ impl<'a> ChannelView<'a> {
         let inputs = field(offset_of!(SymHeader, input_count))? as usize;
         let nodes = field(offset_of!(SymHeader, node_count))? as usize;
         let branches = field(offset_of!(SymHeader, branch_count))? as usize;
-        if inputs > SYM_MAX_INPUTS || nodes > SYM_NODE_CAPACITY || branches > SYM_BRANCH_CAPACITY
-        {
+        if inputs > SYM_MAX_INPUTS || nodes > SYM_NODE_CAPACITY || branches > SYM_BRANCH_CAPACITY {
             return Err(ChannelError::Corrupt("symbolic count exceeds capacity"));
         }
         Ok(SymCounts {
