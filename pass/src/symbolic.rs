@@ -164,7 +164,11 @@ enum When {
     Present,
 }
 
+/// Computes a guard's result when it does not call the runtime.
+type Fallback = dyn Fn(&Ir, &[Value]) -> Value;
+
 /// Declares runtime function `name` (extern_weak) and its guard.
+#[allow(clippy::too_many_arguments)]
 fn declare_guard(
     ir: &mut Ir,
     name: &'static str,
@@ -173,7 +177,7 @@ fn declare_guard(
     ret_i32: bool,
     when: When,
     forward: &dyn Fn(&[Value]) -> Vec<Value>,
-    fallback: Option<&dyn Fn(&Ir, &[Value]) -> Value>,
+    fallback: Option<&Fallback>,
 ) {
     let ret = if ret_i32 { ir.i32 } else { ir.void };
     let n = cstr(name);
@@ -538,7 +542,7 @@ fn callee_name(call: Value) -> String {
 
 /// Adds the shadow computations to every function of `module` that
 /// `skip` does not exclude; branch sites go into `table`.
-pub fn instrument(
+pub(crate) fn instrument(
     module: LLVMModuleRef,
     table: &mut SiteTable,
     source: &str,
@@ -599,6 +603,7 @@ pub fn instrument(
 
 /// # Safety
 /// `f` is a defined function of `ir.module`.
+#[allow(clippy::collapsible_match)]
 unsafe fn function(
     ir: &Ir,
     f: Value,
@@ -1068,7 +1073,7 @@ unsafe fn call_site(
 /// otherwise returns the default (0 clamped to the range, zero bytes,
 /// nothing), so a program built with `reach-cc` links and runs without the
 /// runtime. The definitions are not instrumented.
-pub fn define_input_api(module: LLVMModuleRef) {
+pub(crate) fn define_input_api(module: LLVMModuleRef) {
     // SAFETY: building small functions in the live module.
     unsafe {
         let ctx = c::LLVMGetModuleContext(module);
