@@ -358,6 +358,7 @@ pub fn execute(
                 race: None,
             },
         };
+        let trace = with_objects(trace, executor, &outcome);
         examined.finding = Some(finding(bug, number, trace, outcome));
         return Ok(Some(examined));
     }
@@ -369,7 +370,10 @@ pub fn execute(
         examined.fingerprint = Some(fingerprint(&trace));
     }
     match classify(&outcome, &trace, options.bug_policy) {
-        Ok(Some(bug)) => examined.finding = Some(finding(bug, number, trace, outcome)),
+        Ok(Some(bug)) => {
+            let trace = with_objects(trace, executor, &outcome);
+            examined.finding = Some(finding(bug, number, trace, outcome));
+        }
         Ok(None) => {}
         Err(Unusable::Unsupported(m)) => {
             return Err(format!(
@@ -379,6 +383,13 @@ pub fn execute(
         Err(Unusable::Internal(m)) => return Err(format!("[reach internal bug] {m}")),
     }
     Ok(Some(examined))
+}
+
+/// `trace` with the object records of the execution that just ran on
+/// `executor` (empty if they cannot be read: memory is then shown by address).
+pub fn with_objects(mut trace: Trace, executor: &Executor, outcome: &Outcome) -> Trace {
+    trace.objects = executor.objects(outcome.threads.len()).unwrap_or_default();
+    trace
 }
 
 fn finding(bug: Bug, execution: u64, trace: Trace, outcome: Outcome) -> Finding {

@@ -32,7 +32,7 @@ pub fn replay(
         }
     };
     summary.executions = 1;
-    let trace = Trace::from_outcome(&outcome);
+    let trace = crate::explore::with_objects(Trace::from_outcome(&outcome), executor, &outcome);
     if let Some(recorder) = record {
         recorder.offer(1, &trace, outcome.status != RunStatus::Running);
     }

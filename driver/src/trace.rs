@@ -13,6 +13,7 @@
 //! strategies it looks like an execution that ended there.
 
 use crate::exec::Outcome;
+use crate::objects::ObjectLog;
 use reach_channel::{EventFlags, Op, OpKind, ThreadSet, ThreadState};
 
 /// One executed visible operation.
@@ -47,6 +48,9 @@ pub struct Trace {
     pub total_steps: u64,
     /// Inputs, expressions and path constraints (concolic testing).
     pub symbolic: Option<std::sync::Arc<crate::concolic::SymTrace>>,
+    /// Heap blocks and escaping stack objects, for naming memory in
+    /// reports (read only for executions that are reported; else empty).
+    pub objects: ObjectLog,
     /// Index of the next event of the same thread after event `i`, if any.
     next_same_thread: Vec<Option<usize>>,
     /// Indices of each thread's events, in order.
@@ -157,6 +161,7 @@ impl Trace {
             final_pending,
             ended_by: None,
             truncated: false,
+            objects: ObjectLog::default(),
             next_same_thread,
             thread_events,
             first_event,

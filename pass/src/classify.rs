@@ -87,6 +87,15 @@ pub(crate) enum Action {
     Range { what: String, parts: Vec<RangePart> },
     /// `__reach_call_site(site)`.
     CallSite { callee: String },
+    /// `__reach_stack_object(site, ptr, size)` just *after* an `alloca`
+    /// whose address escapes: `count` elements of `element_size` bytes.
+    StackObject {
+        alloca: Value,
+        element_size: u64,
+        count: Value,
+        /// The variable's source name, if debug records give it.
+        name: Option<String>,
+    },
 }
 
 impl Action {
@@ -100,6 +109,10 @@ impl Action {
             | Action::InlineAsm { what, .. } => what.clone(),
             Action::Fence { what, .. } => (*what).to_string(),
             Action::CallSite { callee } => format!("call {callee}"),
+            Action::StackObject { name: None, .. } => "stack object".to_string(),
+            Action::StackObject {
+                name: Some(name), ..
+            } => format!("{}{name}", hooks::STACK_VARIABLE_PREFIX),
         }
     }
 }
@@ -210,12 +223,32 @@ impl Classifier {
                     ordering: llvm::ordering(inst),
                 })
             }
+            Op::LLVMAlloca => self.stack_object(inst),
             Op::LLVMCall | Op::LLVMInvoke | Op::LLVMCallBr => match llvm::called_inline_asm(inst) {
                 Some(asm) => self.inline_asm(inst, asm, stats),
                 None => self.call(inst, stats),
             },
             _ => None,
         }
+    }
+
+    /// An `alloca` in the default address space whose address escapes
+    /// gets a record so reports can name it.
+    fn stack_object(&mut self, inst: Value) -> Option<Action> {
+        if llvm::address_space(llvm::type_of(inst)) != 0 || !self.escape.escapes(inst) {
+            return None;
+        }
+        // SAFETY: `inst` is an alloca.
+        let ty = unsafe { inkwell::llvm_sys::core::LLVMGetAllocatedType(inst) };
+        if !llvm::is_sized(ty) || !sized(ty) {
+            return None;
+        }
+        Some(Action::StackObject {
+            alloca: inst,
+            element_size: llvm::alloc_size(self.module, ty),
+            count: llvm::operand(inst, 0),
+            name: crate::local_names::variable_name(inst),
+        })
     }
 
     fn load_store(

@@ -105,7 +105,13 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
         let site = table.add(&action.what(), loc);
         // SAFETY: `inst` is an instruction of this module.
         let iv = unsafe { InstructionValue::new(*inst) };
-        builder.position_before(&iv);
+        match (action, iv.get_next_instruction()) {
+            // An alloca's record follows it (it needs the address); an
+            // alloca is never a block's last instruction.
+            (Action::StackObject { .. }, Some(next)) => builder.position_before(&next),
+            (Action::StackObject { .. }, None) => continue,
+            _ => builder.position_before(&iv),
+        }
         let emitted = emit(&builder, &hooks, site, action).map_err(internal)?;
         for call in emitted {
             llvm::set_debug_loc(call, llvm::debug_loc(*inst));
@@ -237,6 +243,23 @@ fn emit<'ctx>(
         }
         Action::InlineAsm { accesses, .. } => {
             return inline_asm::emit(builder, hooks, site, accesses);
+        }
+        Action::StackObject {
+            alloca,
+            element_size,
+            count,
+            ..
+        } => {
+            // SAFETY: an alloca's operand is its integer element count.
+            let count = unsafe { IntValue::new(*count) };
+            let count = if count.get_type().get_bit_width() > 64 {
+                builder.build_int_truncate(count, i64t, "")?
+            } else {
+                builder.build_int_z_extend_or_bit_cast(count, i64t, "")?
+            };
+            let size = builder.build_int_mul(count, i64t.const_int(*element_size, false), "")?;
+            let args = [site_v, ptr(*alloca), size.into()];
+            calls.push(hooks.call(builder, &hooks::STACK_OBJECT, &args)?);
         }
     }
     Ok(calls.into_iter().map(|c| c.as_value_ref()).collect())

@@ -19,6 +19,7 @@ mod inline_asm;
 pub mod instrument;
 mod llvm;
 pub mod load;
+mod local_names;
 pub mod site_table;
 pub mod stats;
 pub mod symbolic;

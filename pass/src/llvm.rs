@@ -104,6 +104,15 @@ pub(crate) fn store_size(module: LLVMModuleRef, t: LLVMTypeRef) -> u64 {
     }
 }
 
+/// Allocation size in bytes of `t` (with its padding) under the module's data layout.
+pub(crate) fn alloc_size(module: LLVMModuleRef, t: LLVMTypeRef) -> u64 {
+    // SAFETY: the data layout is owned by the live module.
+    unsafe {
+        let dl = inkwell::llvm_sys::target::LLVMGetModuleDataLayout(module);
+        inkwell::llvm_sys::target::LLVMABISizeOfType(dl, t)
+    }
+}
+
 /// Name of a value (empty if unnamed).
 pub(crate) fn name(v: Value) -> String {
     // SAFETY: LLVM returns a pointer/length pair into the value's name.

@@ -62,7 +62,7 @@ extern "C" fn first_object(
 }
 
 /// The main executable's code range.
-fn program_text() -> (u64, u64) {
+pub(crate) fn program_text() -> (u64, u64) {
     if TEXT[1].load(Ordering::Relaxed) == 0 {
         // SAFETY: the callback only reads what the loader passes it.
         unsafe { libc::dl_iterate_phdr(Some(first_object), core::ptr::null_mut()) };

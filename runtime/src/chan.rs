@@ -3,7 +3,9 @@
 
 use core::sync::atomic::Ordering;
 use reach_channel::layout::MESSAGE_BYTES;
-use reach_channel::{Event, Header, Layout, RunStatus, ThreadSlot, MAGIC, MAX_THREADS, VERSION};
+use reach_channel::{
+    Event, Header, Layout, ObjectRecord, RunStatus, ThreadSlot, MAGIC, MAX_THREADS, VERSION,
+};
 
 /// Size of one trace event.
 const EVENT_BYTES: usize = core::mem::size_of::<Event>();
@@ -18,6 +20,9 @@ pub struct Chan {
     prefix: *const u32,
     events: *mut Event,
     sym: *mut u8,
+    objects: *mut ObjectRecord,
+    /// Object record capacity (records).
+    object_capacity: u32,
     /// Prefix capacity (entries).
     pub prefix_capacity: u32,
     /// Event capacity (events).
@@ -41,6 +46,8 @@ impl Chan {
         prefix: core::ptr::null(),
         events: core::ptr::null_mut(),
         sym: core::ptr::null_mut(),
+        objects: core::ptr::null_mut(),
+        object_capacity: 0,
         prefix_capacity: 0,
         event_capacity: 0,
     };
@@ -86,6 +93,7 @@ impl Chan {
                 Layout {
                     prefix_capacity: (*hdr).prefix_capacity,
                     event_capacity: (*hdr).event_capacity,
+                    object_capacity: (*hdr).object_capacity,
                 },
             )
         };
@@ -114,6 +122,8 @@ impl Chan {
                 prefix: b.add(layout.prefix_offset()) as *const u32,
                 events: b.add(layout.events_offset()) as *mut Event,
                 sym: b.add(layout.sym_offset()),
+                objects: b.add(layout.objects_offset()) as *mut ObjectRecord,
+                object_capacity: layout.object_capacity,
                 prefix_capacity: layout.prefix_capacity,
                 event_capacity: layout.event_capacity,
             })
@@ -189,6 +199,25 @@ impl Chan {
             Some(unsafe { &mut *self.events.add(i as usize) })
         } else {
             None
+        }
+    }
+
+    /// Appends an object record; when the region is full, notes the step
+    /// from which objects went unrecorded instead. Only the running thread
+    /// calls this, so the count needs no read-modify-write.
+    pub fn record_object(&self, rec: &ObjectRecord) {
+        if self.hdr.is_null() {
+            return;
+        }
+        // SAFETY: valid header.
+        let hdr = unsafe { &*self.hdr() };
+        let n = hdr.object_count.load(Ordering::Relaxed);
+        if n < self.object_capacity {
+            // SAFETY: in bounds.
+            unsafe { self.objects.add(n as usize).write(*rec) };
+            hdr.object_count.store(n + 1, Ordering::Relaxed);
+        } else if hdr.objects_dropped_at.load(Ordering::Relaxed) == u64::MAX {
+            hdr.objects_dropped_at.store(rec.step, Ordering::Relaxed);
         }
     }
 

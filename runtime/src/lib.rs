@@ -22,6 +22,7 @@ pub mod enabled;
 pub mod fmtbuf;
 pub mod forkserver;
 pub mod hooks;
+pub mod objects_log;
 pub mod persist;
 pub mod real;
 pub mod sched;

@@ -183,6 +183,7 @@ examples! {
     thread_exit_heap: "thread_exit_heap.c", [], [] => Clean(13);
     racy_counter: "racy_counter.c", [], [] => Bug("data_race");
     report_names: "report_names.c", [], [] => Bug("data_race");
+    report_heap_names: "report_heap_names.c", [], [] => Bug("data_race");
     runs_forever: "runs_forever.c", ["--timeout", "1"], [] => Bug("hang");
     rw_monitor: "rw_monitor.c", [], ["2", "1", "1"] => Clean(62);
     rw_semaphore: "rw_semaphore.c", [], [] => Clean(114);

@@ -58,6 +58,53 @@ fn objects_are_named_by_variable_field_and_element() {
 }
 
 #[test]
+fn heap_blocks_and_stack_variables_are_named() {
+    let program = build_example("report_heap_names.c");
+    let source = std::fs::read_to_string(root().join("c-examples/report_heap_names.c"))
+        .expect("read the example");
+    let line = 1 + source
+        .lines()
+        .position(|l| l.contains("struct jobs *jobs = malloc"))
+        .expect("the allocation line");
+    let allocated_at = format!("(allocated at report_heap_names.c:{line})");
+    let run = reach(&program, &[], &[]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.bug_kind().as_deref(), Some("data_race"));
+    let racing: Vec<String> = steps(&run)
+        .iter()
+        .filter(|s| s["role"] == "race")
+        .filter_map(|s| s["name"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(racing.len(), 2, "{}", run.stdout);
+    assert!(
+        racing
+            .iter()
+            .all(|n| n.starts_with("heap#") && n.ends_with(&allocated_at)),
+        "{racing:?}"
+    );
+    // The block freed before it (most likely at the same address) has
+    // another number.
+    assert!(!racing[0].starts_with("heap#1 "), "{racing:?}");
+    let message = run.json["bug"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(&allocated_at), "{message}");
+    let names: Vec<String> = steps(&run)
+        .iter()
+        .filter_map(|s| s["name"].as_str().map(str::to_string))
+        .collect();
+    for variable in ["T0 stack (main: results)", "T0 stack (main: work)"] {
+        assert!(names.iter().any(|n| n.starts_with(variable)), "{names:?}");
+    }
+    // The terminal report's race lines name the block in full.
+    assert!(
+        run.stdout
+            .lines()
+            .any(|l| l.contains("access: step") && l.contains(&racing[0])),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn terminal_report_has_a_column_per_thread_and_the_source_text() {
     let program = build_example("oracle_plain_race.c");
     let run = reach(&program, &[], &[]);

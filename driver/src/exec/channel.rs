@@ -7,7 +7,9 @@ use reach_channel::layout::{REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS, REQ_SPIN_BLOC
 use reach_channel::symbolic::{
     InputSlot, SymHeader, SYM_MAX_INPUTS, SYM_MAX_INPUT_BYTES, SYM_REQ_ARGS, SYM_REQ_STDIN,
 };
-use reach_channel::{ChannelView, Event, Header, Layout, RunStatus, ThreadSlot, MAGIC, VERSION};
+use reach_channel::{
+    ChannelView, Event, Header, Layout, ObjectRecord, RunStatus, ThreadSlot, MAGIC, VERSION,
+};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
@@ -17,6 +19,10 @@ pub const MAX_PREFIX: usize = 1 << 20;
 /// Largest number of events one execution may record (the recording bound's
 /// upper limit: 64 bytes of channel each).
 pub const MAX_EVENTS: u64 = 1 << 24;
+/// Allocations, frees and escaping stack objects one execution may record
+/// for naming objects in reports (40 bytes of channel each; pages the
+/// runtime never touches cost nothing).
+pub const OBJECT_CAPACITY: u32 = 1 << 16;
 
 /// A mapped memfd channel region.
 pub struct Channel {
@@ -34,6 +40,7 @@ impl Channel {
         let layout = Layout {
             prefix_capacity: MAX_PREFIX as u32,
             event_capacity: events,
+            object_capacity: OBJECT_CAPACITY,
         };
         let len = layout.total_bytes();
         // SAFETY: the name is a valid NUL-terminated string.
@@ -136,6 +143,8 @@ impl Channel {
             (*h).total_bytes = self.len as u64;
             (*h).prefix_capacity = layout.prefix_capacity;
             (*h).event_capacity = layout.event_capacity;
+            (*h).object_capacity = layout.object_capacity;
+            (*h).objects_dropped_at = std::sync::atomic::AtomicU64::new(u64::MAX);
             (*h).prefix_len = request.prefix.len() as u32;
             (*h).policy = request.policy as u32;
             (*h).seed = request.seed;
@@ -246,7 +255,20 @@ impl Channel {
             let events = (0..pre_main as usize)
                 .map(|i| ev.add(i).read_unaligned())
                 .collect();
-            Ok(StartState { slot, events })
+            let h = b as *const Header;
+            let count = (*h)
+                .object_count
+                .load(std::sync::atomic::Ordering::Relaxed)
+                .min(layout.object_capacity);
+            let obj = b.add(layout.objects_offset()) as *const ObjectRecord;
+            let objects = (0..count as usize)
+                .map(|i| obj.add(i).read_unaligned())
+                .collect();
+            Ok(StartState {
+                slot,
+                events,
+                objects,
+            })
         }
     }
 
@@ -269,6 +291,14 @@ impl Channel {
             );
             (*h).thread_count
                 .store(1, std::sync::atomic::Ordering::Relaxed);
+            let obj = b.add(layout.objects_offset()) as *mut ObjectRecord;
+            for (i, o) in start.objects.iter().enumerate() {
+                obj.add(i).write_unaligned(*o);
+            }
+            (*h).object_count.store(
+                start.objects.len() as u32,
+                std::sync::atomic::Ordering::Relaxed,
+            );
         }
     }
 
@@ -287,6 +317,7 @@ impl Channel {
 pub struct StartState {
     slot: ThreadSlot,
     events: Vec<Event>,
+    objects: Vec<ObjectRecord>,
 }
 
 // SAFETY: the mapping is owned by the channel and only accessed through

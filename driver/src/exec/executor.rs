@@ -5,6 +5,7 @@ use super::process::Binding;
 use super::server::{ForkServer, Unavailable};
 use super::{outcome, process, ExecConfig, ExecError, Outcome, Request};
 use crate::cancel::Cancel;
+use crate::objects::ObjectLog;
 use reach_channel::fork::UserThreadsCause;
 use reach_channel::layout::USER_THREADS_ABANDONED;
 use std::ffi::CString;
@@ -256,6 +257,12 @@ impl Executor {
             return self.run_once(request);
         }
         Ok(outcome)
+    }
+
+    /// The object records of the execution that just ran (for naming
+    /// memory in its report); `threads` is its number of threads.
+    pub fn objects(&self, threads: usize) -> Result<ObjectLog, ExecError> {
+        Ok(ObjectLog::read(&self.channel.view()?, threads)?)
     }
 
     /// [`Executor::run`] in the current thread mode.

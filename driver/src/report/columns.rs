@@ -124,7 +124,7 @@ pub fn render(
         }
         next = i + 1;
         let e = &trace.events[i];
-        let object = object_text(e, names);
+        let object = object_text(trace, i, names);
         let cell = if object.is_empty() {
             e.op.kind.name().to_string()
         } else {

@@ -63,10 +63,7 @@ pub fn render(page: &Page, names: &Names) -> String {
     row("program", &page.command);
     if let Some(f) = page.finding {
         row("bug", &f.bug.kind.to_string());
-        row(
-            "explanation",
-            super::resolve_sites(&f.bug.message, names).trim_end(),
-        );
+        row("explanation", super::bug_message(f, names).trim_end());
         row("found in execution", &f.execution.to_string());
     } else {
         row("bug", "none");
@@ -213,7 +210,7 @@ fn diagram(out: &mut String, trace: &Trace, finding: Option<&Finding>, names: &N
         };
         let e = &trace.events[i];
         let t = e.thread as usize;
-        let object = object_text(e, names);
+        let object = object_text(trace, i, names);
         let label = if object.is_empty() {
             e.op.kind.name().to_string()
         } else {

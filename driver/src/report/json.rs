@@ -122,7 +122,7 @@ fn json_bug(finding: &Finding, names: &Names) -> JsonBug {
     let roles = super::bug_steps(finding);
     JsonBug {
         kind: finding.bug.kind,
-        message: super::resolve_sites(&finding.bug.message, names),
+        message: super::bug_message(finding, names),
         signature: finding.signature.clone(),
         execution: finding.execution,
         schedule: encode_runs(finding.schedule.iter().copied()),
@@ -136,7 +136,7 @@ fn json_bug(finding: &Finding, names: &Names) -> JsonBug {
                     thread: e.thread,
                     op: e.op.kind.name().to_string(),
                     object: object_address(e),
-                    name: object_text(e, names),
+                    name: object_text(&finding.trace, step, names),
                     location: names.location(e.site),
                     file: place.as_ref().map(|p| p.file.clone()),
                     line: place.as_ref().map(|p| p.line),

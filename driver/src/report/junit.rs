@@ -60,7 +60,7 @@ pub fn build(
         escape(summary.strategy)
     ));
     if let Some(finding) = summary.findings.first() {
-        let message = super::resolve_sites(&finding.bug.message, names);
+        let message = super::bug_message(finding, names);
         let first_line = message.lines().next().unwrap_or_default();
         let mut body = format!("{}: {}\n", finding.bug.kind, message.trim_end());
         if let Some(command) = replay {

@@ -146,10 +146,16 @@ pub fn coverage_line(summary: &Summary) -> String {
     }
 }
 
-/// The object of an event as shown to people: `thread 2`, `counter`,
-/// `q.head`, `0x7ffff7a0c010`, or nothing.
-pub fn object_text(event: &TraceEvent, names: &Names) -> String {
-    object_with(event, |address| names.object(address))
+/// The object of event `step` of `trace` as shown to people: `thread 2`,
+/// `counter`, `q.head`, `heap#2 (allocated at f.c:9)`, `T0 stack (main)`,
+/// `0x7ffff7a0c010`, or nothing.
+pub fn object_text(trace: &Trace, step: usize, names: &Names) -> String {
+    match trace.events.get(step) {
+        Some(event) => object_with(event, |address| {
+            names.object_at(address, &trace.objects, step)
+        }),
+        None => String::new(),
+    }
 }
 
 /// The raw object of an event: `thread 2`, `0x4040a0`, or nothing.
@@ -345,16 +351,27 @@ pub fn location_text(names: &Names, site: u64) -> String {
     names.location(site)
 }
 
-/// Replaces every `(site 0x…)` the runtime wrote into a message with the
-/// site's source location, and names each address of a global
-/// (`0x555555558030` becomes `0x555555558030 (counter)`).
-pub fn resolve_sites(message: &str, names: &Names) -> String {
-    name_addresses(&sites_resolved(message, names), names)
+/// The bug's message with every `(site 0x…)` the runtime wrote into it
+/// replaced by the site's source location, and each address of a global or
+/// of memory the execution allocated named (`0x555555558030` becomes
+/// `0x555555558030 (counter)`), as the memory was at the first racing step
+/// (or at the end of the trace).
+pub fn bug_message(finding: &Finding, names: &Names) -> String {
+    let step = finding
+        .bug
+        .race
+        .map_or(finding.trace.len(), |race| race.first);
+    name_addresses(
+        &sites_resolved(&finding.bug.message, names),
+        names,
+        &finding.trace,
+        step,
+    )
 }
 
 /// Appends ` (name)` to each hexadecimal address in `text` that lies in a
-/// global of the program.
-fn name_addresses(text: &str, names: &Names) -> String {
+/// global of the program or in memory of `trace` (as it was at `step`).
+fn name_addresses(text: &str, names: &Names, trace: &Trace, step: usize) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("0x") {
@@ -366,7 +383,7 @@ fn name_addresses(text: &str, names: &Names) -> String {
         out.push_str(&rest[..end]);
         let named = u64::from_str_radix(&after[..len], 16)
             .ok()
-            .and_then(|a| names.global(a));
+            .and_then(|a| names.named_at(a, &trace.objects, step));
         if let Some(name) = named {
             if !rest[end..].starts_with(" (") {
                 out.push_str(&format!(" ({name})"));
@@ -378,7 +395,7 @@ fn name_addresses(text: &str, names: &Names) -> String {
     out
 }
 
-/// [`resolve_sites`] without naming addresses.
+/// [`bug_message`] without naming addresses.
 fn sites_resolved(message: &str, names: &Names) -> String {
     const MARK: &str = "(site 0x";
     let mut out = String::with_capacity(message.len());

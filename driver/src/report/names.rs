@@ -12,6 +12,7 @@
 //! subtraction.
 
 use crate::binary::Binary;
+use crate::objects::{Holder, ObjectLog};
 use addr2line::gimli;
 use goblin::elf::{header::ET_DYN, program_header::PT_LOAD, sym::STT_OBJECT, Elf};
 use std::cell::RefCell;
@@ -207,6 +208,67 @@ impl<'a> Names<'a> {
     pub fn object(&self, address: u64) -> String {
         self.global(address)
             .unwrap_or_else(|| format!("{address:#x}"))
+    }
+
+    /// The object at `address` when event `step` of an execution with
+    /// `objects` ran: a global as in [`Names::object`], else a heap block
+    /// (`heap#3 (allocated at f.c:12)`, `heap#3+8 (freed; allocated at
+    /// f.c:12)`) or a thread's stack object (`T1 stack (worker)`), else the
+    /// address.
+    pub fn object_at(&self, address: u64, objects: &ObjectLog, step: usize) -> String {
+        self.named_at(address, objects, step)
+            .unwrap_or_else(|| format!("{address:#x}"))
+    }
+
+    /// The name [`Names::object_at`] gives `address`, if it has one.
+    pub fn named_at(&self, address: u64, objects: &ObjectLog, step: usize) -> Option<String> {
+        if let Some(global) = self.global(address) {
+            return Some(global);
+        }
+        let held = objects.holder(address, step)?;
+        let offset = match held.offset {
+            0 => String::new(),
+            n => format!("+{n}"),
+        };
+        Some(match held.holder {
+            Holder::Heap {
+                ordinal,
+                origin,
+                freed,
+            } => {
+                let state = if freed { "freed; " } else { "" };
+                match self.place(origin) {
+                    Some(place) => {
+                        let file = Path::new(&place.file)
+                            .file_name()
+                            .map_or(place.file.clone(), |f| f.to_string_lossy().into_owned());
+                        format!(
+                            "heap#{ordinal}{offset} ({state}allocated at {file}:{})",
+                            place.line
+                        )
+                    }
+                    None if freed => format!("heap#{ordinal}{offset} (freed)"),
+                    None => format!("heap#{ordinal}{offset}"),
+                }
+            }
+            Holder::Stack { thread, site } => {
+                let function = self
+                    .place(site)
+                    .map(|p| p.function)
+                    .filter(|f| !f.is_empty());
+                let variable = self.binary.sites.get(&site).and_then(|s| {
+                    s.what
+                        .strip_prefix(reach_channel::hooks::STACK_VARIABLE_PREFIX)
+                        .map(str::to_string)
+                });
+                match (function, variable) {
+                    (Some(f), Some(v)) => format!("T{thread} stack ({f}: {v}){offset}"),
+                    (Some(f), None) => format!("T{thread} stack ({f}){offset}"),
+                    (None, Some(v)) => format!("T{thread} stack ({v}){offset}"),
+                    (None, None) => format!("T{thread} stack{offset}"),
+                }
+            }
+        })
     }
 
     /// The name of the global holding `address`, with the path to the byte.

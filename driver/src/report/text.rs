@@ -20,7 +20,7 @@ pub fn render(finding: &Finding, names: &Names, style: Style) -> String {
             bug.kind, finding.execution
         ))
     );
-    let message = super::resolve_sites(&bug.message, names);
+    let message = super::bug_message(finding, names);
     let _ = writeln!(
         out,
         "  {}",
@@ -53,7 +53,7 @@ pub fn render(finding: &Finding, names: &Names, style: Style) -> String {
                     "  {which} access: step {i}, thread {} {} {} at {}",
                     e.thread,
                     e.op.kind.name(),
-                    names.object(e.op.object),
+                    names.object_at(e.op.object, &finding.trace.objects, i),
                     names.location(e.site)
                 );
             }
@@ -114,7 +114,11 @@ pub fn render(finding: &Finding, names: &Names, style: Style) -> String {
                 };
                 let object = match OpKind::from_u16(slot.pending_kind) {
                     Some(OpKind::ThreadJoin) => format!("thread {}", slot.pending_object),
-                    _ => names.object(slot.pending_object),
+                    _ => names.object_at(
+                        slot.pending_object,
+                        &finding.trace.objects,
+                        finding.trace.len(),
+                    ),
                 };
                 format!(
                     "{status} {op} {object} at {}",

@@ -17,6 +17,8 @@
 /// Version of the hook ABI (the hooks, their parameters and the encodings
 /// they carry). Version 2 added the operation and operand of
 /// `__reach_atomic_rmw`; tables without a version record are version 1.
+/// (A hook that older modules do not call, such as `__reach_stack_object`,
+/// needs no new version.)
 pub const ABI_VERSION: u32 = 2;
 
 /// One parameter type of a hook.
@@ -282,6 +284,19 @@ pub const CALL_SITE: HookSpec = HookSpec {
     params: &[Param::Site],
 };
 
+/// `__reach_stack_object(site, addr, size)`: just after an `alloca` whose
+/// address escapes its function, so reports can name the object
+/// (`T1 stack (worker)`). Not a scheduling point; appends one record.
+pub const STACK_OBJECT: HookSpec = HookSpec {
+    name: "__reach_stack_object",
+    params: &[Param::Site, Param::Ptr, Param::U64],
+};
+
+/// How the site record of a [`STACK_OBJECT`] hook whose variable has a
+/// source name describes it: this prefix, then the name (`stack variable
+/// results`); `stack object` when it has none.
+pub const STACK_VARIABLE_PREFIX: &str = "stack variable ";
+
 /// Every hook, for declaration by the pass and export checks in the runtime.
 pub const ALL: &[HookSpec] = &[
     LOAD,
@@ -293,6 +308,7 @@ pub const ALL: &[HookSpec] = &[
     FENCE,
     RANGE,
     CALL_SITE,
+    STACK_OBJECT,
 ];
 
 /// Name of the ELF section holding the site table (see [`crate::sites`]).

@@ -10,6 +10,7 @@
 //! | cut      | `[ThreadSlot; MAX_THREADS]`  | runtime (valid for [`Header::cut_threads`] slots) |
 //! | prefix   | `[u32; prefix_capacity]`     | driver     |
 //! | events   | `[Event; event_capacity]`    | runtime    |
+//! | objects  | `[ObjectRecord; object_capacity]` | runtime (valid for [`Header::object_count`] records) |
 //! | symbolic | [`crate::symbolic`] region (inputs, expressions, path constraints) | both |
 //!
 //! Everything the runtime writes is untrusted for the driver: use
@@ -21,7 +22,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// Magic number at the start of the channel ("REACHCHN").
 pub const MAGIC: u64 = 0x4E48_4348_4341_4552;
 /// Channel layout / hook ABI version; bump on any incompatible change.
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 /// Most threads one execution may create (thread ids are `0..MAX_THREADS`).
 pub const MAX_THREADS: usize = 256;
 /// Bytes reserved for the header region.
@@ -319,6 +320,16 @@ pub struct Header {
     /// a [`crate::fork::UserThreadsCause`] number, with
     /// [`USER_THREADS_ABANDONED`] if the execution must run again.
     pub user_threads_off: AtomicU32,
+
+    // ---- layout, continued ----
+    /// Capacity of the object region, in records.
+    pub object_capacity: u32,
+    // ---- response (runtime → driver), continued ----
+    /// Number of valid records in the object region.
+    pub object_count: AtomicU32,
+    /// Step (event index) from which objects went unrecorded because the
+    /// region was full; `u64::MAX` while nothing was dropped.
+    pub objects_dropped_at: AtomicU64,
 }
 
 /// Life-cycle state of a thread slot.
@@ -412,6 +423,51 @@ impl Event {
     }
 }
 
+/// What an [`ObjectRecord`] records.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectKind {
+    /// A heap block was allocated (`malloc`, `calloc`, `realloc`,
+    /// `operator new`...); the origin is the return address of the call.
+    Heap = 1,
+    /// The heap block starting at the address was freed (size 0).
+    Free = 2,
+    /// A stack object whose address escapes its function came into being;
+    /// the origin is the site id of its `alloca`.
+    Stack = 3,
+}
+
+impl ObjectKind {
+    /// Decodes a raw kind (untrusted).
+    pub fn from_u32(raw: u32) -> Option<ObjectKind> {
+        match raw {
+            1 => Some(ObjectKind::Heap),
+            2 => Some(ObjectKind::Free),
+            3 => Some(ObjectKind::Stack),
+            _ => None,
+        }
+    }
+}
+
+/// One allocation, free or stack object of an execution, in program order:
+/// what lets a report name `heap#3 (allocated at f.c:12)` or `T1 stack (worker)`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ObjectRecord {
+    /// First byte.
+    pub address: u64,
+    /// Bytes (0 for [`ObjectKind::Free`]).
+    pub size: u64,
+    /// Return address of the allocating call, or the `alloca`'s site id.
+    pub origin: u64,
+    /// Events recorded before it came into being (its place in the trace).
+    pub step: u64,
+    /// Thread that made it.
+    pub thread: u32,
+    /// An [`ObjectKind`] value.
+    pub kind: u32,
+}
+
 /// Sizes and offsets of a channel region with the given capacities.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
@@ -419,6 +475,8 @@ pub struct Layout {
     pub prefix_capacity: u32,
     /// Event capacity (events).
     pub event_capacity: u32,
+    /// Object record capacity (records).
+    pub object_capacity: u32,
 }
 
 impl Layout {
@@ -444,10 +502,18 @@ impl Layout {
         (end + 63) & !63
     }
 
-    /// Byte offset of the symbolic region ([`crate::symbolic`], 64-byte aligned).
-    pub const fn sym_offset(&self) -> usize {
+    /// Byte offset of the object region (after the events, 64-byte aligned).
+    pub const fn objects_offset(&self) -> usize {
         let end =
             self.events_offset() + self.event_capacity as usize * core::mem::size_of::<Event>();
+        (end + 63) & !63
+    }
+
+    /// Byte offset of the symbolic region ([`crate::symbolic`], after the
+    /// objects, 64-byte aligned).
+    pub const fn sym_offset(&self) -> usize {
+        let end = self.objects_offset()
+            + self.object_capacity as usize * core::mem::size_of::<ObjectRecord>();
         (end + 63) & !63
     }
 
@@ -460,6 +526,7 @@ impl Layout {
 const _: () = assert!(core::mem::size_of::<Header>() <= HEADER_BYTES);
 const _: () = assert!(core::mem::size_of::<Event>() == 64);
 const _: () = assert!(core::mem::size_of::<ThreadSlot>() == 64);
+const _: () = assert!(core::mem::size_of::<ObjectRecord>() == 40);
 
 #[cfg(test)]
 mod tests {

@@ -16,8 +16,8 @@ pub mod symbolic;
 pub mod view;
 
 pub use layout::{
-    ChangePoint, Event, Header, Layout, Policy, RunStatus, ThreadSet, ThreadSlot, ThreadState,
-    MAGIC, MAX_CHANGE_POINTS, MAX_THREADS, VERSION,
+    ChangePoint, Event, Header, Layout, ObjectKind, ObjectRecord, Policy, RunStatus, ThreadSet,
+    ThreadSlot, ThreadState, MAGIC, MAX_CHANGE_POINTS, MAX_THREADS, VERSION,
 };
 pub use ops::{Access, Class, EventFlags, Op, OpKind, Space};
 pub use view::{ChannelError, ChannelView, SymCounts};

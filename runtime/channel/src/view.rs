@@ -3,7 +3,9 @@
 //! The runtime lives in the program under test, which may have scribbled over
 //! the channel; every count and kind is checked before use.
 
-use crate::layout::{Event, Header, Layout, RunStatus, ThreadSlot, MAGIC, MAX_THREADS, VERSION};
+use crate::layout::{
+    Event, Header, Layout, ObjectRecord, RunStatus, ThreadSlot, MAGIC, MAX_THREADS, VERSION,
+};
 use crate::symbolic::{
     sym_branches_offset, sym_nodes_offset, BranchRecord, InputSlot, SymHeader, SymNode,
     SYM_BRANCH_CAPACITY, SYM_MAX_INPUTS, SYM_NODE_CAPACITY,
@@ -84,6 +86,7 @@ impl<'a> ChannelView<'a> {
         let layout = Layout {
             prefix_capacity: read(bytes, offset_of!(Header, prefix_capacity))?,
             event_capacity: read(bytes, offset_of!(Header, event_capacity))?,
+            object_capacity: read(bytes, offset_of!(Header, object_capacity))?,
         };
         if layout.total_bytes() > bytes.len() {
             return Err(ChannelError::Truncated);
@@ -140,6 +143,26 @@ impl<'a> ChannelView<'a> {
             self.bytes,
             self.layout.events_offset() + i * size_of::<Event>(),
         )
+    }
+
+    /// The object records of the execution, checked against the capacity
+    /// (their kinds and threads are validated by the reader), and the step
+    /// from which objects went unrecorded, if the region filled up.
+    pub fn objects(&self) -> Result<(Vec<ObjectRecord>, Option<u64>), ChannelError> {
+        let n: u32 = header_field!(self, object_count, u32)?;
+        if n > self.layout.object_capacity {
+            return Err(ChannelError::Corrupt("object count exceeds capacity"));
+        }
+        let records = (0..n as usize)
+            .map(|i| {
+                read(
+                    self.bytes,
+                    self.layout.objects_offset() + i * size_of::<ObjectRecord>(),
+                )
+            })
+            .collect::<Result<Vec<ObjectRecord>, _>>()?;
+        let dropped: u64 = header_field!(self, objects_dropped_at, u64)?;
+        Ok((records, (dropped != u64::MAX).then_some(dropped)))
     }
 
     /// Thread slot `t`.
