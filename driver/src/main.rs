@@ -122,8 +122,10 @@ fn run(cli: &Cli) -> Result<u8> {
         exit_cuts_threads: cli.exit_cuts_threads
             || schedule.as_ref().is_some_and(|s| s.exit_cuts_threads),
         user_threads: cli.user_threads && !cli.no_user_threads,
-        symbolic_args: cli.symbolic_args,
-        symbolic_stdin: cli.symbolic_stdin,
+        symbolic_args: cli.symbolic_args || schedule.as_ref().is_some_and(|s| s.symbolic_args),
+        symbolic_stdin: cli
+            .symbolic_stdin
+            .max(schedule.as_ref().map_or(0, |s| s.symbolic_stdin)),
     };
     // Concolic testing when the program records branches on inputs.
     let concolic = cli.symbolic_args

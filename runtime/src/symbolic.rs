@@ -455,7 +455,7 @@ pub extern "C" fn __reach_sym_input_shadow() -> u32 {
 #[no_mangle]
 pub extern "C" fn __reach_sym_assume(site: u64, s: u32, cond: u64) {
     if let Some(h) = on() {
-        push_branch(h, BranchKind::Pinned, site, s, cond != 0);
+        push_branch(h, BranchKind::Assume, site, s, cond != 0);
     }
 }
 

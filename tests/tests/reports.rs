@@ -169,7 +169,7 @@ fn json_reports_validate_against_the_schema() {
             .map(|e| format!("{} at {}", e, e.instance_path()))
             .collect();
         assert!(errors.is_empty(), "{errors:#?}\n{}", run.json);
-        assert_eq!(run.json["schema_version"], 1);
+        assert_eq!(run.json["schema_version"], 2);
         // The schema documents every field the report has.
         let documented = |defs: &Value, value: &Value| {
             for key in value.as_object().map(|o| o.keys()).into_iter().flatten() {

@@ -30,10 +30,11 @@ use crate::cancel::Cancel;
 use crate::exec::{ExecError, InputValue, Request};
 use crate::strategy::{Divergence, Strategy};
 use crate::trace::Trace;
-use reach_channel::symbolic::{BranchKind, BranchRecord, InputKind, SymNode};
+use reach_channel::symbolic::{
+    BranchKind, BranchRecord, InputKind, SymNode, SYM_REQ_ARGS, SYM_REQ_STDIN,
+};
 use reach_channel::ChannelView;
 use std::collections::{HashSet, VecDeque};
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -94,6 +95,10 @@ pub struct SymTrace {
     pub branches: Vec<BranchRecord>,
     /// `SYM_OVERFLOW_*` bits.
     pub overflow: u32,
+    /// The execution ran with `--symbolic-args`.
+    pub args: bool,
+    /// Bytes of stdin the execution made symbolic (`--symbolic-stdin`).
+    pub stdin_bytes: u32,
 }
 
 impl SymTrace {
@@ -132,7 +137,31 @@ impl SymTrace {
             nodes,
             branches,
             overflow: counts.overflow,
+            args: counts.flags & SYM_REQ_ARGS != 0,
+            stdin_bytes: if counts.flags & SYM_REQ_STDIN != 0 {
+                counts.stdin_bytes
+            } else {
+                0
+            },
         }))
+    }
+
+    /// The inputs for people: `mode = 3, name#1 = "ab\x00"` (`#k` for the
+    /// k-th occurrence of a name after the first).
+    pub fn inputs_text(&self) -> String {
+        let inputs: Vec<String> = self
+            .inputs
+            .iter()
+            .map(|i| {
+                let occurrence = if i.occurrence > 0 {
+                    format!("#{}", i.occurrence)
+                } else {
+                    String::new()
+                };
+                format!("{}{occurrence} = {}", i.name, i.display())
+            })
+            .collect();
+        inputs.join(", ")
     }
 
     /// The input values as the driver passes them to an execution.
@@ -144,7 +173,7 @@ impl SymTrace {
 /// Counts for `--stats`.
 #[derive(Clone, Debug, Default)]
 pub struct ConcolicStats {
-    /// Branch nodes seen (distinct per-thread branch sequences).
+    /// Branch nodes seen (distinct positions in the combined tree).
     pub branch_nodes: u64,
     /// Targets (unexplored branch outcomes) queued.
     pub targets: u64,
@@ -166,8 +195,18 @@ pub struct ConcolicStats {
     pub input_vectors: u64,
     /// Executions whose symbolic region overflowed or concretised a value.
     pub overflowed: u64,
+    /// Executions whose whole combined-tree path (schedule and branch
+    /// outcomes) an earlier execution had already run: the price of
+    /// repeating the scheduling search for each input vector.
+    pub repeated_paths: u64,
     /// Time spent in z3.
     pub solver_time: Duration,
+}
+
+/// One step of a 64-bit position hash (a multiply-xorshift mix).
+fn mix(h: u64, x: u64) -> u64 {
+    let v = (h ^ x.wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    v ^ (v >> 31)
 }
 
 /// An unexplored branch outcome: negate `trace.branches[branch]` under the
@@ -185,10 +224,14 @@ pub struct Concolic {
     current: Box<dyn Strategy>,
     inputs: Vec<InputValue>,
     targets: VecDeque<Target>,
-    /// Hashes of per-thread branch sequences seen or targeted.
+    /// Positions (in the combined tree) of branch outcomes seen or targeted.
     seen: HashSet<u64>,
+    /// Whole combined-tree paths run (schedule and every branch outcome).
+    paths: HashSet<u64>,
     /// Input vectors explored (sorted values).
     tried: HashSet<Vec<InputValue>>,
+    /// Input vectors (as executions reported them) in the model cache.
+    remembered: HashSet<Vec<InputValue>>,
     solver: solver::Solver,
     stats: ConcolicStats,
 }
@@ -216,7 +259,9 @@ impl Concolic {
             inputs: initial,
             targets: VecDeque::new(),
             seen: HashSet::new(),
+            paths: HashSet::new(),
             tried,
+            remembered: HashSet::new(),
             solver: solver::Solver::new(timeout),
             stats: ConcolicStats {
                 input_vectors: 1,
@@ -230,45 +275,54 @@ impl Concolic {
         &self.stats
     }
 
-    fn queue_targets(&mut self, sym: &Arc<SymTrace>) {
+    /// Queues the unexplored outcome of every branch node of `trace`.
+    ///
+    /// A branch node is identified by its position in the combined tree
+    /// (Sec. III): the schedule up to it (the thread of every event before
+    /// it) and the outcome of every path constraint before it, of any
+    /// thread. A branch whose condition reads shared data can go either way
+    /// under different interleavings for the same input, so the schedule
+    /// belongs to its identity: each (schedule prefix, branch) pair whose
+    /// other outcome was not yet seen is a target.
+    fn queue_targets(&mut self, sym: &Arc<SymTrace>, trace: &Trace) {
         if sym.overflow != 0 {
             self.stats.overflowed += 1;
         }
-
-        // Per-thread running hash of (site, outcome) of its branches.
-        let mut running: Vec<(u32, u64)> = Vec::new();
+        let mut position = 0x51_7C_C1_B7_27_22_0A_95u64;
+        let mut events = 0usize;
+        let mut path_events = trace.events.iter();
         for (i, b) in sym.branches.iter().enumerate() {
-            if b.kind != BranchKind::Branch as u16 {
-                continue;
+            // The scheduling nodes before this branch.
+            let upto = usize::try_from(b.step).unwrap_or(usize::MAX);
+            while events < upto {
+                let Some(e) = path_events.next() else { break };
+                position = mix(position, 1 + u64::from(e.thread));
+                events += 1;
             }
-            let prev = match running.iter().position(|(t, _)| *t == b.thread) {
-                Some(k) => running[k].1,
-                None => {
-                    running.push((b.thread, u64::from(b.thread).wrapping_mul(0x9E37)));
-                    running[running.len() - 1].1
-                }
-            };
-            let key = |taken: bool| {
-                let mut h = std::collections::hash_map::DefaultHasher::new();
-                (prev, b.thread, b.site, taken).hash(&mut h);
-                h.finish()
-            };
+            let key = |taken: bool| mix(mix(position, b.site), 2 + u64::from(taken));
             let taken = b.taken != 0;
             let here = key(taken);
-            if self.seen.insert(here) {
-                self.stats.branch_nodes += 1;
+            let negatable = b.kind == BranchKind::Branch as u16
+                || (b.kind == BranchKind::Assume as u16 && !taken);
+            if negatable {
+                if self.seen.insert(here) {
+                    self.stats.branch_nodes += 1;
+                }
+                if self.seen.insert(key(!taken)) {
+                    self.stats.targets += 1;
+                    self.targets.push_back(Target {
+                        trace: sym.clone(),
+                        branch: i,
+                    });
+                }
             }
-            let other = key(!taken);
-            if self.seen.insert(other) {
-                self.stats.targets += 1;
-                self.targets.push_back(Target {
-                    trace: sym.clone(),
-                    branch: i,
-                });
-            }
-            if let Some(k) = running.iter().position(|(t, _)| *t == b.thread) {
-                running[k].1 = here;
-            }
+            position = here;
+        }
+        for e in path_events {
+            position = mix(position, 1 + u64::from(e.thread));
+        }
+        if !self.paths.insert(position) {
+            self.stats.repeated_paths += 1;
         }
     }
 
@@ -312,7 +366,12 @@ impl Strategy for Concolic {
     fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence> {
         self.current.observe(request, trace)?;
         if let Some(sym) = &trace.symbolic {
-            self.queue_targets(sym);
+            let mut key = sym.values();
+            key.sort();
+            if self.remembered.insert(key) {
+                self.solver.remember(sym);
+            }
+            self.queue_targets(sym, trace);
         }
         Ok(())
     }
@@ -348,6 +407,7 @@ impl Strategy for Concolic {
             ("model cache hits", s.cache_hits.to_string()),
             ("duplicate inputs", s.duplicate_inputs.to_string()),
             ("symbolic overflow", s.overflowed.to_string()),
+            ("repeated paths", s.repeated_paths.to_string()),
             (
                 "solver time",
                 format!("{:.3} s", s.solver_time.as_secs_f64()),

@@ -309,6 +309,22 @@ impl Solver {
         }
     }
 
+    /// Puts the input values of an execution into the model cache, so a
+    /// target an input vector already run satisfies costs no query.
+    pub fn remember(&mut self, sym: &SymTrace) {
+        let model: Model = (0..sym.inputs.len())
+            .map(|i| (var_name(sym, i), sym.inputs[i].bytes.clone()))
+            .collect();
+        self.push_model(model);
+    }
+
+    fn push_model(&mut self, model: Model) {
+        self.cache.push(model);
+        if self.cache.len() > CACHE_MODELS {
+            self.cache.remove(0);
+        }
+    }
+
     /// Input values that take branch `index` of `sym` the other way while
     /// keeping the constraints before it that share inputs with it; `None`
     /// if unsatisfiable, undecided or malformed (counted in `stats`).
@@ -411,10 +427,7 @@ impl Solver {
         }
         let model = model?;
         let inputs = inputs_from(sym, &model, &vars);
-        self.cache.push(model);
-        if self.cache.len() > CACHE_MODELS {
-            self.cache.remove(0);
-        }
+        self.push_model(model);
         Some(inputs)
     }
 

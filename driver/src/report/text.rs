@@ -30,19 +30,7 @@ pub fn render(finding: &Finding, names: &Names, style: Style) -> String {
             .replace('\n', "\n  ")
     );
     if let Some(sym) = &finding.trace.symbolic {
-        let inputs: Vec<String> = sym
-            .inputs
-            .iter()
-            .map(|i| {
-                let occurrence = if i.occurrence > 0 {
-                    format!("#{}", i.occurrence)
-                } else {
-                    String::new()
-                };
-                format!("{}{occurrence} = {}", i.name, i.display())
-            })
-            .collect();
-        let _ = writeln!(out, "  inputs: {}", inputs.join(", "));
+        let _ = writeln!(out, "  inputs: {}", sym.inputs_text());
     }
     let events = &finding.trace.events;
     if let Some(race) = bug.race {

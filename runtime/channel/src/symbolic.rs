@@ -293,9 +293,12 @@ pub enum BranchKind {
     /// A conditional branch (or one case test of a `switch`): its other
     /// outcome is a target for the next executions.
     Branch = 0,
-    /// A constraint that only narrows the inputs: `reach_assume`, the range
-    /// of `reach_input_int`, a concretised pointer offset. Never negated.
+    /// A constraint that only narrows the inputs: the range of
+    /// `reach_input_int`, a concretised pointer offset. Never negated.
     Pinned = 1,
+    /// `reach_assume(cond)`: when it failed (`taken = 0`), inputs that
+    /// satisfy it are a target; when it held, it only narrows the inputs.
+    Assume = 2,
 }
 
 /// One path constraint: at `site`, in `thread`, expression `expr` was

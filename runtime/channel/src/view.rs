@@ -256,6 +256,8 @@ impl<'a> ChannelView<'a> {
             nodes,
             branches,
             overflow: field(offset_of!(SymHeader, overflow))?,
+            flags: field(offset_of!(SymHeader, flags))?,
+            stdin_bytes: field(offset_of!(SymHeader, stdin_bytes))?,
         })
     }
 
@@ -305,4 +307,8 @@ pub struct SymCounts {
     pub branches: usize,
     /// `SYM_OVERFLOW_*` bits.
     pub overflow: u32,
+    /// The request's `SYM_REQ_*` bits.
+    pub flags: u32,
+    /// The request's count of symbolic stdin bytes.
+    pub stdin_bytes: u32,
 }
