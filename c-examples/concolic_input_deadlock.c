@@ -1,3 +1,4 @@
+// reach: symbolic
 // Two threads take two locks in opposite orders, but the first takes the
 // second lock only when the input `mode` is 3: the deadlock needs both
 // that input and an interleaving where each thread holds its first lock.

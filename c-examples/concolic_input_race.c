@@ -1,3 +1,4 @@
+// reach: symbolic
 // A data race only for one input: the writer touches `shared` without the
 // lock only when `key` is 42; otherwise both threads use the lock.
 #include <pthread.h>

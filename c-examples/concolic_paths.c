@@ -1,3 +1,4 @@
+// reach: symbolic
 // Sequential, two integer inputs: every feasible path through the
 // branches below is one execution. Each branch prints, so the compiler
 // keeps it a branch. Paths: a > 100 (3 choices of b), a <= 100 with

@@ -392,9 +392,11 @@ impl Solver {
         let mut terms: HashMap<u32, BV<'static>> = HashMap::new();
         self.solver.push();
         for (e, want) in &constraints {
+            // A condition is a 1-bit node, or (e.g. `reach_assume`'s int
+            // argument) a wider one that holds when non-zero.
             let bv = self.term(sym, &mut terms, *e);
-            let one = BV::from_u64(self.ctx, 1, 1);
-            let holds = bv._eq(&one);
+            let zero = BV::from_u64(self.ctx, 0, bv.get_size());
+            let holds = bv._eq(&zero).not();
             let c: Bool = if *want { holds } else { holds.not() };
             self.solver.assert(&c);
         }

@@ -41,9 +41,14 @@ pub fn bind_lazy_value() -> String {
 /// constraints) to the instrumented code.
 pub const SYMBOLIC: &str = "REACH_SYMBOLIC";
 
+/// Directory of `reach.h` for the compiler wrapper (default: found next to
+/// the wrapper, see `reach-cc`).
+pub const INCLUDE: &str = "REACH_INCLUDE";
+
 /// All known variables.
 pub const ALL: &[&str] = &[
     SYMBOLIC,
+    INCLUDE,
     CHANNEL_FD,
     RUNTIME,
     CLANG,
