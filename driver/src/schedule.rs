@@ -58,7 +58,7 @@ impl RecordedInput {
     /// not hex.
     pub fn to_value(&self) -> Option<InputValue> {
         let hex = self.bytes.as_bytes();
-        if hex.len() % 2 != 0 {
+        if !hex.len().is_multiple_of(2) {
             return None;
         }
         let bytes = hex
@@ -564,6 +564,43 @@ mod tests {
 
     /// A schedule recorded with exits cutting threads short says so (from
     /// the trace's exit event), and the text keeps it; others omit it.
+    #[test]
+    fn recorded_inputs_round_trip_through_the_file_text() {
+        let mut file = ScheduleFile::of_trace(
+            "p".into(),
+            Vec::new(),
+            None,
+            &Trace::new(vec![event(0, OpKind::Load, 8)], vec![None]),
+            None,
+            Some(1),
+        );
+        file.inputs = vec![RecordedInput {
+            name: "mode".into(),
+            occurrence: 1,
+            value: "3".into(),
+            bytes: "03000000".into(),
+        }];
+        file.symbolic_stdin = 4;
+        let text = file.to_text().expect("serialise");
+        let back = ScheduleFile::parse(&text, "test").expect("parse");
+        assert_eq!(back.inputs, file.inputs);
+        assert_eq!(back.symbolic_stdin, 4);
+        assert_eq!(
+            back.input_values(),
+            vec![InputValue {
+                name: "mode".into(),
+                occurrence: 1,
+                bytes: vec![3, 0, 0, 0],
+            }]
+        );
+        // Bytes that are not hex give no value (the input keeps its default).
+        let bad = RecordedInput {
+            bytes: "0g".into(),
+            ..file.inputs[0].clone()
+        };
+        assert_eq!(bad.to_value(), None);
+    }
+
     #[test]
     fn exit_mode_follows_the_trace() {
         let mut events = vec![event(0, OpKind::Store, 0x10), event(1, OpKind::Load, 0x10)];

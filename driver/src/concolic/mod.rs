@@ -9,20 +9,26 @@
 //!
 //! * the scheduling part is any [`Strategy`] (`dpor`, `optimal`), run to
 //!   completion for one vector of input values;
-//! * every path constraint of every execution's trace (each with its thread,
-//!   site and position among the events) is a branch node; one whose other
-//!   outcome was not yet reached after the same branch sequence of its
-//!   thread becomes a target: the constraints before it in the execution,
-//!   sliced to the inputs the branch depends on, and its negation go to z3
-//!   ([`solver`]); a satisfiable target gives the next input vector (the
-//!   previous values with the model's), whose schedules the scheduling
-//!   search explores in turn. Unsatisfiable targets are dropped; a
-//!   solver timeout is counted, never fatal.
+//! * every path constraint of every execution's trace is a branch node,
+//!   identified by its position in the combined tree: the schedule before
+//!   it (the thread of each earlier event) and the outcomes of all earlier
+//!   path constraints. One whose other outcome was not yet reached at that
+//!   position becomes a target (so is a failed `reach_assume`): the
+//!   constraints before it in the execution, sliced to the inputs the
+//!   branch depends on, and its negation go to z3 ([`solver`]); a
+//!   satisfiable target gives the next input vector (the previous values
+//!   with the model's), whose schedules the scheduling search explores in
+//!   turn. Unsatisfiable targets are dropped; a solver timeout is counted,
+//!   never fatal.
 //!
 //! Since a whole scheduling search runs for each input vector, the
 //! scheduling nodes above a flipped branch are explored again under the new
-//! input (the paper's tree shares them); what this costs is the price of
-//! not losing a race that only the new input's path exposes.
+//! input (the paper's tree shares them, and updates their backtrack sets
+//! from races found below the branch). The search is sound: the
+//! scheduling search is complete for a fixed input and every branch node
+//! of every explored schedule is flipped; what it costs is counted as
+//! "repeated paths" (executions whose whole combined-tree path an earlier
+//! one had run).
 
 pub mod solver;
 
