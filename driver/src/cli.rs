@@ -24,6 +24,9 @@ Examples:
     reach-native --junit junit.xml --json report.json ./prog
   Search for a while with a randomised strategy:
     reach-native --strategy pct --max-time 60 ./prog
+  Split the search over 4 machines, then merge their reports:
+    reach-native --shard 0/4 --json shard-0.json ./prog   (and 1/4, 2/4, 3/4)
+    reach-native merge shard-*.json
 
 Exit status: 0 no bug and search complete, 1 bug found, 2 error, 3 stopped
 by a limit without a bug.";
@@ -193,6 +196,19 @@ pub struct Cli {
     /// a thread that is still enabled).
     #[arg(long, value_name = "K")]
     pub preemption_bound: Option<u32>,
+    /// Explore only shard I of N of the search (dpor, exhaustive, rt), for
+    /// N copies of this command (a CI matrix, a Kubernetes Indexed Job, a
+    /// Slurm array); `auto/N` takes I from JOB_COMPLETION_INDEX or
+    /// SLURM_ARRAY_TASK_ID. Combine the shards' --json reports with
+    /// `reach-native merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// With --shard: the shared part every shard runs before the subtrees
+    /// are divided (branching nodes for dpor and exhaustive, generations of
+    /// race variants for rt). Deeper: more, smaller subtrees.
+    /// Default: 8 for dpor, 3 for exhaustive, 4 for rt.
+    #[arg(long, value_name = "D", requires = "shard")]
+    pub shard_depth: Option<u32>,
     /// Report a bug's schedule as found, without shortening it.
     #[arg(long)]
     pub no_shorten: bool,
@@ -217,4 +233,23 @@ pub struct Cli {
         allow_hyphen_values = true
     )]
     pub args: Vec<OsString>,
+}
+
+/// `reach-native merge`: combines the `--json` reports of the shards of one
+/// search (`--shard I/N`) into the result of one run: bugs (one per kind and
+/// location), executions, partial orders and completion. Exit status as for
+/// one run: 0 complete without a bug, 1 bug, 2 error (a missing, duplicate
+/// or mismatched shard), 3 some shard stopped early without a bug.
+#[derive(Parser, Debug)]
+#[command(name = "reach-native merge", version)]
+pub struct MergeCli {
+    /// Write the merged report (same layout as --json) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// The shards' reports (one per index 0..N).
+    #[arg(value_name = "REPORT", required = true)]
+    pub reports: Vec<PathBuf>,
 }

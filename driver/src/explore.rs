@@ -267,7 +267,9 @@ fn run_one(
     let Some(examined) = execute(executor, strategy, request, options, number)? else {
         return Ok(Ran::Cancelled);
     };
-    summary.record(&examined);
+    if strategy.counted() {
+        summary.record(&examined);
+    }
     Ok(examined
         .finding
         .map_or(Ran::Clean, |f| Ran::Found(Box::new(f))))

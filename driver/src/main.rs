@@ -4,13 +4,14 @@ use anyhow::{bail, Context, Result};
 use clap::Parser;
 use reach_native::binary::Binary;
 use reach_native::bug::BugPolicy;
-use reach_native::cli::{Cli, StrategyName};
+use reach_native::cli::{Cli, MergeCli, StrategyName};
 use reach_native::exec::{ExecConfig, Executor};
 use reach_native::explore::{explore, ExploreOptions, StopReason, Summary};
 use reach_native::record::Recorder;
 use reach_native::replay::replay;
 use reach_native::report;
 use reach_native::schedule::ScheduleFile;
+use reach_native::shard::{Assignment, ShardSpec, Sharded};
 use reach_native::strategy::bounded::IterativeBound;
 use reach_native::strategy::dpor::Dpor;
 use reach_native::strategy::exhaustive::Exhaustive;
@@ -43,6 +44,17 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // `reach-native merge ...` (a program named merge runs as ./merge).
+    if std::env::args_os().nth(1).as_deref() == Some(std::ffi::OsStr::new("merge")) {
+        let cli = MergeCli::parse_from(std::env::args_os().skip(1));
+        return match run_merge(&cli) {
+            Ok(code) => ExitCode::from(code),
+            Err(error) => {
+                eprintln!("reach-native merge: error: {error:#}");
+                ExitCode::from(EXIT_ERROR)
+            }
+        };
+    }
     let cli = Cli::parse();
     match run(&cli) {
         Ok(code) => ExitCode::from(code),
@@ -51,6 +63,65 @@ fn main() -> ExitCode {
             ExitCode::from(EXIT_ERROR)
         }
     }
+}
+
+/// `reach-native merge`: prints the union of the shards' reports, writes
+/// it with `--json`, and returns the exit status of one run.
+fn run_merge(cli: &MergeCli) -> Result<u8> {
+    let merged = reach_native::merge::merge(&cli.reports)?;
+    if let Some(path) = &cli.json {
+        let text = serde_json::to_string_pretty(&merged.to_json())?;
+        std::fs::write(path, text + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if !cli.quiet {
+        for bug in &merged.bugs {
+            let word = |k: &str| bug[k].as_str().unwrap_or("?").to_string();
+            println!(
+                "BUG: {} (shard {}, execution {}): {}",
+                word("kind"),
+                bug["shard"],
+                bug["execution"],
+                word("message")
+            );
+        }
+        if !merged.bugs.is_empty() {
+            println!();
+        }
+        for shard in &merged.shards {
+            println!(
+                "shard {}/{}: {} executions, {} partial orders, {} ({:.2} s) [{}]",
+                shard.index,
+                merged.count,
+                shard.executions,
+                shard.partial_orders,
+                shard.completion,
+                shard.seconds,
+                shard.file
+            );
+        }
+        let how = match merged.completion {
+            "complete" => "search complete".to_string(),
+            "bug" => "stopped at a bug".to_string(),
+            _ => format!("not complete ({})", merged.stop_reason),
+        };
+        println!(
+            "\n{} ({}, {} shards): {} executions, {} distinct partial orders, {how} (slowest shard {:.2} s, all shards {:.2} s)",
+            merged.program,
+            merged.strategy,
+            merged.count,
+            merged.executions,
+            merged.fingerprints.len(),
+            merged.seconds_max,
+            merged.seconds_sum
+        );
+    }
+    Ok(match merged.completion {
+        _ if !merged.bugs.is_empty() => EXIT_BUG,
+        "complete" => EXIT_CLEAN,
+        "error" => EXIT_ERROR,
+        _ => EXIT_LIMIT,
+    })
 }
 
 fn runtime_library() -> Result<PathBuf> {
@@ -94,6 +165,25 @@ fn run(cli: &Cli) -> Result<u8> {
             cli.program.display()
         );
     }
+    let shard = cli
+        .shard
+        .as_deref()
+        .map(|text| ShardSpec::parse(text, shard_depth(cli), |v| std::env::var(v).ok()))
+        .transpose()?;
+    if shard.is_some() {
+        if cli.replay.is_some() {
+            bail!("--shard explores; it does not apply to --replay");
+        }
+        if cli.preemption_bound.is_some() {
+            bail!("--shard does not apply to --preemption-bound");
+        }
+        if cli.jobs > 1 {
+            bail!(
+                "--shard runs one job per shard: run more shards instead of --jobs {}",
+                cli.jobs
+            );
+        }
+    }
     let schedule = cli.replay.as_deref().map(ScheduleFile::read).transpose()?;
     if let (Some(file), Some(path)) = (&schedule, &cli.replay) {
         check_schedule_program(path, &file.program, &cli.program)?;
@@ -131,6 +221,9 @@ fn run(cli: &Cli) -> Result<u8> {
     let concolic = cli.symbolic_args
         || cli.symbolic_stdin > 0
         || binary.sites.values().any(|s| s.what == "branch");
+    if concolic && shard.is_some() {
+        bail!("--shard does not apply to concolic testing (a program built with REACH_SYMBOLIC=1, or --symbolic-args/--symbolic-stdin)");
+    }
     let config_for_workers = config.clone();
     let placement = if cli.no_pin {
         Vec::new()
@@ -188,8 +281,15 @@ fn run(cli: &Cli) -> Result<u8> {
         StrategyName::DporClassic => Some(Dpor::classic()),
         _ => None,
     };
+    let sharded = shard.map(|spec| sharded(cli.strategy, spec)).transpose()?;
     let progress = reach_native::progress::Progress::new(cli.quiet);
     let mut summary = match parallel_search {
+        _ if sharded.is_some() => {
+            let mut strategy = sharded.context("a sharded search")?;
+            explore(&mut executor, strategy.as_mut(), &options, &mut |s| {
+                progress.update(s)
+            })
+        }
         _ if cli.strategy == StrategyName::Portfolio => {
             reach_native::strategy::portfolio::explore_portfolio(
                 &mut executor,
@@ -313,6 +413,40 @@ fn clock_seed() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// The part of `strategy`'s search that shard `spec` explores.
+fn sharded(strategy: StrategyName, spec: ShardSpec) -> Result<Box<dyn Strategy>> {
+    let how = Assignment::RoundRobin;
+    let depth = spec.depth;
+    Ok(match strategy {
+        StrategyName::Dpor => Box::new(Sharded::new(Dpor::new(true).with_shard_top(depth), spec, how)),
+        StrategyName::DporCr => Box::new(Sharded::new(Dpor::new(false).with_shard_top(depth), spec, how)),
+        StrategyName::DporClassic => Box::new(Sharded::new(Dpor::classic().with_shard_top(depth), spec, how)),
+        StrategyName::Exhaustive => Box::new(Sharded::new(
+            Exhaustive::default().with_shard_top(depth),
+            spec,
+            how,
+        )),
+        StrategyName::Rt => Box::new(Sharded::new(
+            ReachabilityTesting::new().with_shard_depth(depth),
+            spec,
+            how,
+        )),
+        StrategyName::Optimal => bail!(
+            "--shard does not support --strategy optimal: its wakeup trees cannot yet be divided so that each partial order is in exactly one shard; use dpor, exhaustive or rt"
+        ),
+        other => bail!(
+            "--shard applies to dpor, dpor-cr, dpor-classic, exhaustive and rt, not {}",
+            strategy_word(other)
+        ),
+    })
+}
+
+/// The `--strategy` word of `strategy`.
+fn strategy_word(strategy: StrategyName) -> String {
+    clap::ValueEnum::to_possible_value(&strategy)
+        .map_or_else(|| format!("{strategy:?}"), |v| v.get_name().to_string())
 }
 
 /// Iterative preemption bounding of `strategy` (dpor or exhaustive) up to
@@ -503,7 +637,19 @@ fn finish(
         );
     }
     if let Some(path) = &cli.json {
-        let report = report::json::build(&program, summary, &names, binary.instrumented);
+        let mut report = report::json::build(&program, summary, &names, binary.instrumented);
+        report.program_hash = binary
+            .path
+            .as_deref()
+            .and_then(|p| reach_native::shard::program_hash(p).ok());
+        report.search = Some(search_options(cli));
+        report.shard = cli
+            .shard
+            .as_deref()
+            .and_then(|text| {
+                ShardSpec::parse(text, shard_depth(cli), |v| std::env::var(v).ok()).ok()
+            })
+            .map(Into::into);
         let text = serde_json::to_string_pretty(&report)?;
         std::fs::write(path, text + "\n")
             .with_context(|| format!("cannot write {}", path.display()))?;
@@ -518,6 +664,27 @@ fn finish(
         }
         _ => EXIT_LIMIT,
     })
+}
+
+/// `--shard-depth`, or the strategy's default.
+fn shard_depth(cli: &Cli) -> u32 {
+    cli.shard_depth
+        .unwrap_or_else(|| reach_native::shard::default_depth(&strategy_word(cli.strategy)))
+}
+
+/// The options that decide what the search explores, for the report.
+fn search_options(cli: &Cli) -> reach_native::shard::SearchOptions {
+    reach_native::shard::SearchOptions {
+        strategy: strategy_word(cli.strategy),
+        args: args(cli),
+        max_steps: cli.max_steps,
+        max_recorded_steps: cli.max_recorded_steps,
+        exit_cuts_threads: cli.exit_cuts_threads,
+        spin_threshold: cli.spin_threshold,
+        keep_going: cli.keep_going,
+        ignore_races: cli.ignore_races,
+        ignore_exit_code: cli.ignore_exit_code,
+    }
 }
 
 /// The command that replays the first bug (or, with `--replay`, the

@@ -121,6 +121,7 @@ impl Action {
 pub(crate) struct Classifier {
     pub module: LLVMModuleRef,
     pub escape: EscapeAnalysis,
+    pub local_names: crate::local_names::LocalNames,
 }
 
 fn count_skip(stats: &mut Stats, sharing: Sharing) {
@@ -247,7 +248,7 @@ impl Classifier {
             alloca: inst,
             element_size: llvm::alloc_size(self.module, ty),
             count: llvm::operand(inst, 0),
-            name: crate::local_names::variable_name(inst),
+            name: self.local_names.variable_name(inst),
         })
     }
 

@@ -64,6 +64,7 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
     let mut classifier = Classifier {
         module: module.as_mut_ptr(),
         escape: EscapeAnalysis::default(),
+        local_names: Default::default(),
     };
     let mut plan: Vec<(Value, String, Action)> = Vec::new();
     for f in module.get_functions() {

@@ -228,3 +228,21 @@ fn reach_h_is_found_without_include_flags() {
     let text = std::fs::read_to_string(&out).expect("read the preprocessed file");
     assert!(text.contains("int reach_input_int(const char *name, int lo, int hi);"));
 }
+
+#[test]
+fn sharding_refuses_concolic_testing() {
+    // A shard would explore only the default inputs: refused, not silent.
+    let run = reach(
+        &build_example("concolic_updater.c"),
+        &["--shard", "0/2"],
+        &[],
+    );
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    assert_ne!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("--shard does not apply to concolic testing"),
+        "{}",
+        run.stderr
+    );
+}

@@ -156,6 +156,32 @@ fn json_reports_validate_against_the_schema() {
     let race = build_example("oracle_plain_race.c");
     let deadlock = build_example("abba_deadlock.c");
     let clean = build_example("mutex_counter.c");
+    let shards = [
+        reach(&deadlock, &["--keep-going", "--shard", "0/2"], &[]),
+        reach(&deadlock, &["--keep-going", "--shard", "1/2"], &[]),
+    ];
+    let files: Vec<std::path::PathBuf> = shards
+        .iter()
+        .enumerate()
+        .map(|(i, run)| {
+            let path = reach_tests::scratch().join(format!("schema-shard-{i}.json"));
+            std::fs::write(&path, run.json.to_string()).expect("write a shard report");
+            path
+        })
+        .collect();
+    let merged_path = reach_tests::scratch().join("schema-merged.json");
+    let merge = std::process::Command::new(reach_tests::bin("reach-native"))
+        .args(["merge", "-q", "--json"])
+        .arg(&merged_path)
+        .args(&files)
+        .status()
+        .expect("run reach-native merge");
+    assert_eq!(merge.code(), Some(1), "the merged deadlock");
+    let merged: Value = std::fs::read_to_string(&merged_path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
+    assert_eq!(merged["shards"].as_array().map(Vec::len), Some(2));
     let runs = [
         reach(&race, &[], &[]),
         reach(&deadlock, &["--keep-going"], &[]),
@@ -163,14 +189,21 @@ fn json_reports_validate_against_the_schema() {
         reach(&build_plain("abba_deadlock.c"), &[], &[]),
         reach(&build_example("concolic_input_deadlock.c"), &[], &[]),
     ];
-    for run in &runs {
-        assert!(run.json.is_object(), "no report: {}", run.stderr);
+    let reports = runs
+        .iter()
+        .chain(&shards)
+        .map(|run| {
+            assert!(run.json.is_object(), "no report: {}", run.stderr);
+            &run.json
+        })
+        .chain(std::iter::once(&merged));
+    for json in reports {
         let errors: Vec<String> = validator
-            .iter_errors(&run.json)
+            .iter_errors(json)
             .map(|e| format!("{} at {}", e, e.instance_path()))
             .collect();
-        assert!(errors.is_empty(), "{errors:#?}\n{}", run.json);
-        assert_eq!(run.json["schema_version"], 2);
+        assert!(errors.is_empty(), "{errors:#?}\n{json}");
+        assert_eq!(json["schema_version"], 2);
         // The schema documents every field the report has.
         let documented = |defs: &Value, value: &Value| {
             for key in value.as_object().map(|o| o.keys()).into_iter().flatten() {
@@ -180,10 +213,10 @@ fn json_reports_validate_against_the_schema() {
                 );
             }
         };
-        documented(&schema, &run.json);
-        if run.json["bug"].is_object() {
-            documented(&schema["$defs"]["bug"], &run.json["bug"]);
-            documented(&schema["$defs"]["step"], &run.json["bug"]["trace"][0]);
+        documented(&schema, json);
+        if json["bug"].is_object() {
+            documented(&schema["$defs"]["bug"], &json["bug"]);
+            documented(&schema["$defs"]["step"], &json["bug"]["trace"][0]);
         }
     }
     assert!(runs[2].json["bug"].is_null());

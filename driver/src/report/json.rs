@@ -117,6 +117,29 @@ pub struct JsonReport {
     /// How the bug's schedule was shortened (context switches and steps
     /// before and after).
     pub shortened: Option<crate::shorten::Shortened>,
+    /// How the search ended: `complete`, `bug`, `limit` (a --max-* limit),
+    /// `interrupted` (Ctrl-C, SIGTERM), `bounded` or `error`.
+    pub completion: &'static str,
+    /// Hash of the program file's bytes (`fnv1a-64:` and 16 hex digits).
+    pub program_hash: Option<String>,
+    /// The options that decide what the search explores.
+    pub search: Option<crate::shard::SearchOptions>,
+    /// With `--shard`: which shard this report is of.
+    pub shard: Option<crate::shard::ShardInfo>,
+    /// For a merged report: one entry per shard, by index.
+    pub shards: Option<Vec<crate::merge::ShardSummary>>,
+}
+
+/// How a search ended, as the report's `completion` states it.
+pub fn completion(stop: &StopReason) -> &'static str {
+    match stop {
+        StopReason::Complete => "complete",
+        StopReason::Bug => "bug",
+        StopReason::ExecutionLimit | StopReason::TimeLimit => "limit",
+        StopReason::Interrupted => "interrupted",
+        StopReason::Bounded(_) => "bounded",
+        StopReason::Error(_) => "error",
+    }
 }
 
 fn json_bug(finding: &Finding, names: &Names) -> JsonBug {
@@ -205,5 +228,10 @@ pub fn build(program: &str, summary: &Summary, names: &Names, instrumented: bool
         coverage: super::coverage_line(summary),
         found_by: summary.found_by.clone(),
         shortened: summary.shortened,
+        completion: completion(&summary.stop),
+        program_hash: None,
+        search: None,
+        shard: None,
+        shards: None,
     }
 }

@@ -59,6 +59,9 @@ pub struct Dpor {
     preemption_bound: Option<u32>,
     /// Some backtrack choice was left out because of the bound.
     pruned: bool,
+    /// For a shard (`--shard`): the top of the first execution's path,
+    /// whose nodes get every enabled thread as backtrack choices.
+    shard_top: Option<crate::shard::FirstPath>,
 }
 
 /// What a parallel worker learned about a node above its subtree.
@@ -85,6 +88,18 @@ impl Dpor {
             cancel: Cancel::never(),
             preemption_bound: None,
             pruned: false,
+            shard_top: None,
+        }
+    }
+
+    /// This search split for [`crate::shard::Sharded`] at the first
+    /// `depth` branching nodes of the first execution: every enabled thread
+    /// is a backtrack choice there, so what a subtree learns never adds a
+    /// choice above it.
+    pub fn with_shard_top(self, depth: u32) -> Dpor {
+        Dpor {
+            shard_top: Some(crate::shard::FirstPath::new(depth)),
+            ..self
         }
     }
 
@@ -185,6 +200,7 @@ impl Dpor {
             cancel: self.cancel.clone(),
             preemption_bound: self.preemption_bound,
             pruned: false,
+            shard_top: None,
         };
         Some((self.request(prefix, sleep), worker))
     }
@@ -419,6 +435,12 @@ impl Splittable for Dpor {
     }
 }
 
+impl crate::shard::Shardable for Dpor {
+    fn subtree_of(&mut self, request: &Request) -> Option<u64> {
+        self.shard_top.as_ref()?.subtree_of(request)
+    }
+}
+
 impl Strategy for Dpor {
     fn name(&self) -> &'static str {
         match (self.reads_commute, self.sleep_sets) {
@@ -535,6 +557,11 @@ impl Strategy for Dpor {
             hb.apply(state, event);
             last_ran[event.thread as usize] = Some(state);
             cursor.advance();
+        }
+        if let (Some(top), None) = (&mut self.shard_top, branch) {
+            for node in &mut self.path.nodes[..top.first_execution(trace)] {
+                node.backtrack = node.enabled;
+            }
         }
         if let Some(last) = trace.ended_by.and_then(|t| trace.last_event_of(t)) {
             let thread = trace.events[last].thread;

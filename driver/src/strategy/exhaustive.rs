@@ -18,6 +18,8 @@ pub struct Exhaustive {
     preemption_bound: Option<u32>,
     /// Some choice was left out because of the bound.
     pruned: bool,
+    /// For a shard (`--shard`): the shared top of the tree.
+    shard_top: Option<crate::shard::TopCut>,
 }
 
 impl Exhaustive {
@@ -30,6 +32,24 @@ impl Exhaustive {
             preemption_bound: Some(bound),
             ..Exhaustive::default()
         }
+    }
+}
+
+impl Exhaustive {
+    /// This search with a shared top of `depth` branching nodes, for
+    /// [`crate::shard::Sharded`].
+    pub fn with_shard_top(self, depth: u32) -> Exhaustive {
+        Exhaustive {
+            shard_top: Some(crate::shard::TopCut::new(depth)),
+            ..self
+        }
+    }
+}
+
+impl crate::shard::Shardable for Exhaustive {
+    fn subtree_of(&mut self, request: &Request) -> Option<u64> {
+        let top = self.shard_top.as_mut()?;
+        top.subtree_of(&self.path, request)
     }
 }
 
@@ -88,6 +108,9 @@ impl Strategy for Exhaustive {
     fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence> {
         let known = request.prefix.len().saturating_sub(1);
         self.path.check_prefix(trace, known)?;
+        if let Some(top) = &mut self.shard_top {
+            top.observing(&self.path, request);
+        }
         if let (Some(node), Some(event)) = (self.path.nodes.last_mut(), trace.events.get(known)) {
             if !request.prefix.is_empty() {
                 node.op = event.op;

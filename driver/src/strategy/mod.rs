@@ -69,4 +69,10 @@ pub trait Strategy {
     fn stats(&self) -> Vec<(&'static str, String)> {
         Vec::new()
     }
+    /// Whether the execution of the last request counts in this run's
+    /// totals: false for a shard's run of the shared part that shard 0
+    /// counts ([`crate::shard`]).
+    fn counted(&self) -> bool {
+        true
+    }
 }

@@ -38,6 +38,22 @@ pub struct ReachabilityTesting {
     truncated: Option<Cut>,
     /// Skips generating variants when the exploration must stop.
     cancel: Cancel,
+    /// For a shard (`--shard`): generations of variants in the shared part.
+    shard_depth: Option<u32>,
+    /// Where each pending variant is in the variant tree (kept beside
+    /// `pending` when sharded).
+    tags: Vec<Tag>,
+    /// The tag of the variant in flight.
+    current_tag: Tag,
+}
+
+/// A variant's place in the tree of variants: its generation (the first
+/// execution is 0) and, below the shared part, the name of the frontier
+/// variant it descends from.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tag {
+    generation: u32,
+    subtree: Option<u64>,
 }
 
 impl ReachabilityTesting {
@@ -54,6 +70,26 @@ impl ReachabilityTesting {
 
     fn request(prefix: Vec<u32>) -> Request {
         Request::continuing(prefix)
+    }
+
+    /// This search split for [`crate::shard::Sharded`]: the first execution
+    /// and, for `generations` generations, the variant explored first are
+    /// shared; every other variant of theirs roots a subtree.
+    pub fn with_shard_depth(self, generations: u32) -> ReachabilityTesting {
+        ReachabilityTesting {
+            shard_depth: Some(generations),
+            ..self
+        }
+    }
+}
+
+impl crate::shard::Shardable for ReachabilityTesting {
+    fn subtree_of(&mut self, _request: &Request) -> Option<u64> {
+        self.current_tag.subtree
+    }
+
+    fn skip(&mut self, _request: &Request) {
+        self.current = None;
     }
 }
 
@@ -99,6 +135,7 @@ impl Strategy for ReachabilityTesting {
             return Some(Self::request(Vec::new()));
         }
         let variant = self.pending.pop()?;
+        self.current_tag = self.tags.pop().unwrap_or_default();
         self.bytes = self.bytes.saturating_sub(variant.footprint());
         let request = Self::request(variant.prefix.clone());
         self.current = Some(variant);
@@ -137,8 +174,24 @@ impl Strategy for ReachabilityTesting {
         if generated.cut != Some(Cut::Cancelled) {
             self.truncated = self.truncated.or(generated.cut);
         }
-        for new in generated.variants {
+        let parent = self.current_tag;
+        let count = generated.variants.len();
+        for (k, new) in generated.variants.into_iter().enumerate() {
             self.bytes += new.footprint();
+            if let Some(depth) = self.shard_depth {
+                // Below a shared variant, the variant explored first (the
+                // last pushed) stays shared down to `depth` generations;
+                // every other one roots a subtree of its own.
+                let generation = parent.generation + 1;
+                let shared = k + 1 == count && generation <= depth;
+                let subtree = parent
+                    .subtree
+                    .or_else(|| (!shared).then(|| crate::shard::prefix_name(&new.prefix)));
+                self.tags.push(Tag {
+                    generation,
+                    subtree,
+                });
+            }
             self.pending.push(new);
         }
         self.peak_pending = self.peak_pending.max(self.pending.len());
