@@ -77,6 +77,18 @@ pub struct Cli {
     /// Stop after this many seconds in total (exit status 3 if no bug was found).
     #[arg(long, value_name = "SECS")]
     pub max_time: Option<f64>,
+    /// Make the bytes of the program's arguments (argv[1..], each up to 64
+    /// bytes, their lengths fixed) symbolic inputs for concolic testing.
+    #[arg(long)]
+    pub symbolic_args: bool,
+    /// Make the first N bytes (at most 64) of standard input, as `read(0,
+    /// ...)` returns them, a symbolic input for concolic testing.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=64))]
+    pub symbolic_stdin: u32,
+    /// Bound of one solver query in concolic testing, in milliseconds (a
+    /// query that hits it is counted, and its target dropped).
+    #[arg(long, value_name = "MS", default_value_t = 5000)]
+    pub solver_timeout: u64,
     /// Wall-clock bound of one execution, in seconds; exceeding it is a hang.
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     pub timeout: f64,

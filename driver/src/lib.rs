@@ -7,6 +7,7 @@ pub mod binary;
 pub mod bug;
 pub mod cancel;
 pub mod cli;
+pub mod concolic;
 pub mod exec;
 pub mod explore;
 pub mod merge;

@@ -212,7 +212,18 @@ fn run(cli: &Cli) -> Result<u8> {
         exit_cuts_threads: cli.exit_cuts_threads
             || schedule.as_ref().is_some_and(|s| s.exit_cuts_threads),
         user_threads: cli.user_threads && !cli.no_user_threads,
+        symbolic_args: cli.symbolic_args || schedule.as_ref().is_some_and(|s| s.symbolic_args),
+        symbolic_stdin: cli
+            .symbolic_stdin
+            .max(schedule.as_ref().map_or(0, |s| s.symbolic_stdin)),
     };
+    // Concolic testing when the program records branches on inputs.
+    let concolic = cli.symbolic_args
+        || cli.symbolic_stdin > 0
+        || binary.sites.values().any(|s| s.what == "branch");
+    if concolic && shard.is_some() {
+        bail!("--shard does not apply to concolic testing (a program built with REACH_SYMBOLIC=1, or --symbolic-args/--symbolic-stdin)");
+    }
     let config_for_workers = config.clone();
     let placement = if cli.no_pin {
         Vec::new()
@@ -264,14 +275,14 @@ fn run(cli: &Cli) -> Result<u8> {
         bail!("--preemption-bound applies to --strategy dpor and exhaustive");
     }
     let parallel_search = match cli.strategy {
-        _ if cli.preemption_bound.is_some() => None,
+        _ if cli.preemption_bound.is_some() || concolic => None,
         StrategyName::Dpor => Some(Dpor::new(true)),
         StrategyName::DporCr => Some(Dpor::new(false)),
         StrategyName::DporClassic => Some(Dpor::classic()),
         _ => None,
     };
     let sharded = shard.map(|spec| sharded(cli.strategy, spec)).transpose()?;
-    let pipelined_search = (jobs > 1 && sharded.is_none())
+    let pipelined_search = (jobs > 1 && sharded.is_none() && !concolic)
         .then(|| single_search(cli, seed))
         .filter(|s| s.pipelined());
     let progress = reach_native::progress::Progress::new(cli.quiet);
@@ -315,10 +326,42 @@ fn run(cli: &Cli) -> Result<u8> {
             &mut |s| progress.update(s),
         ),
         _ => {
-            if jobs > 1 && !cli.quiet && cli.jobs != 0 {
+            if jobs > 1 && !cli.quiet && cli.jobs != 0 && !concolic {
                 eprintln!("reach-native: note: --jobs applies to the DPOR strategies, unfold, random, pct and the portfolio; exploring with one job");
             }
             let mut strategy = single_search(cli, seed);
+            if concolic {
+                let name = cli.strategy;
+                let bound = cli.preemption_bound;
+                let make = move || -> Box<dyn Strategy> {
+                    match name {
+                        StrategyName::Dpor | StrategyName::Exhaustive if bound.is_some() => {
+                            bounded(name, bound.unwrap_or(0))
+                        }
+                        StrategyName::DporCr => Box::new(Dpor::new(false)),
+                        StrategyName::DporClassic => Box::new(Dpor::classic()),
+                        StrategyName::Exhaustive => Box::new(Exhaustive::default()),
+                        StrategyName::Optimal => Box::new(OptimalDpor::new()),
+                        _ => Box::new(Dpor::new(true)),
+                    }
+                };
+                if !matches!(
+                    name,
+                    StrategyName::Dpor
+                        | StrategyName::DporCr
+                        | StrategyName::DporClassic
+                        | StrategyName::Exhaustive
+                        | StrategyName::Optimal
+                ) && !cli.quiet
+                {
+                    eprintln!("reach-native: note: concolic testing combines inputs with dpor, dpor-cr, dpor-classic, exhaustive or optimal; using dpor");
+                }
+                strategy = Box::new(reach_native::concolic::Concolic::new(
+                    Box::new(make),
+                    Vec::new(),
+                    std::time::Duration::from_millis(cli.solver_timeout),
+                ));
+            }
             explore(&mut executor, strategy.as_mut(), &options, &mut |s| {
                 progress.update(s)
             })

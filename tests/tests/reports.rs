@@ -187,6 +187,7 @@ fn json_reports_validate_against_the_schema() {
         reach(&deadlock, &["--keep-going"], &[]),
         reach(&clean, &["--stats"], &[]),
         reach(&build_plain("abba_deadlock.c"), &[], &[]),
+        reach(&build_example("concolic_input_deadlock.c"), &[], &[]),
     ];
     let reports = runs
         .iter()
@@ -220,6 +221,9 @@ fn json_reports_validate_against_the_schema() {
     }
     assert!(runs[2].json["bug"].is_null());
     assert_eq!(runs[1].bug_kind().as_deref(), Some("deadlock"));
+    assert_eq!(runs[1].json["bug"]["inputs"], serde_json::json!([]));
+    assert_eq!(runs[4].json["bug"]["inputs"][0]["name"], "mode");
+    assert_eq!(runs[4].json["bug"]["inputs"][0]["bytes"], "03000000");
 }
 
 #[test]

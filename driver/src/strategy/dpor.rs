@@ -137,6 +137,7 @@ impl Dpor {
             sleep_set,
             sleep_sets: self.sleep_sets,
             change_points: Vec::new(),
+            inputs: Vec::new(),
         }
     }
 

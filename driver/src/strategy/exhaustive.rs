@@ -75,6 +75,7 @@ impl Strategy for Exhaustive {
                 sleep_set: ThreadSet::EMPTY,
                 sleep_sets: false,
                 change_points: Vec::new(),
+                inputs: Vec::new(),
             });
         }
         while let Some(node) = self.path.nodes.last_mut() {
@@ -97,6 +98,7 @@ impl Strategy for Exhaustive {
                     sleep_set: ThreadSet::EMPTY,
                     sleep_sets: false,
                     change_points: Vec::new(),
+                    inputs: Vec::new(),
                 });
             }
             self.path.nodes.pop();

@@ -110,6 +110,7 @@ impl Strategy for Pct {
             sleep_set: ThreadSet::EMPTY,
             sleep_sets: false,
             change_points,
+            inputs: Vec::new(),
         })
     }
 

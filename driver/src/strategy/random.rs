@@ -65,6 +65,7 @@ impl Strategy for RandomWalk {
             sleep_set: ThreadSet::EMPTY,
             sleep_sets: false,
             change_points: Vec::new(),
+            inputs: Vec::new(),
         })
     }
 
