@@ -342,6 +342,7 @@ fn run(cli: &Cli) -> Result<u8> {
                         StrategyName::DporClassic => Box::new(Dpor::classic()),
                         StrategyName::Exhaustive => Box::new(Exhaustive::default()),
                         StrategyName::Optimal => Box::new(OptimalDpor::new()),
+                        StrategyName::Unfold => Box::new(Unfold::new(Order::Oldest)),
                         _ => Box::new(Dpor::new(true)),
                     }
                 };
@@ -352,9 +353,10 @@ fn run(cli: &Cli) -> Result<u8> {
                         | StrategyName::DporClassic
                         | StrategyName::Exhaustive
                         | StrategyName::Optimal
+                        | StrategyName::Unfold
                 ) && !cli.quiet
                 {
-                    eprintln!("reach-native: note: concolic testing combines inputs with dpor, dpor-cr, dpor-classic, exhaustive or optimal; using dpor");
+                    eprintln!("reach-native: note: concolic testing combines inputs with dpor, dpor-cr, dpor-classic, exhaustive, optimal or unfold; using dpor");
                 }
                 strategy = Box::new(reach_native::concolic::Concolic::new(
                     Box::new(make),
