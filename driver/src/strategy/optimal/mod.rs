@@ -305,9 +305,27 @@ impl Strategy for OptimalDpor {
                 }
             }
             if state >= keep {
-                let next: Vec<Option<Op>> = (0..trace.thread_count() as u32)
+                let mut next: Vec<Option<Op>> = (0..trace.thread_count() as u32)
                     .map(|t| cursor.pending(t).map(|(op, _)| op))
                     .collect();
+                // Where the outcome is known, the step is what it did: the
+                // executed one's here, and a sleeper's as it did it where
+                // it was explored (unchanged while it sleeps: nothing that
+                // conflicts with it has run). A compare-and-swap that failed
+                // there is a read, not the write a pending one counts as.
+                if let Some(prev) = state.checked_sub(1).and_then(|s| self.nodes.get(s)) {
+                    for q in candidate.iter() {
+                        let known = prev.next.get(q as usize).copied().flatten();
+                        if let (Some(slot), Some(op)) = (next.get_mut(q as usize), known) {
+                            if slot.is_some_and(|pending| pending == as_pending(op)) {
+                                *slot = Some(op);
+                            }
+                        }
+                    }
+                }
+                if let Some(slot) = next.get_mut(event.thread as usize) {
+                    *slot = Some(event.op);
+                }
                 let mut done = ThreadSet::EMPTY;
                 done.insert(event.thread);
                 // Along a wakeup sequence: its other branches stay here.
@@ -329,6 +347,9 @@ impl Strategy for OptimalDpor {
                 });
             } else if state == branch {
                 self.nodes[state].op = event.op;
+                if let Some(slot) = self.nodes[state].next.get_mut(event.thread as usize) {
+                    *slot = Some(event.op);
+                }
             }
             if state + 1 >= keep {
                 candidate = Self::after(candidate, &self.nodes[state].next, &step);
