@@ -388,9 +388,7 @@ pub fn examine(
     let with_objects = |mut trace: Trace, outcome: &Outcome| {
         trace.objects = match (objects, executor) {
             (Some(objects), _) => objects,
-            (None, Some(executor)) => executor
-                .objects(outcome.threads.len())
-                .unwrap_or_default(),
+            (None, Some(executor)) => executor.objects(outcome.threads.len()).unwrap_or_default(),
             (None, None) => ObjectLog::default(),
         };
         trace

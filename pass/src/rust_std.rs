@@ -155,7 +155,9 @@ pub(crate) fn in_spin_loop(ctx: LLVMContextRef, inst: Value) -> bool {
 /// waiting loop's visible operations are its re-read of the slot (or packet)
 /// state and the backoff's `sched_yield`.
 pub(crate) fn in_channel_backoff(ctx: LLVMContextRef, inst: Value) -> bool {
-    inlined_from(ctx, inst, |name| name.contains("mpmc::utils::Backoff::spin"))
+    inlined_from(ctx, inst, |name| {
+        name.contains("mpmc::utils::Backoff::spin")
+    })
 }
 
 /// True if a function of `inst`'s debug location (the innermost one or one

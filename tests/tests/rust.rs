@@ -124,7 +124,7 @@ fn publish_before_init_reads_uninitialised_data() {
     assert_bug(
         &examples_dir().join("publish_before_init"),
         "panic",
-        "thread '<unnamed>' panicked at programs/src/bin/publish_before_init.rs:13:13",
+        "thread '<unnamed>' (T1) panicked at programs/src/bin/publish_before_init.rs:13:13",
     );
 }
 
@@ -154,6 +154,82 @@ fn a_swallowed_thread_panic_is_a_panic_not_a_crash() {
         "panic",
         "index out of bounds",
     );
+}
+
+#[test]
+fn channel_message_order_assumed_panics() {
+    assert_bug(
+        &examples_dir().join("channel_order"),
+        "panic",
+        "panicked at programs/src/bin/channel_order.rs:11:5: assertion `left == right` failed: the second sender's message came first",
+    );
+}
+
+#[test]
+fn channel_handoff_is_clean() {
+    assert_clean(&examples_dir().join("channel_handoff"), 2241);
+}
+
+/// `cargo test --no-run` through the wrapper: the test harness binary of
+/// `sync-kit` runs under `reach-native` with libtest's arguments (one test,
+/// on the main thread, with its output not captured so that the panic
+/// reaches standard error).
+#[test]
+fn a_test_binary_built_by_cargo_test_no_run() {
+    examples_dir();
+    let target = bin_dir()
+        .parent()
+        .map(|t| t.join("rust-examples"))
+        .unwrap_or_else(|| scratch().join("rust-examples"));
+    let output = Command::new("cargo")
+        .env("RUSTC_WRAPPER", bin("reach-rustc"))
+        .args([
+            "test",
+            "--offline",
+            "--no-run",
+            "-p",
+            "sync-kit",
+            "--message-format=json",
+            "--manifest-path",
+        ])
+        .arg(root().join("rust-examples/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target)
+        .output()
+        .expect("run cargo");
+    assert!(
+        output.status.success(),
+        "cargo test --no-run failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let binary = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["target"]["name"] == "sync_kit" && m["profile"]["test"] == true)
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .expect("the test binary of sync-kit");
+    let test_args = |name| ["--test-threads=1", "--nocapture", "--exact", name];
+    let run = reach(
+        &binary,
+        &[],
+        &test_args("tests::two_step_increments_lose_an_update"),
+    );
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.bug_kind().as_deref(), Some("panic"), "{}", run.stdout);
+    let message = run.json["bug"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(
+            "sync-kit/src/lib.rs:63:9: assertion `left == right` failed: an update was lost"
+        ),
+        "{message}"
+    );
+    let clean = reach(
+        &binary,
+        &["--max-executions", "200"],
+        &test_args("tests::increments_are_not_lost"),
+    );
+    assert!(clean.json["bug"].is_null(), "{}", clean.stdout);
+    assert_eq!(clean.executions(), 200);
 }
 
 #[test]
