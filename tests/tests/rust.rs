@@ -179,6 +179,11 @@ fn channel_handoff_is_clean() {
     assert_clean_counts(&examples_dir().join("channel_handoff"), 2241, 2215);
 }
 
+#[test]
+fn channel_rendezvous_is_clean() {
+    assert_clean(&examples_dir().join("channel_rendezvous"), 3354);
+}
+
 /// `cargo test --no-run` through the wrapper: the test harness binary of
 /// `sync-kit` runs under `reach-native` with libtest's arguments (one test,
 /// on the main thread, with its output not captured so that the panic
