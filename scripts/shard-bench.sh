@@ -35,8 +35,8 @@ section=$work/section.md
   echo
   echo "\`scripts/shard-bench.sh\` on this machine ($(nproc) cores), one job per shard, the"
   echo "shards run one after another, every run with \`--keep-going --ignore-races\`"
-  echo "and the default \`--shard-depth\` (dpor 8, rt 4, exhaustive 3). *executions*:"
-  echo "the merged count (the shared part counted once, by shard 0); *sum* and"
+  echo "and the default \`--shard-split\` (dpor 4, rt and exhaustive 8). *executions*:"
+  echo "the merged count (each shared execution counted once, by one shard); *sum* and"
   echo "*max*: wall time of all shards and of the slowest one, seconds, from the"
   echo "reports; *balance*: most / fewest executions counted by one shard"
   echo "(\`inf\` when a shard counted none)."
@@ -84,21 +84,18 @@ cat >>"$section" <<'NOTE'
 
 What the table shows. The merged partial orders equal one run's in every
 row (tests/tests/shard.rs checks it, and that no order is in two shards).
-rt and exhaustive count exactly one run's executions whatever N; dpor
-counts more than an unsharded run (`--jobs 1`), the same for every N: a
-shard of dpor explores every enabled thread at the top of the first
-execution's path (so no subtree ever adds a choice above itself), and the
-extra choices end sleep-blocked. Balance is not within 2x at 4 shards on
-most rows: these searches have a handful of frontier subtrees of very
-different sizes (the subtree explored first, without sleep sets, is the
-largest), and no assignment made before exploring them can even them out.
-Round-robin (the default) was measured against a stable hash of each
-subtree's schedule prefix (`Assignment::Hash`): at 4 shards the hash was
-better on the two exhaustive rows (balance 2.04 and 2.12) and indexer rt
-(1.64), worse on the other nine, leaving a shard empty on three rt rows. A deeper `--shard-depth` gives more, smaller subtrees at the
-price of a longer shared part (rt, exhaustive) or more sleep-blocked
-executions (dpor). The programs here run in well under a second; the
-per-shard times are dominated by start-up.
+rt and exhaustive count exactly one run's executions whatever N. dpor
+counts more than an unsharded run (lastzero 79, indexer 64, filesystem 32,
+bounded_buffer 62, dining_philosophers_ordered 6 with `--jobs 1`): every
+node of the shared part must offer every enabled thread (no subtree may
+add a choice above itself), and the choices DPOR would not have made end
+sleep-blocked; the shared part grows with N, and so does the excess. The
+shared part is split until each frontier subtree is estimated at most
+1/(K·N) of the search (Knuth's estimator along the shared executions'
+paths; rt: a variant's share divided among its variants); subtrees go to
+the least-loaded shard by estimate. The estimates are rough: balance is
+within 2x except where a row shows otherwise. The programs here run in
+well under a second; the per-shard times are dominated by start-up.
 NOTE
 
 if [ -n "${OUT_SECTION:-}" ]; then

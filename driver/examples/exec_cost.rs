@@ -70,6 +70,8 @@ fn executor_mode(
         persistent,
         exit_cuts_threads: false,
         user_threads,
+        symbolic_args: false,
+        symbolic_stdin: 0,
     };
     match Executor::new(config) {
         Ok(e) => e,
@@ -88,6 +90,7 @@ fn request(policy: Policy) -> Request {
         sleep_set: ThreadSet::EMPTY,
         sleep_sets: false,
         change_points: Vec::new(),
+        inputs: Vec::new(),
     }
 }
 

@@ -77,6 +77,18 @@ pub struct Cli {
     /// Stop after this many seconds in total (exit status 3 if no bug was found).
     #[arg(long, value_name = "SECS")]
     pub max_time: Option<f64>,
+    /// Make the bytes of the program's arguments (argv[1..], each up to 64
+    /// bytes, their lengths fixed) symbolic inputs for concolic testing.
+    #[arg(long)]
+    pub symbolic_args: bool,
+    /// Make the first N bytes (at most 64) of standard input, as `read(0,
+    /// ...)` returns them, a symbolic input for concolic testing.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=64))]
+    pub symbolic_stdin: u32,
+    /// Bound of one solver query in concolic testing, in milliseconds (a
+    /// query that hits it is counted, and its target dropped).
+    #[arg(long, value_name = "MS", default_value_t = 5000)]
+    pub solver_timeout: u64,
     /// Wall-clock bound of one execution, in seconds; exceeding it is a hang.
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     pub timeout: f64,
@@ -191,12 +203,12 @@ pub struct Cli {
     /// `reach-native merge`.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
-    /// With --shard: the shared part every shard runs before the subtrees
-    /// are divided (branching nodes for dpor and exhaustive, generations of
-    /// race variants for rt). Deeper: more, smaller subtrees.
-    /// Default: 8 for dpor, 3 for exhaustive, 4 for rt.
-    #[arg(long, value_name = "D", requires = "shard")]
-    pub shard_depth: Option<u32>,
+    /// With --shard: frontier subtrees per shard that the shared part
+    /// (run by every shard) aims for, by estimated size. More: better
+    /// balance, a longer shared part and (dpor) more forced choices.
+    /// Default: 4 for dpor, 8 for exhaustive and rt. Every shard of one search needs the same value.
+    #[arg(long, value_name = "K", requires = "shard", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub shard_split: Option<u32>,
     /// Report a bug's schedule as found, without shortening it.
     #[arg(long)]
     pub no_shorten: bool,

@@ -168,7 +168,7 @@ fn run(cli: &Cli) -> Result<u8> {
     let shard = cli
         .shard
         .as_deref()
-        .map(|text| ShardSpec::parse(text, shard_depth(cli), |v| std::env::var(v).ok()))
+        .map(|text| ShardSpec::parse(text, shard_split(cli), |v| std::env::var(v).ok()))
         .transpose()?;
     if shard.is_some() {
         if cli.replay.is_some() {
@@ -212,7 +212,18 @@ fn run(cli: &Cli) -> Result<u8> {
         exit_cuts_threads: cli.exit_cuts_threads
             || schedule.as_ref().is_some_and(|s| s.exit_cuts_threads),
         user_threads: cli.user_threads && !cli.no_user_threads,
+        symbolic_args: cli.symbolic_args || schedule.as_ref().is_some_and(|s| s.symbolic_args),
+        symbolic_stdin: cli
+            .symbolic_stdin
+            .max(schedule.as_ref().map_or(0, |s| s.symbolic_stdin)),
     };
+    // Concolic testing when the program records branches on inputs.
+    let concolic = cli.symbolic_args
+        || cli.symbolic_stdin > 0
+        || binary.sites.values().any(|s| s.what == "branch");
+    if concolic && shard.is_some() {
+        bail!("--shard does not apply to concolic testing (a program built with REACH_SYMBOLIC=1, or --symbolic-args/--symbolic-stdin)");
+    }
     let config_for_workers = config.clone();
     let placement = if cli.no_pin {
         Vec::new()
@@ -264,13 +275,16 @@ fn run(cli: &Cli) -> Result<u8> {
         bail!("--preemption-bound applies to --strategy dpor and exhaustive");
     }
     let parallel_search = match cli.strategy {
-        _ if cli.preemption_bound.is_some() => None,
+        _ if cli.preemption_bound.is_some() || concolic => None,
         StrategyName::Dpor => Some(Dpor::new(true)),
         StrategyName::DporCr => Some(Dpor::new(false)),
         StrategyName::DporClassic => Some(Dpor::classic()),
         _ => None,
     };
     let sharded = shard.map(|spec| sharded(cli.strategy, spec)).transpose()?;
+    let pipelined_search = (jobs > 1 && sharded.is_none() && !concolic)
+        .then(|| single_search(cli, seed))
+        .filter(|s| s.pipelined());
     let progress = reach_native::progress::Progress::new(cli.quiet);
     let mut summary = match parallel_search {
         _ if sharded.is_some() => {
@@ -290,6 +304,18 @@ fn run(cli: &Cli) -> Result<u8> {
                 &mut |s| progress.update(s),
             )
         }
+        _ if pipelined_search.is_some() => {
+            let mut strategy = pipelined_search.context("a pipelined search")?;
+            reach_native::pipeline::explore_pipelined(
+                &mut executor,
+                &config_for_workers,
+                strategy.as_mut(),
+                jobs,
+                &placement,
+                &options,
+                &mut |s| progress.update(s),
+            )
+        }
         Some(search) if jobs > 1 => reach_native::parallel::explore_parallel(
             &mut executor,
             &config_for_workers,
@@ -300,24 +326,44 @@ fn run(cli: &Cli) -> Result<u8> {
             &mut |s| progress.update(s),
         ),
         _ => {
-            if jobs > 1 && !cli.quiet && cli.jobs != 0 {
-                eprintln!("reach-native: note: --jobs applies to the DPOR strategies and the portfolio; exploring with one job");
+            if jobs > 1 && !cli.quiet && cli.jobs != 0 && !concolic {
+                eprintln!("reach-native: note: --jobs applies to the DPOR strategies, unfold, random, pct and the portfolio; exploring with one job");
             }
-            let mut strategy: Box<dyn Strategy> = match cli.strategy {
-                StrategyName::Dpor | StrategyName::Exhaustive if cli.preemption_bound.is_some() => {
-                    bounded(cli.strategy, cli.preemption_bound.unwrap_or(0))
+            let mut strategy = single_search(cli, seed);
+            if concolic {
+                let name = cli.strategy;
+                let bound = cli.preemption_bound;
+                let make = move || -> Box<dyn Strategy> {
+                    match name {
+                        StrategyName::Dpor | StrategyName::Exhaustive if bound.is_some() => {
+                            bounded(name, bound.unwrap_or(0))
+                        }
+                        StrategyName::DporCr => Box::new(Dpor::new(false)),
+                        StrategyName::DporClassic => Box::new(Dpor::classic()),
+                        StrategyName::Exhaustive => Box::new(Exhaustive::default()),
+                        StrategyName::Optimal => Box::new(OptimalDpor::new()),
+                        StrategyName::Unfold => Box::new(Unfold::new(Order::Oldest)),
+                        _ => Box::new(Dpor::new(true)),
+                    }
+                };
+                if !matches!(
+                    name,
+                    StrategyName::Dpor
+                        | StrategyName::DporCr
+                        | StrategyName::DporClassic
+                        | StrategyName::Exhaustive
+                        | StrategyName::Optimal
+                        | StrategyName::Unfold
+                ) && !cli.quiet
+                {
+                    eprintln!("reach-native: note: concolic testing combines inputs with dpor, dpor-cr, dpor-classic, exhaustive, optimal or unfold; using dpor");
                 }
-                StrategyName::Pct => Box::new(Pct::new(cli.depth, seed)),
-                StrategyName::Random => Box::new(RandomWalk::new(seed)),
-                StrategyName::Portfolio => Box::new(Dpor::new(true)),
-                StrategyName::Dpor => Box::new(Dpor::new(true)),
-                StrategyName::DporCr => Box::new(Dpor::new(false)),
-                StrategyName::DporClassic => Box::new(Dpor::classic()),
-                StrategyName::Exhaustive => Box::new(Exhaustive::default()),
-                StrategyName::Optimal => Box::new(OptimalDpor::new()),
-                StrategyName::Rt => Box::new(ReachabilityTesting::new()),
-                StrategyName::Unfold => Box::new(Unfold::new(Order::Oldest)),
-            };
+                strategy = Box::new(reach_native::concolic::Concolic::new(
+                    Box::new(make),
+                    Vec::new(),
+                    std::time::Duration::from_millis(cli.solver_timeout),
+                ));
+            }
             explore(&mut executor, strategy.as_mut(), &options, &mut |s| {
                 progress.update(s)
             })
@@ -374,19 +420,19 @@ fn clock_seed() -> u64 {
 
 /// The part of `strategy`'s search that shard `spec` explores.
 fn sharded(strategy: StrategyName, spec: ShardSpec) -> Result<Box<dyn Strategy>> {
-    let how = Assignment::RoundRobin;
-    let depth = spec.depth;
+    let how = Assignment::Balanced;
+    let (split, n) = (spec.split, spec.count);
     Ok(match strategy {
-        StrategyName::Dpor => Box::new(Sharded::new(Dpor::new(true).with_shard_top(depth), spec, how)),
-        StrategyName::DporCr => Box::new(Sharded::new(Dpor::new(false).with_shard_top(depth), spec, how)),
-        StrategyName::DporClassic => Box::new(Sharded::new(Dpor::classic().with_shard_top(depth), spec, how)),
+        StrategyName::Dpor => Box::new(Sharded::new(Dpor::new(true).with_shard_plan(split, n), spec, how)),
+        StrategyName::DporCr => Box::new(Sharded::new(Dpor::new(false).with_shard_plan(split, n), spec, how)),
+        StrategyName::DporClassic => Box::new(Sharded::new(Dpor::classic().with_shard_plan(split, n), spec, how)),
         StrategyName::Exhaustive => Box::new(Sharded::new(
-            Exhaustive::default().with_shard_top(depth),
+            Exhaustive::default().with_shard_plan(split, n),
             spec,
             how,
         )),
         StrategyName::Rt => Box::new(Sharded::new(
-            ReachabilityTesting::new().with_shard_depth(depth),
+            ReachabilityTesting::new().with_shard_plan(split, n),
             spec,
             how,
         )),
@@ -604,7 +650,7 @@ fn finish(
             .shard
             .as_deref()
             .and_then(|text| {
-                ShardSpec::parse(text, shard_depth(cli), |v| std::env::var(v).ok()).ok()
+                ShardSpec::parse(text, shard_split(cli), |v| std::env::var(v).ok()).ok()
             })
             .map(Into::into);
         let text = serde_json::to_string_pretty(&report)?;
@@ -623,10 +669,10 @@ fn finish(
     })
 }
 
-/// `--shard-depth`, or the strategy's default.
-fn shard_depth(cli: &Cli) -> u32 {
-    cli.shard_depth
-        .unwrap_or_else(|| reach_native::shard::default_depth(&strategy_word(cli.strategy)))
+/// `--shard-split`, or its default.
+fn shard_split(cli: &Cli) -> u32 {
+    cli.shard_split
+        .unwrap_or_else(|| reach_native::shard::default_split(&strategy_word(cli.strategy)))
 }
 
 /// The options that decide what the search explores, for the report.
@@ -718,4 +764,23 @@ fn peak_rss_kib() -> (i64, i64) {
         }
     };
     (get(libc::RUSAGE_SELF), get(libc::RUSAGE_CHILDREN))
+}
+
+/// The search `cli` asks for, run by one coordinator.
+fn single_search(cli: &Cli, seed: u64) -> Box<dyn Strategy> {
+    match cli.strategy {
+        StrategyName::Dpor | StrategyName::Exhaustive if cli.preemption_bound.is_some() => {
+            bounded(cli.strategy, cli.preemption_bound.unwrap_or(0))
+        }
+        StrategyName::Pct => Box::new(Pct::new(cli.depth, seed)),
+        StrategyName::Random => Box::new(RandomWalk::new(seed)),
+        StrategyName::Portfolio => Box::new(Dpor::new(true)),
+        StrategyName::Dpor => Box::new(Dpor::new(true)),
+        StrategyName::DporCr => Box::new(Dpor::new(false)),
+        StrategyName::DporClassic => Box::new(Dpor::classic()),
+        StrategyName::Exhaustive => Box::new(Exhaustive::default()),
+        StrategyName::Optimal => Box::new(OptimalDpor::new()),
+        StrategyName::Rt => Box::new(ReachabilityTesting::new()),
+        StrategyName::Unfold => Box::new(Unfold::new(Order::Oldest)),
+    }
 }

@@ -4,7 +4,7 @@
 //! Report files are untrusted input: anything unexpected is a one-line
 //! error naming the file, never a panic. The shards must be of one program
 //! build (`program_hash`), one set of search options (`search`), one N and
-//! one shared depth, and every index `0..N` must be there exactly once.
+//! one --shard-split, and every index `0..N` must be there exactly once.
 
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -94,7 +94,7 @@ struct ShardReport {
     file: String,
     index: u32,
     count: u32,
-    depth: u64,
+    split: u64,
     program: String,
     program_hash: String,
     strategy: String,
@@ -221,7 +221,7 @@ fn read(path: &Path) -> Result<ShardReport, MergeError> {
     };
     let index = number(shard, &file, "index")?;
     let count = number(shard, &file, "count")?;
-    let depth = number(shard, &file, "depth")?;
+    let split = number(shard, &file, "split")?;
     let (Ok(index), Ok(count)) = (u32::try_from(index), u32::try_from(count)) else {
         return Err(invalid(&file, "shard index or count out of range"));
     };
@@ -252,7 +252,7 @@ fn read(path: &Path) -> Result<ShardReport, MergeError> {
     Ok(ShardReport {
         index,
         count,
-        depth,
+        split,
         program: text(&report, &file, "program")?,
         program_hash: text(&report, &file, "program_hash")?,
         strategy: text(&report, &file, "strategy")?,
@@ -287,10 +287,10 @@ fn difference(a: &ShardReport, b: &ShardReport) -> Option<String> {
             b.index, b.count, a.index, a.count
         ));
     }
-    if a.depth != b.depth {
+    if a.split != b.split {
         return Some(format!(
-            "a different --shard-depth ({} against {})",
-            b.depth, a.depth
+            "a different --shard-split ({} against {})",
+            b.split, a.split
         ));
     }
     if a.strategy != b.strategy {
@@ -478,7 +478,7 @@ mod tests {
             "completion": "complete", "stop_reason": "complete", "seconds": 0.5,
             "partial_order_fingerprints": [format!("{index:016x}"), "ffffffffffffffff"],
             "bugs": [{"kind": "deadlock", "signature": "Deadlock x"}],
-            "shard": {"index": index, "count": count, "depth": 4},
+            "shard": {"index": index, "count": count, "split": 4},
         });
         for (k, v) in extra {
             r[*k] = v.clone();

@@ -13,6 +13,7 @@
 //! `r` runs needs about `r + 16 ln(n / 16)` blocks. Version 1 files (one
 //! entry per step) are still read.
 
+use crate::exec::InputValue;
 use crate::trace::{Trace, TraceEvent};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -34,6 +35,62 @@ pub struct Run(pub u32, pub u64);
 /// (serialised as `[thread, count, "hash"]`, the hash as 16 hex digits).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Check(pub u32, pub u64, pub String);
+
+/// The value of one program input in a schedule file (concolic testing).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedInput {
+    /// The input's name (`reach_input_int("x", ...)`, `argv[1]`, `stdin`).
+    pub name: String,
+    /// Which creation of an input of that name (0: the first).
+    #[serde(default)]
+    pub occurrence: u32,
+    /// The value for people (an integer in decimal, bytes as a string);
+    /// informative only.
+    #[serde(default)]
+    pub value: String,
+    /// The value's bytes in hex (little-endian for an integer): what
+    /// `--replay` passes to the program.
+    pub bytes: String,
+}
+
+impl RecordedInput {
+    /// The value as an execution request carries it; `None` if `bytes` is
+    /// not hex.
+    pub fn to_value(&self) -> Option<InputValue> {
+        let hex = self.bytes.as_bytes();
+        if !hex.len().is_multiple_of(2) {
+            return None;
+        }
+        let bytes = hex
+            .chunks(2)
+            .map(|pair| {
+                let text = std::str::from_utf8(pair).ok()?;
+                u8::from_str_radix(text, 16).ok()
+            })
+            .collect::<Option<Vec<u8>>>()?;
+        Some(InputValue {
+            name: self.name.clone(),
+            occurrence: self.occurrence,
+            bytes,
+        })
+    }
+}
+
+/// The inputs an execution's trace records, as schedule file entries.
+pub fn recorded_inputs(trace: &Trace) -> Vec<RecordedInput> {
+    let Some(sym) = &trace.symbolic else {
+        return Vec::new();
+    };
+    sym.inputs
+        .iter()
+        .map(|i| RecordedInput {
+            name: i.name.clone(),
+            occurrence: i.occurrence,
+            value: i.display(),
+            bytes: i.bytes.iter().map(|b| format!("{b:02x}")).collect(),
+        })
+        .collect()
+}
 
 /// A schedule file.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -70,6 +127,21 @@ pub struct ScheduleFile {
     /// other threads short), which `--replay` then applies too.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub exit_cuts_threads: bool,
+    /// The program's inputs in the recorded execution (concolic testing),
+    /// which `--replay` passes again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<RecordedInput>,
+    /// The execution ran with `--symbolic-args`, which `--replay` applies too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub symbolic_args: bool,
+    /// The execution ran with `--symbolic-stdin N` (0: without), which
+    /// `--replay` applies too.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub symbolic_stdin: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The version 1 layout: one entry per step.
@@ -232,12 +304,24 @@ impl ScheduleFile {
             strategy: None,
             seed: None,
             exit_cuts_threads: trace.events.iter().any(|e| e.op.cuts_threads()),
+            inputs: recorded_inputs(trace),
+            symbolic_args: trace.symbolic.as_ref().is_some_and(|s| s.args),
+            symbolic_stdin: trace.symbolic.as_ref().map_or(0, |s| s.stdin_bytes),
         }
     }
 
     /// The thread chosen at each recorded step.
     pub fn choices(&self) -> Vec<u32> {
         decode_runs(&self.schedule)
+    }
+
+    /// The input values `--replay` passes (entries whose bytes are not hex
+    /// are left out: those inputs get their defaults).
+    pub fn input_values(&self) -> Vec<InputValue> {
+        self.inputs
+            .iter()
+            .filter_map(RecordedInput::to_value)
+            .collect()
     }
 
     /// Reads and validates a schedule file (version 1 or 2).
@@ -274,6 +358,9 @@ impl ScheduleFile {
                     strategy: None,
                     seed: None,
                     exit_cuts_threads: false,
+                    inputs: Vec::new(),
+                    symbolic_args: false,
+                    symbolic_stdin: 0,
                 }
             }
             _ => {
@@ -371,6 +458,20 @@ impl ScheduleFile {
         if self.exit_cuts_threads {
             scalar(&mut out, "exit_cuts_threads", "true".into());
         }
+        if self.symbolic_args {
+            scalar(&mut out, "symbolic_args", "true".into());
+        }
+        if self.symbolic_stdin > 0 {
+            scalar(&mut out, "symbolic_stdin", self.symbolic_stdin.to_string());
+        }
+        if !self.inputs.is_empty() {
+            let items = self
+                .inputs
+                .iter()
+                .map(serde_json::to_string)
+                .collect::<Result<Vec<_>, _>>()?;
+            let _ = writeln!(out, "  \"inputs\": [\n    {}\n  ],", items.join(",\n    "));
+        }
         scalar(
             &mut out,
             "max_steps",
@@ -463,6 +564,43 @@ mod tests {
 
     /// A schedule recorded with exits cutting threads short says so (from
     /// the trace's exit event), and the text keeps it; others omit it.
+    #[test]
+    fn recorded_inputs_round_trip_through_the_file_text() {
+        let mut file = ScheduleFile::of_trace(
+            "p".into(),
+            Vec::new(),
+            None,
+            &Trace::new(vec![event(0, OpKind::Load, 8)], vec![None]),
+            None,
+            Some(1),
+        );
+        file.inputs = vec![RecordedInput {
+            name: "mode".into(),
+            occurrence: 1,
+            value: "3".into(),
+            bytes: "03000000".into(),
+        }];
+        file.symbolic_stdin = 4;
+        let text = file.to_text().expect("serialise");
+        let back = ScheduleFile::parse(&text, "test").expect("parse");
+        assert_eq!(back.inputs, file.inputs);
+        assert_eq!(back.symbolic_stdin, 4);
+        assert_eq!(
+            back.input_values(),
+            vec![InputValue {
+                name: "mode".into(),
+                occurrence: 1,
+                bytes: vec![3, 0, 0, 0],
+            }]
+        );
+        // Bytes that are not hex give no value (the input keeps its default).
+        let bad = RecordedInput {
+            bytes: "0g".into(),
+            ..file.inputs[0].clone()
+        };
+        assert_eq!(bad.to_value(), None);
+    }
+
     #[test]
     fn exit_mode_follows_the_trace() {
         let mut events = vec![event(0, OpKind::Store, 0x10), event(1, OpKind::Load, 0x10)];

@@ -3,32 +3,19 @@
 //! times with an index, and `reach-native merge` unions their reports.
 //!
 //! Every shard runs the same *shared part* of the search (deterministic:
-//! it depends only on the program and the options), counted by shard 0
-//! alone. The shared part ends at a *frontier* of subtrees; each frontier
-//! subtree is explored by exactly one shard and skipped by the others:
-//!
-//! - `dpor` and `exhaustive`: the schedule tree down to the node after the
-//!   [`ShardSpec::depth`]-th branching node (a node where two or more threads
-//!   are enabled) is shared. DPOR explores every enabled thread at these top
-//!   nodes (as the exhaustive search does everywhere), so no race found in a
-//!   subtree adds a choice above the frontier and the subtrees never need
-//!   to tell each other anything; sleep sets keep the subtrees' complete
-//!   executions pairwise inequivalent. A frontier subtree is named by the
-//!   schedule down to the frontier.
-//! - `rt`: race variants form a tree (each variant has one parent, the
-//!   execution it was generated from); variants of the first
-//!   [`ShardSpec::depth`] generations are shared, and each variant of the
-//!   next generation roots a frontier subtree, named by its schedule prefix.
-//!
-//! A frontier subtree goes to shard `k mod N`, `k` its index in the order
-//! in which the shared part reaches it (the same in every shard); see
-//! [`Assignment`] for the alternative measured against it.
+//! it depends only on the program and the options), each of its
+//! executions counted by one shard. The shared part is split by estimated
+//! size ([`PathPlan`] for dpor and exhaustive, [`TreePlan`] for rt) until
+//! each *frontier subtree* is estimated at most `1/(K·N)` of the search
+//! (`--shard-split K`); each frontier subtree is explored by exactly one
+//! shard, the one with the least estimated work when the shared part
+//! reaches it ([`Assignment`]), and skipped by the others.
 
 use crate::cancel::Cancel;
 use crate::exec::Request;
-use crate::strategy::tree::Path;
 use crate::strategy::{Divergence, Strategy};
 use crate::trace::Trace;
+use reach_channel::ThreadSet;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -36,16 +23,20 @@ use thiserror::Error;
 pub const K8S_INDEX: &str = "JOB_COMPLETION_INDEX";
 /// Environment variable of a Slurm job array's task id.
 pub const SLURM_INDEX: &str = "SLURM_ARRAY_TASK_ID";
-/// Default `--shard-depth` of `strategy` (`dpor`, `exhaustive`, `rt`):
-/// branching nodes of the first path (dpor) or of every path (exhaustive),
-/// generations of first-explored variants (rt). Measured in BENCHMARKS.md.
-pub fn default_depth(strategy: &str) -> u32 {
+/// Default `--shard-split` of `strategy`: frontier subtrees per shard the
+/// shared part aims for (measured in BENCHMARKS.md, section Shards). Lower
+/// for dpor, whose shared part forces choices that cost executions.
+pub fn default_split(strategy: &str) -> u32 {
     match strategy {
-        "exhaustive" => 3,
-        "rt" => 4,
-        _ => 8,
+        "exhaustive" | "rt" => 8,
+        _ => 4,
     }
 }
+
+/// Forced choices (dpor) a shared part may add per frontier subtree it
+/// aims for: each costs at least one execution that an unsharded search
+/// would not run.
+const FORCING_PER_SUBTREE: u64 = 16;
 
 /// Which shard this process is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,9 +45,9 @@ pub struct ShardSpec {
     pub index: u32,
     /// Number of shards.
     pub count: u32,
-    /// Branching nodes (dpor, exhaustive) or generations of variants (rt)
-    /// in the shared part.
-    pub depth: u32,
+    /// Frontier subtrees per shard the shared part aims for
+    /// (`--shard-split`).
+    pub split: u32,
 }
 
 /// A `--shard` value that cannot be used.
@@ -85,7 +76,7 @@ impl ShardSpec {
     /// [`K8S_INDEX`], else [`SLURM_INDEX`], through `env`.
     pub fn parse(
         text: &str,
-        depth: u32,
+        split: u32,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<ShardSpec, ShardError> {
         let syntax = || ShardError::Syntax(text.to_string());
@@ -112,7 +103,7 @@ impl ShardSpec {
         Ok(ShardSpec {
             index,
             count,
-            depth,
+            split,
         })
     }
 }
@@ -120,22 +111,21 @@ impl ShardSpec {
 /// How frontier subtrees are given to shards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Assignment {
-    /// Subtree `k` (in the order the shared part reaches them) to shard
-    /// `k mod N`: deterministic; the better of the two on most examples
-    /// measured in BENCHMARKS.md (section Shards).
+    /// Each subtree, in the order the shared part reaches them (the same in
+    /// every shard), to the shard with the least estimated work so far
+    /// (ties: the highest index, as shard 0 also counts the shared part).
+    Balanced,
+    /// Subtree `k` to shard `k mod N`, whatever its estimate (measured
+    /// against [`Assignment::Balanced`] in BENCHMARKS.md).
     RoundRobin,
-    /// By a stable hash of the subtree's schedule prefix, mod N: independent
-    /// of the order, but leaves shards empty when there are few subtrees.
-    Hash,
 }
 
 /// A search that can be sharded: it says which frontier subtree a request
 /// belongs to.
 pub trait Shardable: Strategy {
-    /// `None` if `request` is in the shared part, else a stable name of the
-    /// frontier subtree it belongs to (requests of one subtree come one after
-    /// another).
-    fn subtree_of(&mut self, request: &Request) -> Option<u64>;
+    /// `None` if `request` is in the shared part, else the frontier subtree
+    /// it belongs to (requests of one subtree come one after another).
+    fn subtree_of(&mut self, request: &Request) -> Option<Subtree>;
     /// `request`, just returned by [`Strategy::next_request`], belongs to
     /// another shard and will not be run.
     fn skip(&mut self, _request: &Request) {}
@@ -153,6 +143,8 @@ pub struct Sharded<S> {
     subtrees: u64,
     /// Of those, the ones this shard owns.
     owned: u64,
+    /// Estimated work given to each shard so far.
+    loads: Vec<f64>,
     /// The last request returned is in the shared part.
     shared: bool,
     /// Shared executions run.
@@ -169,18 +161,27 @@ impl<S: Shardable> Sharded<S> {
             current: None,
             subtrees: 0,
             owned: 0,
+            loads: vec![0.0; spec.count as usize],
             shared: false,
             shared_runs: 0,
         }
     }
 
-    fn owns(&self, name: u64, k: u64) -> bool {
-        let n = u64::from(self.spec.count);
-        let slot = match self.assignment {
-            Assignment::RoundRobin => k % n,
-            Assignment::Hash => name % n,
-        };
-        slot == u64::from(self.spec.index)
+    /// The shard of the `k`-th subtree reached, `subtree`.
+    fn owner(&mut self, subtree: Subtree, k: u64) -> u32 {
+        match self.assignment {
+            Assignment::RoundRobin => (k % u64::from(self.spec.count)) as u32,
+            Assignment::Balanced => {
+                let mut best = 0;
+                for (i, load) in self.loads.iter().enumerate() {
+                    if *load <= self.loads[best] {
+                        best = i;
+                    }
+                }
+                self.loads[best] += subtree.estimate.max(f64::MIN_POSITIVE);
+                best as u32
+            }
+        }
     }
 }
 
@@ -192,7 +193,7 @@ impl<S: Shardable> Strategy for Sharded<S> {
     fn next_request(&mut self) -> Option<Request> {
         loop {
             let request = self.inner.next_request()?;
-            let Some(name) = self.inner.subtree_of(&request) else {
+            let Some(subtree) = self.inner.subtree_of(&request) else {
                 self.shared = true;
                 self.shared_runs += 1;
                 self.current = None;
@@ -200,12 +201,12 @@ impl<S: Shardable> Strategy for Sharded<S> {
             };
             self.shared = false;
             let owned = match self.current {
-                Some((current, owned)) if current == name => owned,
+                Some((current, owned)) if current == subtree.name => owned,
                 _ => {
-                    let owned = self.owns(name, self.subtrees);
+                    let owned = self.owner(subtree, self.subtrees) == self.spec.index;
                     self.subtrees += 1;
                     self.owned += u64::from(owned);
-                    self.current = Some((name, owned));
+                    self.current = Some((subtree.name, owned));
                     owned
                 }
             };
@@ -243,7 +244,9 @@ impl<S: Shardable> Strategy for Sharded<S> {
     }
 
     fn counted(&self) -> bool {
-        !self.shared || self.spec.index == 0
+        // Shared execution `k` (from 1) is counted by shard `k mod N`: each
+        // is counted once, and the shards' counts stay even.
+        !self.shared || self.shared_runs % u64::from(self.spec.count) == u64::from(self.spec.index)
     }
 }
 
@@ -254,8 +257,8 @@ pub struct ShardInfo {
     pub index: u32,
     /// Number of shards.
     pub count: u32,
-    /// `--shard-depth`.
-    pub depth: u32,
+    /// `--shard-split`.
+    pub split: u32,
 }
 
 impl From<ShardSpec> for ShardInfo {
@@ -263,7 +266,7 @@ impl From<ShardSpec> for ShardInfo {
         ShardInfo {
             index: spec.index,
             count: spec.count,
-            depth: spec.depth,
+            split: spec.split,
         }
     }
 }
@@ -312,124 +315,224 @@ pub fn program_hash(path: &std::path::Path) -> std::io::Result<String> {
     Ok(format!("fnv1a-64:{:016x}", fnv1a(bytes)))
 }
 
-/// The top of the first execution's path (dpor): its nodes up to and
-/// including its [`ShardSpec::depth`]-th branching node. The shared part is
-/// the first execution alone; each other choice at a top node roots a
-/// frontier subtree, and so does the rest of the first path below the top.
-#[derive(Clone, Debug)]
-pub struct FirstPath {
-    depth: u32,
-    /// The first execution's schedule.
-    first: Option<Vec<u32>>,
-    /// Number of top nodes.
-    cut: usize,
+/// A frontier subtree, as a search names it when one of its requests
+/// comes up: a stable name and the share of the whole search it is
+/// estimated to hold (0 when the subtree was named before).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Subtree {
+    /// Stable name (FNV-1a of a schedule prefix).
+    pub name: u64,
+    /// Estimated share of the whole search, in `0..=1`.
+    pub estimate: f64,
 }
 
-impl FirstPath {
-    /// The top of `depth` branching nodes.
-    pub fn new(depth: u32) -> FirstPath {
-        FirstPath {
-            depth,
-            first: None,
-            cut: 0,
+/// Where a node of a path-based search (dpor, exhaustive) stands in the
+/// partition.
+#[derive(Clone, Copy, Debug)]
+enum Label {
+    /// A node of the shared part: every enabled thread is a choice, and
+    /// each choice other than the shared path's roots a candidate subtree.
+    Shared {
+        /// log2 of the estimated size of a choice's subtree here.
+        below: f64,
+        /// The choices the search itself found needed here (DPOR: from the
+        /// races of the execution that reached the node); the other ones
+        /// are estimated at one execution.
+        natural: ThreadSet,
+    },
+    /// A node inside the frontier subtree of this name, estimated at this
+    /// share (log2) of the search.
+    In(u64, f64),
+}
+
+/// The partition of a depth-first search over schedules (dpor,
+/// exhaustive) into a shared part and frontier subtrees, built as the
+/// search goes, the same way in every shard.
+///
+/// Each execution of the shared part estimates, as Knuth's estimator does
+/// along one path, the size of what hangs below each of its nodes: the
+/// product of the nodes' widths below it (DPOR: the backtrack choices the
+/// execution's races call for; exhaustive: the enabled threads). The first
+/// execution's product estimates the whole search. From the node where a
+/// shared execution branched off, its nodes are *forced* (every enabled
+/// thread a choice) as long as what hangs below is estimated at more than
+/// `1/(K·N)` of the whole search; the rest of its path is one frontier
+/// subtree. A choice at a forced node whose estimate is still above that
+/// share is run as a shared execution in turn (split again); any other
+/// roots a frontier subtree. Sizes are estimates: the partition is exact
+/// whatever they are, only the balance depends on them.
+#[derive(Clone, Debug)]
+pub struct PathPlan {
+    /// log2 of K·N: a frontier subtree is estimated at most `2^-target` of
+    /// the search.
+    target: f64,
+    /// log2 of the estimated size of the whole search (after the first
+    /// execution).
+    root: Option<f64>,
+    /// One label per node of the current path.
+    labels: Vec<Label>,
+    /// The frontier subtree of the request in flight (`None`: shared).
+    pending: Option<u64>,
+    /// Shared executions that may still be added by splitting.
+    budget: u32,
+    /// Forced choices the search would not have made itself (each costs
+    /// at least one execution) that may still be added.
+    forcing: u64,
+}
+
+impl PathPlan {
+    /// A plan aiming at `split` frontier subtrees per shard, `count` shards.
+    pub fn new(split: u32, count: u32) -> PathPlan {
+        let parts = f64::from(split.max(1)) * f64::from(count.max(1));
+        PathPlan {
+            target: parts.log2(),
+            root: None,
+            labels: Vec::new(),
+            pending: None,
+            budget: split.max(1).saturating_mul(count.max(1)).saturating_mul(2),
+            forcing: u64::from(split.max(1)) * u64::from(count.max(1)) * FORCING_PER_SUBTREE,
         }
     }
 
-    /// Learns the first execution: returns the number of top nodes, whose
-    /// backtrack sets must hold every enabled thread.
-    pub fn first_execution(&mut self, trace: &Trace) -> usize {
-        let mut left = self.depth;
-        self.cut = trace.len();
-        for (i, event) in trace.events.iter().enumerate() {
-            if left == 0 {
-                self.cut = i;
+    /// The subtree of a request branching at the last element of `prefix`
+    /// (see [`Shardable::subtree_of`]); `None` if the request is shared.
+    pub fn subtree_of(&mut self, prefix: &[u32]) -> Option<Subtree> {
+        self.pending = None;
+        let (i, &thread) = prefix.len().checked_sub(1).zip(prefix.last())?;
+        match *self.labels.get(i)? {
+            Label::In(name, share) => {
+                self.pending = Some(name);
+                Some(Subtree {
+                    name,
+                    estimate: share.exp2(),
+                })
+            }
+            Label::Shared { below, natural } => {
+                let size = if natural.contains(thread) { below } else { 0.0 };
+                let share = size - self.root.unwrap_or(0.0);
+                if share > -self.target && self.budget > 0 {
+                    self.budget -= 1;
+                    return None;
+                }
+                let name = prefix_name(prefix);
+                self.pending = Some(name);
+                Some(Subtree {
+                    name,
+                    estimate: share.exp2(),
+                })
+            }
+        }
+    }
+
+    /// The search learnt the execution of the request in flight: nodes
+    /// from `first_new` on are new; node `first_new + k` has the choices
+    /// `natural[k]` and `extra[k]` more enabled threads that forcing it
+    /// would add; `schedule` is the execution's schedule. Returns the end
+    /// of the forced nodes (from `first_new`), whose choices must be every
+    /// enabled thread.
+    pub fn observed(
+        &mut self,
+        first_new: usize,
+        natural: &[ThreadSet],
+        extra: &[u32],
+        schedule: &[u32],
+    ) -> usize {
+        let widths: Vec<f64> = natural.iter().map(|b| b.len() as f64).collect();
+        self.labels.truncate(first_new);
+        if let Some(name) = self.pending {
+            let label = Label::In(name, f64::NEG_INFINITY);
+            self.labels.extend(std::iter::repeat_n(label, widths.len()));
+            return first_new;
+        }
+        let mut rest: f64 = widths.iter().map(|w| w.max(1.0).log2()).sum();
+        let root = *self.root.get_or_insert(rest);
+        let mut forced = first_new;
+        for (k, w) in widths.iter().enumerate() {
+            let cost = u64::from(extra.get(k).copied().unwrap_or(0));
+            if rest - root <= -self.target || cost > self.forcing {
+                let name = prefix_name(&schedule[..first_new + k]);
+                let label = Label::In(name, rest - root);
+                self.labels
+                    .extend(std::iter::repeat_n(label, widths.len() - k));
                 break;
             }
-            if event.enabled.len() >= 2 {
-                left -= 1;
-            }
+            self.forcing -= cost;
+            rest -= w.max(1.0).log2();
+            self.labels.push(Label::Shared {
+                below: rest,
+                natural: natural.get(k).copied().unwrap_or(ThreadSet::EMPTY),
+            });
+            forced = first_new + k + 1;
         }
-        self.first = Some(trace.schedule());
-        self.cut
+        forced
+    }
+}
+
+/// How the variants of a tree search (rt) stand in the partition: each
+/// variant carries the share of the search estimated to hang below it
+/// (its parent's, divided evenly among the parent's variants; the first
+/// execution holds all of it). A variant above `1/(K·N)` is shared (run by
+/// every shard, its variants judged in turn); any other roots a frontier
+/// subtree with all its descendants.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TreeTag {
+    /// log2 of the estimated share of the search below this variant.
+    pub share: f64,
+    /// The frontier subtree the variant is in, once decided.
+    pub subtree: Option<u64>,
+}
+
+/// Splitting decisions for [`TreeTag`]s.
+#[derive(Clone, Debug)]
+pub struct TreePlan {
+    target: f64,
+    budget: u32,
+}
+
+impl TreePlan {
+    /// A plan aiming at `split` frontier subtrees per shard, `count` shards.
+    pub fn new(split: u32, count: u32) -> TreePlan {
+        let parts = f64::from(split.max(1)) * f64::from(count.max(1));
+        TreePlan {
+            target: parts.log2(),
+            budget: split.max(1).saturating_mul(count.max(1)).saturating_mul(2),
+        }
     }
 
-    /// The subtree of a request (see [`Shardable::subtree_of`]): named by
-    /// the prefix up to its first step off the first path, if that step is
-    /// at a top node; the rest of the first path otherwise.
-    pub fn subtree_of(&self, request: &Request) -> Option<u64> {
-        let first = self.first.as_ref()?;
-        let prefix = &request.prefix;
-        let off = prefix.iter().zip(first).position(|(a, b)| a != b);
-        Some(match off {
-            Some(j) if j < self.cut => prefix_name(&prefix[..=j]),
-            _ => prefix_name(&first[..self.cut.min(first.len())]),
+    /// The subtree of the variant tagged `tag` with schedule `prefix`
+    /// (deciding it, and recording it in `tag`, if not yet decided); `None`
+    /// if the variant is shared.
+    pub fn subtree_of(
+        &mut self,
+        tag: &mut TreeTag,
+        prefix: &[u32],
+        first: bool,
+    ) -> Option<Subtree> {
+        if let Some(name) = tag.subtree {
+            return Some(Subtree {
+                name,
+                estimate: 0.0,
+            });
+        }
+        if first || (tag.share > -self.target && self.budget > 0) {
+            self.budget = self.budget.saturating_sub(u32::from(!first));
+            return None;
+        }
+        let name = prefix_name(prefix);
+        tag.subtree = Some(name);
+        Some(Subtree {
+            name,
+            estimate: tag.share.exp2(),
         })
     }
-}
 
-/// The shared top of a schedule tree (exhaustive): the nodes up to
-/// and including the [`ShardSpec::depth`]-th branching node of the path.
-#[derive(Clone, Debug)]
-pub struct TopCut {
-    depth: u32,
-    /// The cut of the current path, once computed: the index of its first
-    /// node below the top (`None`: the path does not reach that deep).
-    cached: Option<Option<usize>>,
-}
-
-impl TopCut {
-    /// The top of `depth` branching nodes.
-    pub fn new(depth: u32) -> TopCut {
-        TopCut {
-            depth,
-            cached: None,
+    /// The tag of one of `count` variants generated from a variant tagged
+    /// `parent`.
+    pub fn child(parent: TreeTag, count: usize) -> TreeTag {
+        TreeTag {
+            share: parent.share - (count.max(1) as f64).log2(),
+            subtree: parent.subtree,
         }
-    }
-
-    /// Index of the first node of `path` below the top, if the path
-    /// reaches it.
-    pub fn cut(&mut self, path: &Path) -> Option<usize> {
-        if let Some(cut) = self.cached {
-            return cut;
-        }
-        let mut left = self.depth;
-        let mut cut = None;
-        if left == 0 {
-            cut = Some(0);
-        } else {
-            for (i, node) in path.nodes.iter().enumerate() {
-                if node.enabled.len() >= 2 {
-                    left -= 1;
-                    if left == 0 {
-                        cut = Some(i + 1);
-                        break;
-                    }
-                }
-            }
-        }
-        self.cached = Some(cut);
-        cut
-    }
-
-    /// The subtree a request branching from `path` belongs to (see
-    /// [`Shardable::subtree_of`]).
-    pub fn subtree_of(&mut self, path: &Path, request: &Request) -> Option<u64> {
-        let branch = request.prefix.len().checked_sub(1)?;
-        let cut = self.cut(path)?;
-        (branch >= cut).then(|| prefix_name(&request.prefix[..cut]))
-    }
-
-    /// Called before `path` learns the trace of `request`: true if the
-    /// request is in the shared part (the top may change).
-    pub fn observing(&mut self, path: &Path, request: &Request) -> bool {
-        let shared = match request.prefix.len().checked_sub(1) {
-            None => true,
-            Some(branch) => self.cut(path).is_none_or(|cut| branch < cut),
-        };
-        if shared {
-            self.cached = None;
-        }
-        shared
     }
 }
 
@@ -448,7 +551,7 @@ mod tests {
 
     #[test]
     fn parses_explicit_and_automatic_indices() {
-        let spec = ShardSpec::parse("2/4", 3, env(&[])).map(|s| (s.index, s.count, s.depth));
+        let spec = ShardSpec::parse("2/4", 3, env(&[])).map(|s| (s.index, s.count, s.split));
         assert_eq!(spec, Ok((2, 4, 3)));
         let k8s = ShardSpec::parse("auto/4", 3, env(&[(K8S_INDEX, "1")])).map(|s| s.index);
         assert_eq!(k8s, Ok(1));

@@ -182,6 +182,17 @@ pub fn shorten(
         ..options.clone()
     };
     let mut replaying = Replaying;
+    // Every candidate runs with the bug's inputs (concolic testing).
+    let inputs = finding
+        .trace
+        .symbolic
+        .as_ref()
+        .map(|sym| sym.values())
+        .unwrap_or_default();
+    let request = |prefix: Vec<u32>| Request {
+        inputs: inputs.clone(),
+        ..Request::continuing(prefix)
+    };
     'outer: loop {
         let (first, rest) = candidates(&best.trace);
         let culprit = best.schedule.last().copied();
@@ -204,8 +215,7 @@ pub fn shorten(
                 p
             } else if let (Some(j), Some(c)) = (two_stage.next(), culprit) {
                 stats.executions += 1;
-                let Ok(outcome) = executor.run(&Request::continuing(best.schedule[..j].to_vec()))
-                else {
+                let Ok(outcome) = executor.run(&request(best.schedule[..j].to_vec())) else {
                     continue;
                 };
                 let trace = Trace::from_outcome(&outcome);
@@ -230,7 +240,7 @@ pub fn shorten(
             let Ok(Some(examined)) = execute(
                 executor,
                 &mut replaying,
-                &Request::continuing(prefix),
+                &request(prefix),
                 &options,
                 best.execution,
             ) else {

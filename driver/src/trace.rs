@@ -46,6 +46,8 @@ pub struct Trace {
     pub truncated: bool,
     /// Steps the execution ran, recorded or not (at least `events.len()`).
     pub total_steps: u64,
+    /// Inputs, expressions and path constraints (concolic testing).
+    pub symbolic: Option<std::sync::Arc<crate::concolic::SymTrace>>,
     /// Heap blocks and escaping stack objects, for naming memory in
     /// reports (read only for executions that are reported; else empty).
     pub objects: ObjectLog,
@@ -104,6 +106,7 @@ impl Trace {
         let mut trace = Trace::new(events, final_pending);
         trace.truncated = outcome.cut.is_some();
         trace.total_steps = outcome.steps.max(trace.len() as u64);
+        trace.symbolic = outcome.symbolic.clone();
         if trace.truncated {
             // The process ended past the recorded steps.
             return trace;
@@ -153,6 +156,7 @@ impl Trace {
         final_pending.resize(threads, None);
         Trace {
             total_steps: events.len() as u64,
+            symbolic: None,
             events,
             final_pending,
             ended_by: None,

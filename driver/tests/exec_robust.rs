@@ -151,6 +151,8 @@ fn long_executor(record: u64, fork_server: bool) -> Executor {
         persistent: false,
         exit_cuts_threads: false,
         user_threads: false,
+        symbolic_args: false,
+        symbolic_stdin: 0,
     })
     .expect("executor")
 }
@@ -244,6 +246,8 @@ fn bad_configurations_are_clear_errors() {
         persistent: false,
         exit_cuts_threads: false,
         user_threads: false,
+        symbolic_args: false,
+        symbolic_stdin: 0,
     };
     let err = Executor::new(base.clone()).err().expect("missing program");
     assert!(matches!(err, ExecError::ProgramMissing(_)), "{err}");

@@ -60,6 +60,7 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
         message: e.to_string(),
     };
     let source = crate::debuginfo::module_source_path(module);
+    crate::symbolic::define_input_api(module.as_mut_ptr());
     let mut stats = Stats::default();
     let mut classifier = Classifier {
         module: module.as_mut_ptr(),
@@ -105,6 +106,13 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
     let ctx = module.get_context();
     let builder = ctx.create_builder();
     let mut table = SiteTable::new(&source);
+    if crate::symbolic::enabled() {
+        // SAFETY: the callback only gets functions of this module.
+        let skip = |f: Value| unsafe { FunctionValue::new(f) }.is_none_or(skip_function);
+        let sym = crate::symbolic::instrument(module.as_mut_ptr(), &mut table, &source, &skip);
+        stats.symbolic_functions = sym.functions;
+        stats.symbolic_branches = sym.branches;
+    }
     for (inst, fname, action) in &plan {
         let loc = source_loc(ctx_raw, *inst, &source, fname);
         let site = table.add(&action.what(), loc);

@@ -23,6 +23,7 @@ mod local_names;
 pub mod rust_std;
 pub mod site_table;
 pub mod stats;
+pub mod symbolic;
 pub mod wrapper;
 
 pub use error::PassError;

@@ -38,6 +38,10 @@ pub struct Stats {
     pub call_sites: u64,
     /// Site records emitted.
     pub sites: u64,
+    /// Functions given shadow computations (`REACH_SYMBOLIC=1`).
+    pub symbolic_functions: u64,
+    /// Symbolic branch and switch sites (`REACH_SYMBOLIC=1`).
+    pub symbolic_branches: u64,
 }
 
 impl Stats {
@@ -48,7 +52,7 @@ impl Stats {
         }
     }
 
-    fn fields(&self) -> [u64; 16] {
+    fn fields(&self) -> [u64; 18] {
         [
             self.functions,
             self.functions_skipped,
@@ -66,10 +70,12 @@ impl Stats {
             self.ranged,
             self.call_sites,
             self.sites,
+            self.symbolic_functions,
+            self.symbolic_branches,
         ]
     }
 
-    fn fields_mut(&mut self) -> [&mut u64; 16] {
+    fn fields_mut(&mut self) -> [&mut u64; 18] {
         [
             &mut self.functions,
             &mut self.functions_skipped,
@@ -87,11 +93,13 @@ impl Stats {
             &mut self.ranged,
             &mut self.call_sites,
             &mut self.sites,
+            &mut self.symbolic_functions,
+            &mut self.symbolic_branches,
         ]
     }
 }
 
-const LABELS: [&str; 16] = [
+const LABELS: [&str; 18] = [
     "functions instrumented",
     "functions skipped",
     "loads/stores seen",
@@ -108,6 +116,8 @@ const LABELS: [&str; 16] = [
     "ranged ops instrumented",
     "call sites",
     "site records",
+    "symbolic: functions",
+    "symbolic: branch sites",
 ];
 
 impl fmt::Display for Stats {

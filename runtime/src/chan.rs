@@ -19,6 +19,7 @@ pub struct Chan {
     cut: *mut ThreadSlot,
     prefix: *const u32,
     events: *mut Event,
+    sym: *mut u8,
     objects: *mut ObjectRecord,
     /// Object record capacity (records).
     object_capacity: u32,
@@ -44,6 +45,7 @@ impl Chan {
         cut: core::ptr::null_mut(),
         prefix: core::ptr::null(),
         events: core::ptr::null_mut(),
+        sym: core::ptr::null_mut(),
         objects: core::ptr::null_mut(),
         object_capacity: 0,
         prefix_capacity: 0,
@@ -119,6 +121,7 @@ impl Chan {
                 cut: b.add(layout.cut_offset()) as *mut ThreadSlot,
                 prefix: b.add(layout.prefix_offset()) as *const u32,
                 events: b.add(layout.events_offset()) as *mut Event,
+                sym: b.add(layout.sym_offset()),
                 objects: b.add(layout.objects_offset()) as *mut ObjectRecord,
                 object_capacity: layout.object_capacity,
                 prefix_capacity: layout.prefix_capacity,
@@ -131,6 +134,11 @@ impl Chan {
     pub fn header(&self) -> &Header {
         // SAFETY: attached channels have a valid header pointer.
         unsafe { &*self.hdr }
+    }
+
+    /// The symbolic region ([`reach_channel::symbolic`]), null if not attached.
+    pub fn sym(&self) -> *mut u8 {
+        self.sym
     }
 
     fn hdr(&self) -> *mut Header {

@@ -68,6 +68,7 @@ pub fn load_request(st: &mut State) {
     if let Some(cause) = crate::uthread::start_execution(contexts) {
         crate::uthread::report_unavailable(cause);
     }
+    crate::symbolic::start_execution();
 }
 
 extern "C" fn reach_init() {

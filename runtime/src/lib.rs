@@ -28,6 +28,7 @@ pub mod real;
 pub mod sched;
 pub mod spin;
 pub mod state;
+pub mod symbolic;
 pub mod sys;
 pub mod table;
 pub mod uthread;

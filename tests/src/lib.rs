@@ -57,8 +57,17 @@ pub fn build_example(file: &str) -> PathBuf {
 
 /// Builds `source` (relative to the repository root) with the compiler
 /// wrapper and `flags` into the scratch directory as `name`, reusing a build
-/// newer than both the source and the wrapper.
+/// newer than both the source and the wrapper. A source with the line
+/// `// reach: symbolic` is built with `REACH_SYMBOLIC=1` (concolic testing).
 pub fn build_source(source: &str, flags: &[&str], name: &str) -> PathBuf {
+    let text = std::fs::read_to_string(root().join(source)).unwrap_or_default();
+    let symbolic = text.lines().any(|l| l.trim() == "// reach: symbolic");
+    build_source_as(source, flags, name, symbolic)
+}
+
+/// Like [`build_source`], with the shadow computations of concolic testing
+/// (`REACH_SYMBOLIC=1`) on or off whatever the source says.
+pub fn build_source_as(source: &str, flags: &[&str], name: &str, symbolic: bool) -> PathBuf {
     let _guard = BUILD.lock().unwrap_or_else(|e| e.into_inner());
     let source = root().join(source);
     assert!(source.exists(), "no source {}", source.display());
@@ -73,6 +82,7 @@ pub fn build_source(source: &str, flags: &[&str], name: &str) -> PathBuf {
     if !fresh {
         let tmp = out.with_extension("tmp");
         let status = Command::new(&wrapper)
+            .env("REACH_SYMBOLIC", if symbolic { "1" } else { "0" })
             .args(flags)
             .arg(&source)
             .arg("-o")

@@ -187,6 +187,7 @@ fn json_reports_validate_against_the_schema() {
         reach(&deadlock, &["--keep-going"], &[]),
         reach(&clean, &["--stats"], &[]),
         reach(&build_plain("abba_deadlock.c"), &[], &[]),
+        reach(&build_example("concolic_input_deadlock.c"), &[], &[]),
     ];
     let reports = runs
         .iter()
@@ -202,7 +203,7 @@ fn json_reports_validate_against_the_schema() {
             .map(|e| format!("{} at {}", e, e.instance_path()))
             .collect();
         assert!(errors.is_empty(), "{errors:#?}\n{json}");
-        assert_eq!(json["schema_version"], 1);
+        assert_eq!(json["schema_version"], 2);
         // The schema documents every field the report has.
         let documented = |defs: &Value, value: &Value| {
             for key in value.as_object().map(|o| o.keys()).into_iter().flatten() {
@@ -220,6 +221,9 @@ fn json_reports_validate_against_the_schema() {
     }
     assert!(runs[2].json["bug"].is_null());
     assert_eq!(runs[1].bug_kind().as_deref(), Some("deadlock"));
+    assert_eq!(runs[1].json["bug"]["inputs"], serde_json::json!([]));
+    assert_eq!(runs[4].json["bug"]["inputs"][0]["name"], "mode");
+    assert_eq!(runs[4].json["bug"]["inputs"][0]["bytes"], "03000000");
 }
 
 #[test]

@@ -20,6 +20,10 @@ fn run_shard(program: &Path, options: &[&str], args: &[&str], index: u32, count:
     let json = scratch().join(format!("shard-{name}-{tag}-{index}of{count}.json"));
     let _ = std::fs::remove_file(&json);
     let out = Command::new(bin("reach-native"))
+        // The same environment as `reach` gives the unsharded run (the
+        // environment's size moves the stack, and stack addresses are in
+        // the partial orders' fingerprints).
+        .env_remove("RUST_BACKTRACE")
         .args(["-q", "--schedule-out"])
         .arg(scratch().join(format!("shard-{name}-{tag}-{index}.schedule")))
         .arg("--json")
@@ -280,7 +284,7 @@ fn merge_errors_name_the_shard() {
     std::fs::write(&unsharded, plain.json.to_string()).expect("write");
     assert!(error(&[unsharded]).contains("without --shard"));
     let garbage = scratch().join("garbage.json");
-    std::fs::write(&garbage, b"{\"schema_version\": 1, \"shard\": [\xff").expect("write");
+    std::fs::write(&garbage, b"{\"schema_version\": 2, \"shard\": [\xff").expect("write");
     assert!(error(&[garbage]).contains("not a reach-native JSON report"));
     let complete = merge(&r, None);
     assert_eq!(complete.status.code(), Some(1), "the deadlock is a bug");
@@ -398,4 +402,53 @@ fn sharding_examples_are_valid() {
         .collect();
     let out = merge(&reports, None);
     assert_eq!(out.status.code(), Some(1), "the lost signal is a deadlock");
+}
+
+/// Most / fewest executions counted by one shard of `file` under
+/// `strategy`, `count` shards merged (from the merged report's per-shard
+/// counts); the merge must be complete.
+fn balance(file: &str, args: &[&str], strategy: &str, count: u32) -> f64 {
+    let program = build_example(file);
+    let options = ["--strategy", strategy, "--keep-going", "--ignore-races"];
+    let reports: Vec<PathBuf> = (0..count)
+        .map(|i| run_shard(&program, &options, args, i, count))
+        .collect();
+    let out_path = scratch().join(format!("balance-{file}-{strategy}-{count}.json"));
+    let out = merge(&reports, Some(&out_path));
+    assert_eq!(out.status.code(), Some(0), "{file} {strategy} {count}");
+    let merged = read(&out_path);
+    let counts: Vec<u64> = merged["shards"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|s| s["executions"].as_u64()).collect())
+        .unwrap_or_default();
+    assert_eq!(counts.len(), count as usize, "{merged}");
+    let most = counts.iter().copied().max().unwrap_or(0) as f64;
+    let fewest = counts.iter().copied().min().unwrap_or(0) as f64;
+    assert!(
+        fewest > 0.0,
+        "{file} {strategy}: a shard counted nothing: {counts:?}"
+    );
+    most / fewest
+}
+
+/// The shards' shares are within 2x of each other at 2 and 4 shards on
+/// examples with enough behaviours, for each strategy.
+#[test]
+fn shards_are_balanced_within_2x() {
+    let cases: [(&str, &[&str], &str); 5] = [
+        ("lastzero.c", &[], "dpor"),
+        ("filesystem.c", &["18"], "dpor"),
+        ("indexer.c", &["13"], "rt"),
+        ("filesystem.c", &["18"], "rt"),
+        ("oracle_fetch_add.c", &[], "exhaustive"),
+    ];
+    for (file, args, strategy) in cases {
+        for count in [2, 4] {
+            let ratio = balance(file, args, strategy, count);
+            assert!(
+                ratio <= 2.0,
+                "{file} {strategy} at {count} shards: most / fewest = {ratio:.2}"
+            );
+        }
+    }
 }

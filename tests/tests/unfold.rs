@@ -103,3 +103,63 @@ fn stats_show_the_unfolding_and_the_deadlock_check() {
         run.stdout
     );
 }
+
+/// A figure of `--stats` output (`  name:   value`).
+fn stat(stdout: &str, name: &str) -> Option<String> {
+    stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(&format!("{name}:")))
+        .map(|v| v.trim().to_string())
+}
+
+/// Bug kinds and the executions that found them, from a JSON report.
+fn bugs(run: &reach_tests::Run) -> Vec<(String, u64)> {
+    run.json["bugs"]
+        .as_array()
+        .map(|bugs| {
+            bugs.iter()
+                .map(|b| {
+                    (
+                        b["kind"].as_str().unwrap_or_default().to_string(),
+                        b["execution"].as_u64().unwrap_or(0),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// With several executions in flight (`--jobs`), the unfolding, the
+/// executions and the bugs are those of one job, and two runs with the same
+/// number of jobs agree.
+#[test]
+fn jobs_build_the_same_unfolding_with_the_same_bugs() {
+    let cases: [(&str, &[&str], &str); 3] = [
+        ("unf_updater.c", &[], "unf_updater_jobs"),
+        ("unf_single_lock.c", &[], "unf_single_lock_jobs"),
+        ("unf_dining.c", &["-DN=4"], "unf_dining_4_jobs"),
+    ];
+    for (file, defines, name) in cases {
+        let program = build(file, defines, name);
+        let options = ["--strategy", "unfold", "--keep-going", "--stats"];
+        let one = reach(&program, &options, &[]);
+        let events = stat(&one.stdout, "unfolding events");
+        assert!(events.is_some(), "{}", one.stdout);
+        if file == "unf_dining.c" {
+            assert!(!bugs(&one).is_empty(), "{}", one.stdout);
+        }
+        for jobs in ["2", "3", "3"] {
+            let mut with_jobs = options.to_vec();
+            with_jobs.extend(["--jobs", jobs]);
+            let many = reach(&program, &with_jobs, &[]);
+            assert_eq!(many.code, one.code, "{name} --jobs {jobs}: {}", many.stdout);
+            assert_eq!(
+                stat(&many.stdout, "unfolding events"),
+                events,
+                "{name} --jobs {jobs}"
+            );
+            assert_eq!(many.executions(), one.executions(), "{name} --jobs {jobs}");
+            assert_eq!(bugs(&many), bugs(&one), "{name} --jobs {jobs}");
+        }
+    }
+}

@@ -2,8 +2,11 @@
 //! once per [`super::Executor`], reset and filled with a request before every
 //! execution, and read back (as untrusted input) after it.
 
-use super::{ExecError, Request};
+use super::{ExecError, InputValue, Request};
 use reach_channel::layout::{REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING};
+use reach_channel::symbolic::{
+    InputSlot, SymHeader, SYM_MAX_INPUTS, SYM_MAX_INPUT_BYTES, SYM_REQ_ARGS, SYM_REQ_STDIN,
+};
 use reach_channel::{
     ChannelView, Event, Header, Layout, ObjectRecord, RunStatus, ThreadSlot, MAGIC, VERSION,
 };
@@ -174,6 +177,42 @@ impl Channel {
             std::ptr::copy_nonoverlapping(request.prefix.as_ptr(), prefix, request.prefix.len());
         }
         Ok(())
+    }
+
+    /// Writes the symbolic request: which inputs `argv`/stdin give, and
+    /// the values of `inputs` (at most [`SYM_MAX_INPUTS`] of them). Call
+    /// after [`Channel::prepare`].
+    pub fn prepare_symbolic(&mut self, inputs: &[InputValue], args: bool, stdin_bytes: u32) {
+        let layout = self.layout;
+        // SAFETY: the symbolic header is inside the mapping (Layout
+        // arithmetic); no program process runs while the driver prepares.
+        unsafe {
+            let h = self.base.as_ptr().add(layout.sym_offset()) as *mut SymHeader;
+            let mut flags = 0;
+            if args {
+                flags |= SYM_REQ_ARGS;
+            }
+            if stdin_bytes > 0 {
+                flags |= SYM_REQ_STDIN;
+            }
+            (*h).flags = flags;
+            (*h).stdin_bytes = stdin_bytes;
+            let n = inputs.len().min(SYM_MAX_INPUTS);
+            for (i, input) in inputs.iter().take(n).enumerate() {
+                let mut slot = InputSlot::EMPTY;
+                slot.set_name(input.name.as_bytes());
+                slot.occurrence = input.occurrence;
+                let len = input.bytes.len().min(SYM_MAX_INPUT_BYTES);
+                slot.len = len as u32;
+                slot.bytes[..len].copy_from_slice(&input.bytes[..len]);
+                (*h).given[i] = slot;
+            }
+            (*h).given_count = n as u32;
+            (*h).input_count = 0;
+            (*h).node_count = 0;
+            (*h).branch_count = 0;
+            (*h).overflow = 0;
+        }
     }
 
     /// Asks the fork server (which reads it at `main`) for persistent

@@ -322,6 +322,7 @@ fn prepare(
         config.spin_threshold,
         config.exit_cuts_threads,
     )?;
+    channel.prepare_symbolic(&request.inputs, config.symbolic_args, config.symbolic_stdin);
     if user_threads {
         channel.request_user_threads();
     }

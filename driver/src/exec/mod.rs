@@ -13,6 +13,7 @@ mod process;
 mod server;
 
 pub use channel::{MAX_EVENTS, MAX_PREFIX};
+
 pub use error::ExecError;
 pub use executor::{locate_program, Executor};
 pub use process::OUTPUT_LIMIT;
@@ -55,6 +56,10 @@ pub struct ExecConfig {
     /// thread (it falls back to kernel threads, with a note, where a
     /// thread needs one of its own).
     pub user_threads: bool,
+    /// Make the bytes of the program's arguments symbolic inputs.
+    pub symbolic_args: bool,
+    /// Make this many first bytes of standard input symbolic (0: none).
+    pub symbolic_stdin: u32,
 }
 
 /// What one execution must do.
@@ -73,6 +78,20 @@ pub struct Request {
     /// Priority change points for [`Policy::Pct`], ascending (at most
     /// [`reach_channel::MAX_CHANGE_POINTS`]; empty for other policies).
     pub change_points: Vec<reach_channel::ChangePoint>,
+    /// Values for the program's inputs (concolic testing), by name and
+    /// occurrence; inputs not listed get their defaults.
+    pub inputs: Vec<InputValue>,
+}
+
+/// The value of one program input for an execution.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InputValue {
+    /// The input's name (`reach_input_int("x", ...)`, `argv[1]`, `stdin`).
+    pub name: String,
+    /// Which creation of an input of that name (0: the first).
+    pub occurrence: u32,
+    /// The value's bytes (little-endian for an integer).
+    pub bytes: Vec<u8>,
 }
 
 impl Request {
@@ -86,6 +105,7 @@ impl Request {
             sleep_set: ThreadSet::EMPTY,
             sleep_sets: false,
             change_points: Vec::new(),
+            inputs: Vec::new(),
         }
     }
 }
@@ -135,4 +155,7 @@ pub struct Outcome {
     pub wall: Duration,
     /// The wall-clock bound it ran under.
     pub timeout: Duration,
+    /// The inputs, expressions and path constraints the execution
+    /// recorded (`None` if it created no input).
+    pub symbolic: Option<std::sync::Arc<crate::concolic::SymTrace>>,
 }

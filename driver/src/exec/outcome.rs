@@ -92,5 +92,6 @@ pub fn read(
         stderr: finished.stderr,
         wall: finished.wall,
         timeout,
+        symbolic: crate::concolic::SymTrace::read(view)?.map(std::sync::Arc::new),
     })
 }

@@ -76,6 +76,9 @@ pub fn render(page: &Page, names: &Names) -> String {
     row("stopped", &super::json::stop_reason(&summary.stop));
     row("coverage", &super::coverage_line(summary));
     row("time", &format!("{:.2} s", summary.elapsed.as_secs_f64()));
+    if let Some(sym) = page.trace.and_then(|t| t.symbolic.as_ref()) {
+        row("inputs", &sym.inputs_text());
+    }
     if let Some(command) = &page.replay {
         row("replay", command);
     }

@@ -35,7 +35,7 @@ pub struct JsonStep {
 
 /// Version of the report's layout: raised when a field changes meaning or
 /// goes away (adding a field keeps it).
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// A reported bug.
 #[derive(Serialize)]
@@ -70,6 +70,9 @@ pub struct JsonBug {
     pub stdout: String,
     /// Program error output of that execution.
     pub stderr: String,
+    /// The program's inputs in that execution (concolic testing), by name
+    /// and occurrence; empty when it read none.
+    pub inputs: Vec<crate::schedule::RecordedInput>,
 }
 
 /// The whole report.
@@ -178,6 +181,7 @@ fn json_bug(finding: &Finding, names: &Names) -> JsonBug {
         truncated: finding.trace.truncated,
         stdout: String::from_utf8_lossy(&finding.outcome.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&finding.outcome.stderr).into_owned(),
+        inputs: crate::schedule::recorded_inputs(&finding.trace),
     }
 }
 

@@ -29,6 +29,9 @@ pub fn render(finding: &Finding, names: &Names, style: Style) -> String {
             .replace("; ", ";\n    ")
             .replace('\n', "\n  ")
     );
+    if let Some(sym) = &finding.trace.symbolic {
+        let _ = writeln!(out, "  inputs: {}", sym.inputs_text());
+    }
     let events = &finding.trace.events;
     if let Some(race) = bug.race {
         for (which, i) in [("first ", race.first), ("second", race.second)] {

@@ -59,9 +59,10 @@ pub struct Dpor {
     preemption_bound: Option<u32>,
     /// Some backtrack choice was left out because of the bound.
     pruned: bool,
-    /// For a shard (`--shard`): the top of the first execution's path,
-    /// whose nodes get every enabled thread as backtrack choices.
-    shard_top: Option<crate::shard::FirstPath>,
+    /// For a shard (`--shard`): the partition into a shared part, whose
+    /// forced nodes get every enabled thread as backtrack choices, and
+    /// frontier subtrees.
+    shard_plan: Option<crate::shard::PathPlan>,
 }
 
 /// What a parallel worker learned about a node above its subtree.
@@ -88,17 +89,18 @@ impl Dpor {
             cancel: Cancel::never(),
             preemption_bound: None,
             pruned: false,
-            shard_top: None,
+            shard_plan: None,
         }
     }
 
-    /// This search split for [`crate::shard::Sharded`] at the first
-    /// `depth` branching nodes of the first execution: every enabled thread
-    /// is a backtrack choice there, so what a subtree learns never adds a
-    /// choice above it.
-    pub fn with_shard_top(self, depth: u32) -> Dpor {
+    /// This search split for [`crate::shard::Sharded`] into about `split`
+    /// frontier subtrees per shard, `count` shards
+    /// ([`crate::shard::PathPlan`]; one shard needs no partition). every enabled thread is a backtrack
+    /// choice at the nodes of the shared part, so what a subtree learns
+    /// never adds a choice above it.
+    pub fn with_shard_plan(self, split: u32, count: u32) -> Dpor {
         Dpor {
-            shard_top: Some(crate::shard::FirstPath::new(depth)),
+            shard_plan: (count > 1).then(|| crate::shard::PathPlan::new(split, count)),
             ..self
         }
     }
@@ -135,6 +137,7 @@ impl Dpor {
             sleep_set,
             sleep_sets: self.sleep_sets,
             change_points: Vec::new(),
+            inputs: Vec::new(),
         }
     }
 
@@ -199,7 +202,7 @@ impl Dpor {
             cancel: self.cancel.clone(),
             preemption_bound: self.preemption_bound,
             pruned: false,
-            shard_top: None,
+            shard_plan: None,
         };
         Some((self.request(prefix, sleep), worker))
     }
@@ -435,8 +438,8 @@ impl Splittable for Dpor {
 }
 
 impl crate::shard::Shardable for Dpor {
-    fn subtree_of(&mut self, request: &Request) -> Option<u64> {
-        self.shard_top.as_ref()?.subtree_of(request)
+    fn subtree_of(&mut self, request: &Request) -> Option<crate::shard::Subtree> {
+        self.shard_plan.as_mut()?.subtree_of(&request.prefix)
     }
 }
 
@@ -557,8 +560,15 @@ impl Strategy for Dpor {
             last_ran[event.thread as usize] = Some(state);
             cursor.advance();
         }
-        if let (Some(top), None) = (&mut self.shard_top, branch) {
-            for node in &mut self.path.nodes[..top.first_execution(trace)] {
+        if let Some(plan) = &mut self.shard_plan {
+            let new = self.path.nodes.get(first_new_state..).unwrap_or_default();
+            let natural: Vec<ThreadSet> = new.iter().map(|n| n.backtrack.minus(&n.sleep)).collect();
+            let extra: Vec<u32> = new
+                .iter()
+                .map(|n| n.enabled.minus(&n.sleep).minus(&n.backtrack).len() as u32)
+                .collect();
+            let forced = plan.observed(first_new_state, &natural, &extra, &trace.schedule());
+            for node in &mut self.path.nodes[first_new_state..forced] {
                 node.backtrack = node.enabled;
             }
         }

@@ -18,8 +18,9 @@ pub struct Exhaustive {
     preemption_bound: Option<u32>,
     /// Some choice was left out because of the bound.
     pruned: bool,
-    /// For a shard (`--shard`): the shared top of the tree.
-    shard_top: Option<crate::shard::TopCut>,
+    /// For a shard (`--shard`): the partition into a shared part and
+    /// frontier subtrees.
+    shard_plan: Option<crate::shard::PathPlan>,
 }
 
 impl Exhaustive {
@@ -36,20 +37,20 @@ impl Exhaustive {
 }
 
 impl Exhaustive {
-    /// This search with a shared top of `depth` branching nodes, for
-    /// [`crate::shard::Sharded`].
-    pub fn with_shard_top(self, depth: u32) -> Exhaustive {
+    /// This search split for [`crate::shard::Sharded`] into about `split`
+    /// frontier subtrees per shard, `count` shards
+    /// ([`crate::shard::PathPlan`]; one shard needs no partition).
+    pub fn with_shard_plan(self, split: u32, count: u32) -> Exhaustive {
         Exhaustive {
-            shard_top: Some(crate::shard::TopCut::new(depth)),
+            shard_plan: (count > 1).then(|| crate::shard::PathPlan::new(split, count)),
             ..self
         }
     }
 }
 
 impl crate::shard::Shardable for Exhaustive {
-    fn subtree_of(&mut self, request: &Request) -> Option<u64> {
-        let top = self.shard_top.as_mut()?;
-        top.subtree_of(&self.path, request)
+    fn subtree_of(&mut self, request: &Request) -> Option<crate::shard::Subtree> {
+        self.shard_plan.as_mut()?.subtree_of(&request.prefix)
     }
 }
 
@@ -74,6 +75,7 @@ impl Strategy for Exhaustive {
                 sleep_set: ThreadSet::EMPTY,
                 sleep_sets: false,
                 change_points: Vec::new(),
+                inputs: Vec::new(),
             });
         }
         while let Some(node) = self.path.nodes.last_mut() {
@@ -96,6 +98,7 @@ impl Strategy for Exhaustive {
                     sleep_set: ThreadSet::EMPTY,
                     sleep_sets: false,
                     change_points: Vec::new(),
+                    inputs: Vec::new(),
                 });
             }
             self.path.nodes.pop();
@@ -106,9 +109,6 @@ impl Strategy for Exhaustive {
     fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence> {
         let known = request.prefix.len().saturating_sub(1);
         self.path.check_prefix(trace, known)?;
-        if let Some(top) = &mut self.shard_top {
-            top.observing(&self.path, request);
-        }
         if let (Some(node), Some(event)) = (self.path.nodes.last_mut(), trace.events.get(known)) {
             if !request.prefix.is_empty() {
                 node.op = event.op;
@@ -126,6 +126,13 @@ impl Strategy for Exhaustive {
                 sleep: ThreadSet::EMPTY,
                 crashed: ThreadSet::EMPTY,
             });
+        }
+        if let Some(plan) = &mut self.shard_plan {
+            let first_new = request.prefix.len();
+            let new = self.path.nodes.get(first_new..).unwrap_or_default();
+            let natural: Vec<ThreadSet> = new.iter().map(|n| n.enabled).collect();
+            let extra = vec![0; natural.len()];
+            plan.observed(first_new, &natural, &extra, &trace.schedule());
         }
         Ok(())
     }

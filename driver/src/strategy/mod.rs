@@ -75,4 +75,12 @@ pub trait Strategy {
     fn counted(&self) -> bool {
         true
     }
+    /// True if the search can have several requests in flight: it may be
+    /// asked for the next request before it has observed the previous ones,
+    /// observes them in the order it made them, and returns `None` from
+    /// [`Strategy::next_request`] while it must wait for results
+    /// ([`crate::pipeline`]).
+    fn pipelined(&self) -> bool {
+        false
+    }
 }

@@ -110,7 +110,12 @@ impl Strategy for Pct {
             sleep_set: ThreadSet::EMPTY,
             sleep_sets: false,
             change_points,
+            inputs: Vec::new(),
         })
+    }
+
+    fn pipelined(&self) -> bool {
+        true
     }
 
     fn observe(&mut self, _request: &Request, trace: &Trace) -> Result<(), Divergence> {

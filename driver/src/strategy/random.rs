@@ -58,7 +58,6 @@ impl Strategy for RandomWalk {
     }
 
     fn next_request(&mut self) -> Option<Request> {
-        self.executions += 1;
         Some(Request {
             prefix: Vec::new(),
             policy: Policy::Random,
@@ -66,10 +65,16 @@ impl Strategy for RandomWalk {
             sleep_set: ThreadSet::EMPTY,
             sleep_sets: false,
             change_points: Vec::new(),
+            inputs: Vec::new(),
         })
     }
 
+    fn pipelined(&self) -> bool {
+        true
+    }
+
     fn observe(&mut self, _request: &Request, _trace: &Trace) -> Result<(), Divergence> {
+        self.executions += 1;
         Ok(())
     }
 

@@ -110,6 +110,8 @@ pub fn executor_full(program: &Path, args: &[&str], max_steps: u64, timeout: Dur
         persistent: false,
         exit_cuts_threads: false,
         user_threads: false,
+        symbolic_args: false,
+        symbolic_stdin: 0,
     })
     .expect("executor")
 }
@@ -123,6 +125,7 @@ pub fn request(prefix: &[u32]) -> Request {
         sleep_set: ThreadSet::EMPTY,
         sleep_sets: false,
         change_points: Vec::new(),
+        inputs: Vec::new(),
     }
 }
 

@@ -17,6 +17,9 @@ pub struct Tools {
     pub instrument: PathBuf,
     /// Print each command before running it.
     pub verbose: bool,
+    /// Directory holding `reach.h` (see [`include_dir`]), added to every
+    /// compilation's include path after the system directories.
+    pub include: Option<PathBuf>,
 }
 
 /// Why a step failed.
@@ -79,6 +82,7 @@ impl Tools {
             clang_prefix,
             instrument,
             verbose,
+            include: include_dir(),
         }
     }
 
@@ -88,6 +92,13 @@ impl Tools {
             Step::Clang(a) => {
                 let mut all = self.clang_prefix.clone();
                 all.extend(a.iter().cloned());
+                // Compilations of sources (and preprocessing) see reach.h.
+                if let Some(dir) = &self.include {
+                    if a.iter().any(|f| f == "-emit-llvm" || f == "-E") {
+                        all.push("-idirafter".to_string());
+                        all.push(dir.to_string_lossy().into_owned());
+                    }
+                }
                 (&self.clang, all, env::CLANG)
             }
             Step::Instrument { input, output } => (
@@ -127,6 +138,27 @@ impl Tools {
             })
         }
     }
+}
+
+/// The directory of `reach.h`: `$REACH_INCLUDE` if set, else the first of
+/// `include/` next to the wrapper, `../include` and `../../include` from
+/// it (the last is the source tree's `include/` for a wrapper in
+/// `target/release/`) that holds `reach.h`.
+pub fn include_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os(env::INCLUDE) {
+        if !dir.is_empty() {
+            return Some(PathBuf::from(dir));
+        }
+    }
+    let exe = std::env::current_exe().ok()?;
+    let bin = exe.parent()?;
+    [
+        bin.join("include"),
+        bin.join("../include"),
+        bin.join("../../include"),
+    ]
+    .into_iter()
+    .find(|d| d.join("reach.h").is_file())
 }
 
 /// `clang-22`/`clang++-22` on the PATH, else the LLVM 22 install directory.

@@ -42,8 +42,19 @@ pub fn bind_lazy_value() -> String {
     "0".repeat(BIND_NOW.len() + BIND_NOW_MARK.len() - BIND_LAZY.len())
 }
 
+/// Read by `reach-instrument` (so also through `reach-cc`): `1` adds the
+/// shadow computations of concolic testing (inputs, expressions, path
+/// constraints) to the instrumented code.
+pub const SYMBOLIC: &str = "REACH_SYMBOLIC";
+
+/// Directory of `reach.h` for the compiler wrapper (default: found next to
+/// the wrapper, see `reach-cc`).
+pub const INCLUDE: &str = "REACH_INCLUDE";
+
 /// All known variables.
 pub const ALL: &[&str] = &[
+    SYMBOLIC,
+    INCLUDE,
     CHANNEL_FD,
     RUNTIME,
     CLANG,

@@ -11,6 +11,7 @@
 //! | prefix   | `[u32; prefix_capacity]`     | driver     |
 //! | events   | `[Event; event_capacity]`    | runtime    |
 //! | objects  | `[ObjectRecord; object_capacity]` | runtime (valid for [`Header::object_count`] records) |
+//! | symbolic | [`crate::symbolic`] region (inputs, expressions, path constraints) | both |
 //!
 //! Everything the runtime writes is untrusted for the driver: use
 //! [`crate::view::ChannelView`] to read it with validation.
@@ -21,7 +22,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// Magic number at the start of the channel ("REACHCHN").
 pub const MAGIC: u64 = 0x4E48_4348_4341_4552;
 /// Channel layout / hook ABI version; bump on any incompatible change.
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 /// Most threads one execution may create (thread ids are `0..MAX_THREADS`).
 pub const MAX_THREADS: usize = 256;
 /// Bytes reserved for the header region.
@@ -511,9 +512,17 @@ impl Layout {
         (end + 63) & !63
     }
 
+    /// Byte offset of the symbolic region ([`crate::symbolic`], after the
+    /// objects, 64-byte aligned).
+    pub const fn sym_offset(&self) -> usize {
+        let end = self.objects_offset()
+            + self.object_capacity as usize * core::mem::size_of::<ObjectRecord>();
+        (end + 63) & !63
+    }
+
     /// Total bytes of the region.
     pub const fn total_bytes(&self) -> usize {
-        self.objects_offset() + self.object_capacity as usize * core::mem::size_of::<ObjectRecord>()
+        self.sym_offset() + crate::symbolic::SYM_REGION_BYTES
     }
 }
 

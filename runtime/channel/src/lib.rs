@@ -12,6 +12,7 @@ pub mod hooks;
 pub mod layout;
 pub mod ops;
 pub mod sites;
+pub mod symbolic;
 pub mod view;
 
 pub use layout::{
@@ -19,4 +20,4 @@ pub use layout::{
     ThreadSlot, ThreadState, MAGIC, MAX_CHANGE_POINTS, MAX_THREADS, VERSION,
 };
 pub use ops::{Access, Class, EventFlags, Op, OpKind, Space};
-pub use view::{ChannelError, ChannelView};
+pub use view::{ChannelError, ChannelView, SymCounts};

@@ -6,6 +6,10 @@
 use crate::layout::{
     Event, Header, Layout, ObjectRecord, RunStatus, ThreadSlot, MAGIC, MAX_THREADS, VERSION,
 };
+use crate::symbolic::{
+    sym_branches_offset, sym_nodes_offset, BranchRecord, InputSlot, SymHeader, SymNode,
+    SYM_BRANCH_CAPACITY, SYM_MAX_INPUTS, SYM_NODE_CAPACITY,
+};
 use core::fmt;
 use core::mem::{offset_of, size_of};
 
@@ -234,4 +238,77 @@ impl<'a> ChannelView<'a> {
             header_field!(self, culprit_site, u64)?,
         ))
     }
+
+    /// What the runtime reports about the symbolic region: inputs created,
+    /// nodes and path constraints written (each checked against its
+    /// capacity), and the `SYM_OVERFLOW_*` bits.
+    pub fn sym_counts(&self) -> Result<SymCounts, ChannelError> {
+        let base = self.layout.sym_offset();
+        let field = |off: usize| read::<u32>(self.bytes, base + off);
+        let inputs = field(offset_of!(SymHeader, input_count))? as usize;
+        let nodes = field(offset_of!(SymHeader, node_count))? as usize;
+        let branches = field(offset_of!(SymHeader, branch_count))? as usize;
+        if inputs > SYM_MAX_INPUTS || nodes > SYM_NODE_CAPACITY || branches > SYM_BRANCH_CAPACITY {
+            return Err(ChannelError::Corrupt("symbolic count exceeds capacity"));
+        }
+        Ok(SymCounts {
+            inputs,
+            nodes,
+            branches,
+            overflow: field(offset_of!(SymHeader, overflow))?,
+            flags: field(offset_of!(SymHeader, flags))?,
+            stdin_bytes: field(offset_of!(SymHeader, stdin_bytes))?,
+        })
+    }
+
+    /// Input `i` the execution created (raw; names are untrusted bytes).
+    pub fn sym_input(&self, i: usize) -> Result<InputSlot, ChannelError> {
+        if i >= SYM_MAX_INPUTS {
+            return Err(ChannelError::Corrupt("input index"));
+        }
+        read(
+            self.bytes,
+            self.layout.sym_offset() + offset_of!(SymHeader, inputs) + i * size_of::<InputSlot>(),
+        )
+    }
+
+    /// Expression node with id `id` (1-based; raw, operands unchecked).
+    pub fn sym_node(&self, id: u32) -> Result<SymNode, ChannelError> {
+        let i = (id as usize)
+            .checked_sub(1)
+            .filter(|i| *i < SYM_NODE_CAPACITY)
+            .ok_or(ChannelError::Corrupt("node id"))?;
+        read(
+            self.bytes,
+            self.layout.sym_offset() + sym_nodes_offset() + i * size_of::<SymNode>(),
+        )
+    }
+
+    /// Path constraint `i` (raw).
+    pub fn sym_branch(&self, i: usize) -> Result<BranchRecord, ChannelError> {
+        if i >= SYM_BRANCH_CAPACITY {
+            return Err(ChannelError::Corrupt("path constraint index"));
+        }
+        read(
+            self.bytes,
+            self.layout.sym_offset() + sym_branches_offset() + i * size_of::<BranchRecord>(),
+        )
+    }
+}
+
+/// Counts of the symbolic region ([`ChannelView::sym_counts`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SymCounts {
+    /// Inputs created.
+    pub inputs: usize,
+    /// Expression nodes written.
+    pub nodes: usize,
+    /// Path constraints written.
+    pub branches: usize,
+    /// `SYM_OVERFLOW_*` bits.
+    pub overflow: u32,
+    /// The request's `SYM_REQ_*` bits.
+    pub flags: u32,
+    /// The request's count of symbolic stdin bytes.
+    pub stdin_bytes: u32,
 }

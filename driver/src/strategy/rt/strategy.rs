@@ -8,6 +8,7 @@ use super::model::SynSequence;
 use super::variants::{generate_variants, Cut, Variant};
 use crate::cancel::Cancel;
 use crate::exec::Request;
+use crate::shard::{Subtree, TreePlan, TreeTag};
 use crate::strategy::tree::describe;
 use crate::strategy::{Divergence, Strategy};
 use crate::trace::Trace;
@@ -38,22 +39,15 @@ pub struct ReachabilityTesting {
     truncated: Option<Cut>,
     /// Skips generating variants when the exploration must stop.
     cancel: Cancel,
-    /// For a shard (`--shard`): generations of variants in the shared part.
-    shard_depth: Option<u32>,
-    /// Where each pending variant is in the variant tree (kept beside
+    /// For a shard (`--shard`): which variants are shared.
+    shard_plan: Option<TreePlan>,
+    /// Where each pending variant is in the partition (kept beside
     /// `pending` when sharded).
-    tags: Vec<Tag>,
+    tags: Vec<TreeTag>,
     /// The tag of the variant in flight.
-    current_tag: Tag,
-}
-
-/// A variant's place in the tree of variants: its generation (the first
-/// execution is 0) and, below the shared part, the name of the frontier
-/// variant it descends from.
-#[derive(Clone, Copy, Debug, Default)]
-struct Tag {
-    generation: u32,
-    subtree: Option<u64>,
+    current_tag: TreeTag,
+    /// The variant in flight is the first execution.
+    first: bool,
 }
 
 impl ReachabilityTesting {
@@ -72,20 +66,21 @@ impl ReachabilityTesting {
         Request::continuing(prefix)
     }
 
-    /// This search split for [`crate::shard::Sharded`]: the first execution
-    /// and, for `generations` generations, the variant explored first are
-    /// shared; every other variant of theirs roots a subtree.
-    pub fn with_shard_depth(self, generations: u32) -> ReachabilityTesting {
+    /// This search split for [`crate::shard::Sharded`] into about `split`
+    /// frontier subtrees per shard, `count` shards
+    /// ([`crate::shard::TreeTag`]; one shard needs no partition).
+    pub fn with_shard_plan(self, split: u32, count: u32) -> ReachabilityTesting {
         ReachabilityTesting {
-            shard_depth: Some(generations),
+            shard_plan: (count > 1).then(|| TreePlan::new(split, count)),
             ..self
         }
     }
 }
 
 impl crate::shard::Shardable for ReachabilityTesting {
-    fn subtree_of(&mut self, _request: &Request) -> Option<u64> {
-        self.current_tag.subtree
+    fn subtree_of(&mut self, request: &Request) -> Option<Subtree> {
+        let plan = self.shard_plan.as_mut()?;
+        plan.subtree_of(&mut self.current_tag, &request.prefix, self.first)
     }
 
     fn skip(&mut self, _request: &Request) {
@@ -132,9 +127,11 @@ impl Strategy for ReachabilityTesting {
         if !self.started {
             self.started = true;
             self.current = Some(Variant::default());
+            self.first = true;
             return Some(Self::request(Vec::new()));
         }
         let variant = self.pending.pop()?;
+        self.first = false;
         self.current_tag = self.tags.pop().unwrap_or_default();
         self.bytes = self.bytes.saturating_sub(variant.footprint());
         let request = Self::request(variant.prefix.clone());
@@ -176,21 +173,10 @@ impl Strategy for ReachabilityTesting {
         }
         let parent = self.current_tag;
         let count = generated.variants.len();
-        for (k, new) in generated.variants.into_iter().enumerate() {
+        for new in generated.variants {
             self.bytes += new.footprint();
-            if let Some(depth) = self.shard_depth {
-                // Below a shared variant, the variant explored first (the
-                // last pushed) stays shared down to `depth` generations;
-                // every other one roots a subtree of its own.
-                let generation = parent.generation + 1;
-                let shared = k + 1 == count && generation <= depth;
-                let subtree = parent
-                    .subtree
-                    .or_else(|| (!shared).then(|| crate::shard::prefix_name(&new.prefix)));
-                self.tags.push(Tag {
-                    generation,
-                    subtree,
-                });
+            if self.shard_plan.is_some() {
+                self.tags.push(TreePlan::child(parent, count));
             }
             self.pending.push(new);
         }

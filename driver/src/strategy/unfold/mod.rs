@@ -60,6 +60,8 @@ struct InFlight {
     /// (the others are targets: an execution may reach a different event
     /// there without the program being nondeterministic).
     known: Vec<bool>,
+    /// The other possible extensions joined to the target's execution.
+    joined: Vec<EventId>,
 }
 
 /// Unfolding-based testing: every local state with one execution per
@@ -72,7 +74,12 @@ pub struct Unfold {
     pending: BTreeSet<EventId>,
     order: Order,
     started: bool,
-    in_flight: Option<InFlight>,
+    /// Requests made and not yet observed, oldest first (several with
+    /// `--jobs`: [`crate::pipeline`]).
+    in_flight: std::collections::VecDeque<InFlight>,
+    /// Possible extensions that a request in flight targets or joined:
+    /// not given to another request meanwhile.
+    claimed: BTreeSet<EventId>,
     dropped: usize,
     unmodelled: BTreeSet<&'static str>,
 }
@@ -108,7 +115,12 @@ impl Unfold {
     }
 
     /// The request forcing the events of `config` (ascending), then free.
-    fn request_for(&mut self, config: Vec<EventId>, target: Option<EventId>) -> Option<Request> {
+    fn request_for(
+        &mut self,
+        config: Vec<EventId>,
+        target: Option<EventId>,
+        joined: Vec<EventId>,
+    ) -> Option<Request> {
         let steps: Vec<EventId> = config
             .into_iter()
             .filter(|&e| !self.unf.events[e as usize].label.synthetic)
@@ -125,10 +137,12 @@ impl Unfold {
             .iter()
             .map(|&e| self.unf.events[e as usize].added)
             .collect();
-        self.in_flight = Some(InFlight {
+        self.claimed.extend(target.iter().chain(&joined));
+        self.in_flight.push_back(InFlight {
             steps,
             target,
             known,
+            joined,
         });
         Some(Request::continuing(prefix))
     }
@@ -136,13 +150,16 @@ impl Unfold {
     /// The configuration of `target`, joined with those of other possible
     /// extensions that are not in conflict with it (Sec. 4.6: one
     /// execution may cover several targets; the greedy choice here takes
-    /// them in the search order). Ascending, so a valid firing order.
-    fn cover_more(&mut self, target: EventId) -> Vec<EventId> {
+    /// them in the search order, leaving those another request in flight
+    /// claimed). Ascending, so a valid firing order; with the targets joined.
+    fn cover_more(&mut self, target: EventId) -> (Vec<EventId>, Vec<EventId>) {
         let mut config = self.unf.configuration(target);
+        let unclaimed = |e: &&EventId| !self.claimed.contains(*e);
         let others: Vec<EventId> = match self.order {
             Order::Oldest => self
                 .pending
                 .iter()
+                .filter(unclaimed)
                 .copied()
                 .take(MERGE_CANDIDATES)
                 .collect(),
@@ -150,6 +167,7 @@ impl Unfold {
                 .pending
                 .iter()
                 .rev()
+                .filter(unclaimed)
                 .copied()
                 .take(MERGE_CANDIDATES)
                 .collect(),
@@ -163,7 +181,8 @@ impl Unfold {
                 joined.pop();
             }
         }
-        config
+        joined.remove(0);
+        (config, joined)
     }
 
     fn take_found(&mut self) {
@@ -382,31 +401,37 @@ impl Strategy for Unfold {
     fn next_request(&mut self) -> Option<Request> {
         if !self.started {
             self.started = true;
-            return self.request_for(Vec::new(), None);
+            return self.request_for(Vec::new(), None, Vec::new());
         }
         while let Some(set) = self.deadlocks.witnesses.pop_front() {
             let past = self.unf.past(&set);
-            if let Some(request) = self.request_for(past, None) {
+            if let Some(request) = self.request_for(past, None, Vec::new()) {
                 return Some(request);
             }
         }
         loop {
+            let unclaimed = |e: &&EventId| !self.claimed.contains(*e);
             let target = match self.order {
-                Order::Oldest => self.pending.pop_first(),
-                Order::Newest => self.pending.pop_last(),
-            }?;
+                Order::Oldest => self.pending.iter().find(unclaimed),
+                Order::Newest => self.pending.iter().rev().find(unclaimed),
+            }
+            .copied()?;
+            self.pending.remove(&target);
             if self.unf.events[target as usize].added {
                 continue;
             }
-            let config = self.cover_more(target);
-            if let Some(request) = self.request_for(config, Some(target)) {
+            let (config, joined) = self.cover_more(target);
+            if let Some(request) = self.request_for(config, Some(target), joined) {
                 return Some(request);
             }
         }
     }
 
     fn observe(&mut self, _request: &Request, trace: &Trace) -> Result<(), Divergence> {
-        let flight = self.in_flight.take().unwrap_or_default();
+        let flight = self.in_flight.pop_front().unwrap_or_default();
+        for e in flight.target.iter().chain(&flight.joined) {
+            self.claimed.remove(e);
+        }
         let result = self.replay(trace, &flight);
         if let Some(target) = flight.target {
             if !self.unf.events[target as usize].added {
@@ -416,6 +441,10 @@ impl Strategy for Unfold {
         // Targets joined to this execution that it did not reach stay
         // pending only if still not added (the replay removed the others).
         result
+    }
+
+    fn pipelined(&self) -> bool {
+        true
     }
 
     fn incomplete(&self) -> Option<String> {

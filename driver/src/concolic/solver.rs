@@ -1,0 +1,502 @@
+//! Solving negated branches with z3: expression decoding (the runtime's
+//! nodes are untrusted and checked here), constraint slicing to the inputs
+//! the branch depends on, a cache of earlier models, and one incremental
+//! solver (`push`/`pop` per query) bounded by `--solver-timeout`.
+
+use super::{ConcolicStats, SymTrace};
+use crate::exec::InputValue;
+use reach_channel::symbolic::{BranchRecord, SymNode, SymOp};
+use std::collections::{BTreeSet, HashMap};
+use std::time::{Duration, Instant};
+use z3::ast::{Ast, Bool, BV};
+
+/// A model: the value of each input variable, by variable name.
+type Model = HashMap<String, Vec<u8>>;
+
+/// Most models kept in the cache.
+const CACHE_MODELS: usize = 64;
+
+/// The z3 context and solver of one exploration, and the model cache.
+pub struct Solver {
+    ctx: &'static z3::Context,
+    solver: z3::Solver<'static>,
+    cache: Vec<Model>,
+}
+
+/// A decoded node: its width and the inputs it depends on.
+#[derive(Clone)]
+struct Info {
+    width: u32,
+    vars: BTreeSet<usize>,
+}
+
+/// Checks node `id` (1-based) of `sym` and every node below it; returns
+/// the infos of all nodes up to `id`, or `None` if any is malformed.
+fn check(sym: &SymTrace, infos: &mut Vec<Option<Info>>, id: u32) -> Option<()> {
+    let ids = id as usize;
+    if ids == 0 || ids > sym.nodes.len() {
+        return None;
+    }
+    while infos.len() < ids {
+        let n = &sym.nodes[infos.len()];
+        let me = infos.len() as u32 + 1;
+        let info = decode(sym, infos, n, me);
+        infos.push(info);
+    }
+    infos[ids - 1].as_ref().map(|_| ())
+}
+
+fn decode(sym: &SymTrace, infos: &[Option<Info>], n: &SymNode, me: u32) -> Option<Info> {
+    let op = SymOp::from_u16(n.op)?;
+    let width = u32::from(n.width);
+    if width == 0 || width > 512 {
+        return None;
+    }
+    let arg = |a: u32| -> Option<&Info> {
+        if a == 0 || a >= me {
+            return None;
+        }
+        infos.get(a as usize - 1)?.as_ref()
+    };
+    let mut vars = BTreeSet::new();
+    match op {
+        SymOp::Input => {
+            let input = sym.inputs.get(n.imm as usize)?;
+            if input.bytes.len() * 8 != width as usize {
+                return None;
+            }
+            vars.insert(n.imm as usize);
+        }
+        SymOp::Const => {
+            if width > 64 {
+                return None;
+            }
+        }
+        _ if op.is_binary() || op.is_comparison() => {
+            let (a, b) = (arg(n.a)?, arg(n.b)?);
+            if a.width != b.width || (op.is_binary() && a.width != width) {
+                return None;
+            }
+            if op.is_comparison() && width != 1 {
+                return None;
+            }
+            vars.extend(&a.vars);
+            vars.extend(&b.vars);
+        }
+        SymOp::ZExt | SymOp::SExt => {
+            let a = arg(n.a)?;
+            if a.width >= width {
+                return None;
+            }
+            vars.extend(&a.vars);
+        }
+        SymOp::Extract => {
+            let a = arg(n.a)?;
+            if n.imm.checked_add(u64::from(width))? > u64::from(a.width) {
+                return None;
+            }
+            vars.extend(&a.vars);
+        }
+        SymOp::Concat => {
+            let (a, b) = (arg(n.a)?, arg(n.b)?);
+            if a.width + b.width != width {
+                return None;
+            }
+            vars.extend(&a.vars);
+            vars.extend(&b.vars);
+        }
+        SymOp::Ite => {
+            let (c, a, b) = (arg(n.a)?, arg(n.b)?, arg(n.c)?);
+            if c.width != 1 || a.width != width || b.width != width {
+                return None;
+            }
+            vars.extend(&c.vars);
+            vars.extend(&a.vars);
+            vars.extend(&b.vars);
+        }
+        _ => return None,
+    }
+    Some(Info { width, vars })
+}
+
+/// The z3 variable name of input `i` of `sym`.
+fn var_name(sym: &SymTrace, i: usize) -> String {
+    let input = &sym.inputs[i];
+    format!("{}#{}/{}", input.name, input.occurrence, input.bytes.len())
+}
+
+/// Evaluates node `id` under `model` (inputs missing from it keep their
+/// values in `sym`); `None` where a value is wider than 64 bits.
+fn eval(sym: &SymTrace, model: &Model, memo: &mut HashMap<u32, u64>, id: u32) -> Option<u64> {
+    if let Some(v) = memo.get(&id) {
+        return Some(*v);
+    }
+    let n = sym.nodes.get(id as usize - 1)?;
+    let op = SymOp::from_u16(n.op)?;
+    let w = u32::from(n.width);
+    let mask = |v: u64, w: u32| if w >= 64 { v } else { v & ((1u64 << w) - 1) };
+    let sext = |v: u64, w: u32| {
+        if w >= 64 {
+            v as i64
+        } else {
+            ((v << (64 - w)) as i64) >> (64 - w)
+        }
+    };
+    let input_bytes = |i: usize| -> Vec<u8> {
+        model
+            .get(&var_name(sym, i))
+            .cloned()
+            .unwrap_or_else(|| sym.inputs[i].bytes.clone())
+    };
+    let v = match op {
+        SymOp::Input => {
+            if w > 64 {
+                return None;
+            }
+            let bytes = input_bytes(n.imm as usize);
+            bytes
+                .iter()
+                .enumerate()
+                .fold(0u64, |acc, (k, b)| acc | (u64::from(*b) << (8 * k)))
+        }
+        SymOp::Const => n.imm,
+        SymOp::Extract => {
+            let a = sym.nodes.get(n.a as usize - 1)?;
+            if a.op == SymOp::Input as u16 && a.width > 64 {
+                let bytes = input_bytes(a.imm as usize);
+                let mut v = 0u64;
+                for bit in 0..w as u64 {
+                    let at = n.imm + bit;
+                    let byte = bytes.get((at / 8) as usize).copied().unwrap_or(0);
+                    v |= u64::from((byte >> (at % 8)) & 1) << bit;
+                }
+                v
+            } else {
+                eval(sym, model, memo, n.a)? >> n.imm
+            }
+        }
+        SymOp::ZExt => eval(sym, model, memo, n.a)?,
+        SymOp::SExt => {
+            let aw = u32::from(sym.nodes.get(n.a as usize - 1)?.width);
+            sext(eval(sym, model, memo, n.a)?, aw) as u64
+        }
+        SymOp::Concat => {
+            let bw = u32::from(sym.nodes.get(n.b as usize - 1)?.width);
+            if w > 64 {
+                return None;
+            }
+            (eval(sym, model, memo, n.a)? << bw) | eval(sym, model, memo, n.b)?
+        }
+        SymOp::Ite => {
+            if eval(sym, model, memo, n.a)? != 0 {
+                eval(sym, model, memo, n.b)?
+            } else {
+                eval(sym, model, memo, n.c)?
+            }
+        }
+        _ => {
+            let aw = u32::from(sym.nodes.get(n.a as usize - 1)?.width);
+            let a = mask(eval(sym, model, memo, n.a)?, aw);
+            let b = mask(eval(sym, model, memo, n.b)?, aw);
+            let (sa, sb) = (sext(a, aw), sext(b, aw));
+            let ones = mask(u64::MAX, aw);
+            match op {
+                SymOp::Add => a.wrapping_add(b),
+                SymOp::Sub => a.wrapping_sub(b),
+                SymOp::Mul => a.wrapping_mul(b),
+                SymOp::UDiv => a.checked_div(b).unwrap_or(ones),
+                SymOp::URem => a.checked_rem(b).unwrap_or(a),
+                SymOp::SDiv => {
+                    if b == 0 {
+                        if sa < 0 {
+                            1
+                        } else {
+                            ones
+                        }
+                    } else {
+                        sa.wrapping_div(sb) as u64
+                    }
+                }
+                SymOp::SRem => {
+                    if b == 0 {
+                        a
+                    } else {
+                        sa.wrapping_rem(sb) as u64
+                    }
+                }
+                SymOp::Shl => {
+                    if b >= u64::from(aw) {
+                        0
+                    } else {
+                        a << b
+                    }
+                }
+                SymOp::LShr => {
+                    if b >= u64::from(aw) {
+                        0
+                    } else {
+                        a >> b
+                    }
+                }
+                SymOp::AShr => {
+                    if b >= u64::from(aw) {
+                        if sa < 0 {
+                            ones
+                        } else {
+                            0
+                        }
+                    } else {
+                        (sa >> b) as u64
+                    }
+                }
+                SymOp::And => a & b,
+                SymOp::Or => a | b,
+                SymOp::Xor => a ^ b,
+                SymOp::Eq => u64::from(a == b),
+                SymOp::Ne => u64::from(a != b),
+                SymOp::Ugt => u64::from(a > b),
+                SymOp::Uge => u64::from(a >= b),
+                SymOp::Ult => u64::from(a < b),
+                SymOp::Ule => u64::from(a <= b),
+                SymOp::Sgt => u64::from(sa > sb),
+                SymOp::Sge => u64::from(sa >= sb),
+                SymOp::Slt => u64::from(sa < sb),
+                SymOp::Sle => u64::from(sa <= sb),
+                _ => return None,
+            }
+        }
+    };
+    let v = mask(v, w);
+    memo.insert(id, v);
+    Some(v)
+}
+
+/// The execution's inputs with the model's values for the inputs in `vars`
+/// (the slice: the others keep their values).
+fn inputs_from(sym: &SymTrace, model: &Model, vars: &BTreeSet<usize>) -> Vec<InputValue> {
+    (0..sym.inputs.len())
+        .map(|i| {
+            let mut v = sym.inputs[i].value();
+            if vars.contains(&i) {
+                if let Some(bytes) = model.get(&var_name(sym, i)) {
+                    v.bytes = bytes.clone();
+                }
+            }
+            v
+        })
+        .collect()
+}
+
+impl Solver {
+    /// A solver whose queries each give up after `timeout`.
+    pub fn new(timeout: Duration) -> Solver {
+        let cfg = z3::Config::new();
+        // One context per exploration, alive for the rest of the process.
+        let ctx: &'static z3::Context = Box::leak(Box::new(z3::Context::new(&cfg)));
+        let solver = z3::Solver::new(ctx);
+        let mut params = z3::Params::new(ctx);
+        params.set_u32(
+            "timeout",
+            u32::try_from(timeout.as_millis())
+                .unwrap_or(u32::MAX)
+                .max(1),
+        );
+        solver.set_params(&params);
+        Solver {
+            ctx,
+            solver,
+            cache: Vec::new(),
+        }
+    }
+
+    /// Puts the input values of an execution into the model cache, so a
+    /// target an input vector already run satisfies costs no query.
+    pub fn remember(&mut self, sym: &SymTrace) {
+        let model: Model = (0..sym.inputs.len())
+            .map(|i| (var_name(sym, i), sym.inputs[i].bytes.clone()))
+            .collect();
+        self.push_model(model);
+    }
+
+    fn push_model(&mut self, model: Model) {
+        self.cache.push(model);
+        if self.cache.len() > CACHE_MODELS {
+            self.cache.remove(0);
+        }
+    }
+
+    /// Input values that take branch `index` of `sym` the other way while
+    /// keeping the constraints before it that share inputs with it; `None`
+    /// if unsatisfiable, undecided or malformed (counted in `stats`).
+    pub fn negate(
+        &mut self,
+        sym: &SymTrace,
+        index: usize,
+        stats: &mut ConcolicStats,
+    ) -> Option<Vec<InputValue>> {
+        let target = sym.branches.get(index)?;
+        let mut infos: Vec<Option<Info>> = Vec::new();
+        if check(sym, &mut infos, target.expr).is_none() {
+            stats.malformed += 1;
+            return None;
+        }
+        // Slice: constraints before the target sharing inputs with it,
+        // transitively.
+        let info_of = |infos: &Vec<Option<Info>>, id: u32| infos[id as usize - 1].clone();
+        let mut vars = info_of(&infos, target.expr)?.vars;
+        let mut candidates: Vec<(&BranchRecord, BTreeSet<usize>)> = Vec::new();
+        for b in &sym.branches[..index] {
+            if check(sym, &mut infos, b.expr).is_none() {
+                continue;
+            }
+            if let Some(i) = info_of(&infos, b.expr) {
+                candidates.push((b, i.vars));
+            }
+        }
+        let mut chosen = vec![false; candidates.len()];
+        loop {
+            let mut grew = false;
+            for (k, (_, v)) in candidates.iter().enumerate() {
+                if !chosen[k] && !v.is_disjoint(&vars) {
+                    chosen[k] = true;
+                    vars.extend(v.iter().copied());
+                    grew = true;
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        let mut constraints: Vec<(u32, bool)> = candidates
+            .iter()
+            .zip(&chosen)
+            .filter(|(_, c)| **c)
+            .map(|((b, _), _)| (b.expr, b.taken != 0))
+            .collect();
+        constraints.push((target.expr, target.taken == 0));
+
+        // The model cache: an earlier model that satisfies the query.
+        for model in self.cache.iter().rev() {
+            let mut memo = HashMap::new();
+            let holds = constraints.iter().all(|(e, want)| {
+                eval(sym, model, &mut memo, *e).is_some_and(|v| (v != 0) == *want)
+            });
+            if holds {
+                stats.cache_hits += 1;
+                return Some(inputs_from(sym, model, &vars));
+            }
+        }
+
+        stats.solver_calls += 1;
+        let started = Instant::now();
+        let mut terms: HashMap<u32, BV<'static>> = HashMap::new();
+        self.solver.push();
+        for (e, want) in &constraints {
+            // A condition is a 1-bit node, or (e.g. `reach_assume`'s int
+            // argument) a wider one that holds when non-zero.
+            let bv = self.term(sym, &mut terms, *e);
+            let zero = BV::from_u64(self.ctx, 0, bv.get_size());
+            let holds = bv._eq(&zero).not();
+            let c: Bool = if *want { holds } else { holds.not() };
+            self.solver.assert(&c);
+        }
+        let result = self.solver.check();
+        let model = match result {
+            z3::SatResult::Sat => self.solver.get_model().map(|m| {
+                let mut out = Model::new();
+                for &i in &vars {
+                    let name = var_name(sym, i);
+                    let len = sym.inputs[i].bytes.len();
+                    let var = BV::new_const(self.ctx, name.clone(), len as u32 * 8);
+                    let mut bytes = Vec::with_capacity(len);
+                    for k in 0..len as u32 {
+                        let byte = var.extract(8 * k + 7, 8 * k);
+                        let v = m.eval(&byte, true).and_then(|b| b.as_u64()).unwrap_or(0);
+                        bytes.push(v as u8);
+                    }
+                    out.insert(name, bytes);
+                }
+                out
+            }),
+            _ => None,
+        };
+        self.solver.pop(1);
+        stats.solver_time += started.elapsed();
+        match result {
+            z3::SatResult::Sat => stats.sat += 1,
+            z3::SatResult::Unsat => stats.unsat += 1,
+            z3::SatResult::Unknown => stats.unknown += 1,
+        }
+        let model = model?;
+        let inputs = inputs_from(sym, &model, &vars);
+        self.push_model(model);
+        Some(inputs)
+    }
+
+    /// The z3 term of (checked) node `id`.
+    fn term(&self, sym: &SymTrace, terms: &mut HashMap<u32, BV<'static>>, id: u32) -> BV<'static> {
+        if let Some(t) = terms.get(&id) {
+            return t.clone();
+        }
+        let n = sym.nodes[id as usize - 1];
+        let w = u32::from(n.width);
+        let ctx = self.ctx;
+        let bool_bv = |b: Bool<'static>| b.ite(&BV::from_u64(ctx, 1, 1), &BV::from_u64(ctx, 0, 1));
+        let op = SymOp::from_u16(n.op).unwrap_or(SymOp::Const);
+        let t = match op {
+            SymOp::Input => BV::new_const(ctx, var_name(sym, n.imm as usize), w),
+            SymOp::Const => BV::from_u64(ctx, n.imm, w),
+            SymOp::ZExt | SymOp::SExt | SymOp::Extract => {
+                let a = self.term(sym, terms, n.a);
+                let aw = a.get_size();
+                match op {
+                    SymOp::ZExt => a.zero_ext(w - aw),
+                    SymOp::SExt => a.sign_ext(w - aw),
+                    _ => a.extract(n.imm as u32 + w - 1, n.imm as u32),
+                }
+            }
+            SymOp::Concat => {
+                let a = self.term(sym, terms, n.a);
+                let b = self.term(sym, terms, n.b);
+                a.concat(&b)
+            }
+            SymOp::Ite => {
+                let c = self.term(sym, terms, n.a);
+                let a = self.term(sym, terms, n.b);
+                let b = self.term(sym, terms, n.c);
+                c._eq(&BV::from_u64(ctx, 1, 1)).ite(&a, &b)
+            }
+            _ => {
+                let a = self.term(sym, terms, n.a);
+                let b = self.term(sym, terms, n.b);
+                match op {
+                    SymOp::Add => a.bvadd(&b),
+                    SymOp::Sub => a.bvsub(&b),
+                    SymOp::Mul => a.bvmul(&b),
+                    SymOp::UDiv => a.bvudiv(&b),
+                    SymOp::SDiv => a.bvsdiv(&b),
+                    SymOp::URem => a.bvurem(&b),
+                    SymOp::SRem => a.bvsrem(&b),
+                    SymOp::Shl => a.bvshl(&b),
+                    SymOp::LShr => a.bvlshr(&b),
+                    SymOp::AShr => a.bvashr(&b),
+                    SymOp::And => a.bvand(&b),
+                    SymOp::Or => a.bvor(&b),
+                    SymOp::Xor => a.bvxor(&b),
+                    SymOp::Eq => bool_bv(a._eq(&b)),
+                    SymOp::Ne => bool_bv(a._eq(&b).not()),
+                    SymOp::Ugt => bool_bv(a.bvugt(&b)),
+                    SymOp::Uge => bool_bv(a.bvuge(&b)),
+                    SymOp::Ult => bool_bv(a.bvult(&b)),
+                    SymOp::Ule => bool_bv(a.bvule(&b)),
+                    SymOp::Sgt => bool_bv(a.bvsgt(&b)),
+                    SymOp::Sge => bool_bv(a.bvsge(&b)),
+                    SymOp::Slt => bool_bv(a.bvslt(&b)),
+                    _ => bool_bv(a.bvsle(&b)),
+                }
+            }
+        };
+        terms.insert(id, t.clone());
+        t
+    }
+}
