@@ -95,7 +95,8 @@ pub fn classify(
             race: None,
         }))
     };
-    let panic = rust_panic(&outcome.stderr);
+    let tids: Vec<u32> = outcome.threads.iter().map(|slot| slot.tid).collect();
+    let panic = rust_panic(&outcome.stderr, &tids);
     match outcome.status {
         RunStatus::SleepBlocked => return Ok(None),
         RunStatus::Unsupported => return Err(Unusable::Unsupported(outcome.message.clone())),
@@ -219,8 +220,11 @@ fn with_default(message: &str, default: &str) -> String {
 }
 
 /// The first Rust panic the program's standard error reports, as
-/// `thread 'NAME' panicked at FILE:LINE:COL: MESSAGE` (message lines joined
-/// with `; `), from the standard panic hook's report:
+/// `thread 'NAME' (Tn) panicked at FILE:LINE:COL: MESSAGE` (message lines
+/// joined with `; `), from the standard panic hook's report. The kernel
+/// thread id the hook prints (it differs from run to run) becomes the
+/// thread's number `Tn` of the report when `tids` (the kernel thread id of
+/// each thread, by number) holds it once, and is dropped otherwise:
 ///
 /// ```text
 /// thread '<unnamed>' panicked at src/main.rs:12:9:
@@ -229,11 +233,11 @@ fn with_default(message: &str, default: &str) -> String {
 ///  right: 42
 /// note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
 /// ```
-pub fn rust_panic(stderr: &[u8]) -> Option<String> {
+pub fn rust_panic(stderr: &[u8], tids: &[u32]) -> Option<String> {
     let text = String::from_utf8_lossy(stderr);
     let mut lines = text.lines();
     let head = lines.by_ref().find(|l| is_panic_head(l))?;
-    let head = without_thread_number(head);
+    let head = with_thread_number(head, tids);
     let head = head.as_str();
     let Some(head) = head.strip_suffix(':') else {
         // One-line form of older toolchains: `panicked at 'MESSAGE', FILE:LINE:COL`.
@@ -255,13 +259,19 @@ fn is_panic_head(line: &str) -> bool {
     line.starts_with("thread '") && line.contains(" panicked at ")
 }
 
-/// The panic line without the kernel thread id (which differs from run to run).
-fn without_thread_number(head: &str) -> String {
+/// The panic line with the kernel thread id replaced by the thread's
+/// number (`(T1)`), or left out when `tids` does not name it once.
+fn with_thread_number(head: &str, tids: &[u32]) -> String {
     if let Some(close) = head.find("' (") {
         let rest = &head[close + 3..];
         if let Some(end) = rest.find(") panicked at ") {
-            if rest[..end].bytes().all(|b| b.is_ascii_digit()) {
-                return format!("{}'{}", &head[..close], &rest[end + 1..]);
+            if let Ok(tid) = rest[..end].parse::<u32>() {
+                let mut numbers = tids.iter().enumerate().filter(|(_, t)| **t == tid);
+                let number = match (numbers.next(), numbers.next()) {
+                    (Some((n, _)), None) if tid != 0 => format!(" (T{n})"),
+                    _ => String::new(),
+                };
+                return format!("{}'{number}{}", &head[..close], &rest[end + 1..]);
             }
         }
     }
@@ -287,9 +297,16 @@ mod panic_tests {
     fn the_first_panic_with_its_message_and_location() {
         let stderr = b"hello\nthread '<unnamed>' (20788) panicked at src/bin/p.rs:12:9:\nassertion `left == right` failed: data\n  left: 0\n right: 42\nnote: run with `RUST_BACKTRACE=1`\nthread 'main' panicked at src/bin/p.rs:20:19:\ncalled `Result::unwrap()` on an `Err` value: Any { .. }\n";
         assert_eq!(
-            rust_panic(stderr).as_deref(),
+            rust_panic(stderr, &[20700, 20788]).as_deref(),
+            Some("thread '<unnamed>' (T1) panicked at src/bin/p.rs:12:9: assertion `left == right` failed: data; left: 0; right: 42")
+        );
+        assert_eq!(
+            rust_panic(stderr, &[20700]).as_deref(),
             Some("thread '<unnamed>' panicked at src/bin/p.rs:12:9: assertion `left == right` failed: data; left: 0; right: 42")
         );
-        assert_eq!(rust_panic(b"a.c:3: main: Assertion `x' failed.\n"), None);
+        assert_eq!(
+            rust_panic(b"a.c:3: main: Assertion `x' failed.\n", &[]),
+            None
+        );
     }
 }

@@ -91,6 +91,10 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
                     continue;
                 }
                 if let Some(action) = classifier.classify(i.as_value_ref(), &mut stats) {
+                    if rust_std::in_channel_backoff(ctx_raw, i.as_value_ref()) {
+                        inst = i.get_next_instruction();
+                        continue;
+                    }
                     plan.push((i.as_value_ref(), fname.clone(), action));
                 }
                 inst = i.get_next_instruction();

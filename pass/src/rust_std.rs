@@ -21,6 +21,9 @@
 //! as visible re-reads the runtime would hold the thread back as a spinner
 //! (a livelock) where the program goes on to wait on the futex (a deadlock).
 //! Formatting, I/O, allocation and panicking in the library stay native.
+//! The channels' backoff (`Backoff::spin_light` / `spin_heavy`) stays
+//! invisible in every crate: only its step counter would be seen, as
+//! progress that keeps a waiting receiver from ever counting as a spinner.
 
 use crate::debuginfo::subprogram_name;
 use crate::llvm::{self, Value};
@@ -137,6 +140,30 @@ pub(crate) fn function_scope(ctx: LLVMContextRef, f: Value) -> Scope {
 /// of its debug location (the innermost one or one it was inlined into,
 /// within the function being instrumented) is a spin function.
 pub(crate) fn in_spin_loop(ctx: LLVMContextRef, inst: Value) -> bool {
+    inlined_from(ctx, inst, |name| {
+        let last = name.rsplit("::").next().unwrap_or("");
+        matches!(last, "spin" | "spin_until" | "spin_read" | "spin_write")
+    })
+}
+
+/// True if `inst` belongs to the backoff of std's channels
+/// (`std::sync::mpmc::utils::Backoff::spin_light` / `spin_heavy`), in any
+/// crate (the channels are generic, so their code is usually the user's).
+/// The backoff's step counter is a write to the thread's own stack on every
+/// round: visible, it would count as progress, and a receiver waiting for a
+/// sender's slot write would never be held back as a spinner. Without it the
+/// waiting loop's visible operations are its re-read of the slot (or packet)
+/// state and the backoff's `sched_yield`.
+pub(crate) fn in_channel_backoff(ctx: LLVMContextRef, inst: Value) -> bool {
+    inlined_from(ctx, inst, |name| {
+        name.contains("mpmc::utils::Backoff::spin")
+    })
+}
+
+/// True if a function of `inst`'s debug location (the innermost one or one
+/// it was inlined into, within the function being instrumented) satisfies
+/// `pred` by its demangled name.
+fn inlined_from(ctx: LLVMContextRef, inst: Value, pred: impl Fn(&str) -> bool) -> bool {
     let mut loc = llvm::debug_loc(inst);
     for _ in 0..64 {
         if loc.is_null() {
@@ -149,9 +176,7 @@ pub(crate) fn in_spin_loop(ctx: LLVMContextRef, inst: Value) -> bool {
                 di::LLVMDILocationGetInlinedAt(loc),
             )
         };
-        let name = subprogram_name(ctx, scope);
-        let last = name.rsplit("::").next().unwrap_or("");
-        if matches!(last, "spin" | "spin_until" | "spin_read" | "spin_write") {
+        if pred(&subprogram_name(ctx, scope)) {
             return true;
         }
         loc = at;

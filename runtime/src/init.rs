@@ -118,6 +118,7 @@ extern "C" fn reach_init() {
     let slot = st.chan.slot(0);
     slot.state = ThreadState::Running as u32;
     slot.parent = u32::MAX;
+    slot.tid = crate::sys::gettid() as u32;
     st.chan.set_thread_count(1);
     st.chan.set_event_count(0);
     st.chan.set_running(0);

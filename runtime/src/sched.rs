@@ -536,6 +536,7 @@ fn stop_recording(st: &mut State, enabled: &ThreadSet) {
     for t in 0..st.thread_count {
         let th = &st.threads[t as usize];
         let p = th.pending;
+        let tid = st.chan.slot(t).tid;
         let slot = st.chan.cut_slot(t);
         slot.state = match th.state {
             TState::Parked => ThreadState::Parked,
@@ -550,6 +551,7 @@ fn stop_recording(st: &mut State, enabled: &ThreadSet) {
         slot.pending_aux = p.op.aux;
         slot.pending_site = p.site;
         slot.parent = th.parent;
+        slot.tid = tid;
         slot.steps = th.steps;
         slot.last_site = 0;
         slot.spin_count = th.spin.count;

@@ -2,7 +2,9 @@
 //! cargo's `RUSTC_WRAPPER`, and one file built with `reach-rustc` directly.
 //! Each bug must be found with its kind and replayed from its schedule file;
 //! each correct twin explored completely in exactly its number of executions
-//! (one per partial order: the same count under `--strategy optimal`).
+//! (one per partial order: the same count under `--strategy optimal`, but
+//! for the channel example, where `dpor` also runs executions its sleep sets
+//! block). The test binary of `cargo test --no-run` is explored too.
 
 use reach_tests::{bin, bin_dir, reach, root, schedule_of, scratch};
 use std::path::{Path, PathBuf};
@@ -73,7 +75,13 @@ fn assert_bug(program: &Path, kind: &str, message_part: &str) {
 }
 
 fn assert_clean(program: &Path, executions: u64) {
-    for strategy in ["dpor", "optimal"] {
+    assert_clean_counts(program, executions, executions);
+}
+
+/// Like [`assert_clean`], with `dpor`'s count (which includes executions
+/// blocked by sleep sets) apart from `optimal`'s (one per partial order).
+fn assert_clean_counts(program: &Path, dpor: u64, optimal: u64) {
+    for (strategy, executions) in [("dpor", dpor), ("optimal", optimal)] {
         let run = reach(program, &["--strategy", strategy], &[]);
         let name = program.display();
         assert_eq!(
@@ -124,7 +132,7 @@ fn publish_before_init_reads_uninitialised_data() {
     assert_bug(
         &examples_dir().join("publish_before_init"),
         "panic",
-        "thread '<unnamed>' panicked at programs/src/bin/publish_before_init.rs:13:13",
+        "thread '<unnamed>' (T1) panicked at programs/src/bin/publish_before_init.rs:13:13",
     );
 }
 
@@ -154,6 +162,88 @@ fn a_swallowed_thread_panic_is_a_panic_not_a_crash() {
         "panic",
         "index out of bounds",
     );
+}
+
+#[test]
+fn channel_message_order_assumed_panics() {
+    assert_bug(
+        &examples_dir().join("channel_order"),
+        "panic",
+        "panicked at programs/src/bin/channel_order.rs:11:5: assertion `left == right` failed: the second sender's message came first",
+    );
+}
+
+#[test]
+fn channel_handoff_is_clean() {
+    // 2,215 partial orders; dpor also runs 26 executions its sleep sets block.
+    assert_clean_counts(&examples_dir().join("channel_handoff"), 2241, 2215);
+}
+
+#[test]
+fn channel_rendezvous_is_clean() {
+    assert_clean(&examples_dir().join("channel_rendezvous"), 3354);
+}
+
+/// `cargo test --no-run` through the wrapper: the test harness binary of
+/// `sync-kit` runs under `reach-native` with libtest's arguments (one test,
+/// on the main thread, with its output not captured so that the panic
+/// reaches standard error).
+#[test]
+fn a_test_binary_built_by_cargo_test_no_run() {
+    examples_dir();
+    let target = bin_dir()
+        .parent()
+        .map(|t| t.join("rust-examples"))
+        .unwrap_or_else(|| scratch().join("rust-examples"));
+    let output = Command::new("cargo")
+        .env("RUSTC_WRAPPER", bin("reach-rustc"))
+        .args([
+            "test",
+            "--offline",
+            "--no-run",
+            "-p",
+            "sync-kit",
+            "--message-format=json",
+            "--manifest-path",
+        ])
+        .arg(root().join("rust-examples/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target)
+        .output()
+        .expect("run cargo");
+    assert!(
+        output.status.success(),
+        "cargo test --no-run failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let binary = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["target"]["name"] == "sync_kit" && m["profile"]["test"] == true)
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .expect("the test binary of sync-kit");
+    let test_args = |name| ["--test-threads=1", "--nocapture", "--exact", name];
+    let run = reach(
+        &binary,
+        &[],
+        &test_args("tests::two_step_increments_lose_an_update"),
+    );
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.bug_kind().as_deref(), Some("panic"), "{}", run.stdout);
+    let message = run.json["bug"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(
+            "sync-kit/src/lib.rs:63:9: assertion `left == right` failed: an update was lost"
+        ),
+        "{message}"
+    );
+    let clean = reach(
+        &binary,
+        &["--max-executions", "200"],
+        &test_args("tests::increments_are_not_lost"),
+    );
+    assert!(clean.json["bug"].is_null(), "{}", clean.stdout);
+    assert_eq!(clean.executions(), 200);
 }
 
 #[test]

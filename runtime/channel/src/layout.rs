@@ -22,7 +22,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// Magic number at the start of the channel ("REACHCHN").
 pub const MAGIC: u64 = 0x4E48_4348_4341_4552;
 /// Channel layout / hook ABI version; bump on any incompatible change.
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 /// Most threads one execution may create (thread ids are `0..MAX_THREADS`).
 pub const MAX_THREADS: usize = 256;
 /// Bytes reserved for the header region.
@@ -374,6 +374,9 @@ pub struct ThreadSlot {
     pub pending_flags: u16,
     /// Creating thread's id (`u32::MAX` for the main thread).
     pub parent: u32,
+    /// Kernel thread id of the thread (written when it starts; 0 if not
+    /// known), to name the thread of a message the program printed.
+    pub tid: u32,
     /// Site of the pending operation.
     pub pending_site: u64,
     /// Object of the pending operation.
@@ -525,7 +528,7 @@ impl Layout {
 
 const _: () = assert!(core::mem::size_of::<Header>() <= HEADER_BYTES);
 const _: () = assert!(core::mem::size_of::<Event>() == 64);
-const _: () = assert!(core::mem::size_of::<ThreadSlot>() == 64);
+const _: () = assert!(core::mem::size_of::<ThreadSlot>() == 72);
 const _: () = assert!(core::mem::size_of::<ObjectRecord>() == 40);
 
 #[cfg(test)]

@@ -95,9 +95,11 @@ extern "C" fn trampoline(arg: *mut c_void) -> *mut c_void {
     let th = &mut st.threads[id as usize % MAX_THREADS];
     // SAFETY: plain query.
     th.handle = unsafe { libc::pthread_self() };
+    let tid = crate::sys::gettid();
     if crate::persist::is_worker() {
-        th.tid = crate::sys::gettid();
+        th.tid = tid;
     }
+    st.chan.slot(id).tid = tid as u32;
     let (start, arg) = (th.start, th.arg);
     // Blame the new thread if it never reaches a scheduling point.
     st.running = id;
@@ -220,6 +222,7 @@ pub unsafe extern "C" fn pthread_create(
             pending_kind: 0,
             pending_flags: 0,
             parent: me,
+            tid: 0,
             pending_site: 0,
             pending_object: 0,
             pending_aux: 0,

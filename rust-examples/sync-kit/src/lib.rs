@@ -39,3 +39,27 @@ pub fn run_threads(n: usize, f: impl Fn(usize) + Send + Sync + 'static) {
         h.join().unwrap();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two threads add one each in a single critical section: always 2.
+    #[test]
+    fn increments_are_not_lost() {
+        let c = Counter::default();
+        let c2 = c.clone();
+        run_threads(2, move |_| c2.increment());
+        assert_eq!(c.get(), 2);
+    }
+
+    /// Two threads add one each in two critical sections: one update can be
+    /// lost (found by `reach-native` on the test binary).
+    #[test]
+    fn two_step_increments_lose_an_update() {
+        let c = Counter::default();
+        let c2 = c.clone();
+        run_threads(2, move |_| c2.increment_in_two_steps());
+        assert_eq!(c.get(), 2, "an update was lost");
+    }
+}
