@@ -14,8 +14,9 @@
 //! Costs: instrumented code calls a builder only when an operand's shadow
 //! is non-zero, and touches shadow memory only once [`__reach_sym_active`]
 //! is set (the first input was created). Shadow memory is a fixed
-//! open-addressing table in private memory keyed by byte address; nothing
-//! here allocates or makes a system call. A full node array, constraint
+//! open-addressing table keyed by byte address, mapped once when the first
+//! symbolic byte is stored; beyond that nothing here allocates or makes a
+//! system call. A full node array, constraint
 //! array or shadow table marks the execution as overflowed (reported by the
 //! driver) and the rest of it runs concretely.
 
@@ -60,7 +61,10 @@ struct Sym {
     live: usize,
     /// Entries with an address (live or deleted).
     used: usize,
-    table: [Shadow; SHADOW_SLOTS],
+    /// `SHADOW_SLOTS` entries, mapped when the first symbolic byte is
+    /// stored (null before): a static table would be memory that every
+    /// persistent execution of every program walks and restores.
+    table: *mut Shadow,
     /// Bytes of stdin handed out so far.
     stdin_pos: usize,
     /// Index of the stdin input, if any.
@@ -74,11 +78,7 @@ unsafe impl Sync for Global {}
 static SYM: Global = Global(core::cell::UnsafeCell::new(Sym {
     live: 0,
     used: 0,
-    table: [Shadow {
-        addr: 0,
-        node: 0,
-        byte: 0,
-    }; SHADOW_SLOTS],
+    table: core::ptr::null_mut(),
     stdin_pos: 0,
     stdin_input: None,
 }));
@@ -126,12 +126,12 @@ pub fn start_execution() {
     // SAFETY: start-up / a fresh child: single-threaded.
     let s = unsafe { sym() };
     if s.used > 0 {
-        for e in s.table.iter_mut() {
-            *e = Shadow {
+        if let Some(table) = table_of(s) {
+            table.fill(Shadow {
                 addr: 0,
                 node: 0,
                 byte: 0,
-            };
+            });
         }
     }
     s.live = 0;
@@ -562,6 +562,35 @@ pub extern "C" fn __reach_sym_concretize(site: u64, s: u32, width: u32, value: u
     unsafe { (*h).overflow |= SYM_CONCRETISED };
 }
 
+/// The shadow table, if it is mapped.
+fn table_of(s: &Sym) -> Option<&'static mut [Shadow]> {
+    // SAFETY: a mapping of `SHADOW_SLOTS` entries owned by the running thread.
+    (!s.table.is_null()).then(|| unsafe { core::slice::from_raw_parts_mut(s.table, SHADOW_SLOTS) })
+}
+
+/// The shadow table, mapped (zeroed: every entry free) on first use; `None`
+/// if it cannot be.
+fn table_or_map(s: &mut Sym) -> Option<&'static mut [Shadow]> {
+    if s.table.is_null() {
+        // SAFETY: a fresh private anonymous mapping.
+        let p = unsafe {
+            libc::mmap(
+                core::ptr::null_mut(),
+                SHADOW_SLOTS * core::mem::size_of::<Shadow>(),
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return None;
+        }
+        s.table = p as *mut Shadow;
+    }
+    table_of(s)
+}
+
 fn hash(addr: u64) -> usize {
     (addr.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize & (SHADOW_SLOTS - 1)
 }
@@ -572,9 +601,12 @@ fn shadow_get(addr: u64) -> (u32, u32) {
     if s.live == 0 {
         return (0, 0);
     }
+    let Some(table) = table_of(s) else {
+        return (0, 0);
+    };
     let mut i = hash(addr);
     for _ in 0..SHADOW_SLOTS {
-        let e = s.table[i];
+        let e = table[i];
         if e.addr == addr {
             return (e.node, e.byte);
         }
@@ -592,17 +624,24 @@ fn shadow_set(addr: u64, node: u32, byte: u32) {
     if node == 0 && s.live == 0 {
         return;
     }
+    let Some(table) = table_or_map(s) else {
+        if let Some(h) = header() {
+            // SAFETY: header field.
+            unsafe { (*h).overflow |= SYM_OVERFLOW_NODES };
+        }
+        return;
+    };
     let mut i = hash(addr);
     let mut free: Option<usize> = None;
     for _ in 0..SHADOW_SLOTS {
-        let e = s.table[i];
+        let e = table[i];
         if e.addr == addr {
             if e.node != 0 && node == 0 {
                 s.live -= 1;
             } else if e.node == 0 && node != 0 {
                 s.live += 1;
             }
-            s.table[i] = Shadow { addr, node, byte };
+            table[i] = Shadow { addr, node, byte };
             return;
         }
         if e.addr != 0 && e.node == 0 && free.is_none() {
@@ -630,7 +669,7 @@ fn shadow_set(addr: u64, node: u32, byte: u32) {
             i
         }
     };
-    s.table[slot] = Shadow { addr, node, byte };
+    table[slot] = Shadow { addr, node, byte };
     s.live += 1;
 }
 
