@@ -344,11 +344,7 @@ impl Executed {
     /// Reads the object records now, for an execution examined after its
     /// executor has run others.
     pub fn keep_objects(&mut self, executor: &Executor) {
-        self.objects = Some(
-            executor
-                .objects(self.outcome.threads.len())
-                .unwrap_or_default(),
-        );
+        self.objects = Some(executor.objects(&self.outcome));
     }
 }
 
@@ -388,7 +384,7 @@ pub fn examine(
     let with_objects = |mut trace: Trace, outcome: &Outcome| {
         trace.objects = match (objects, executor) {
             (Some(objects), _) => objects,
-            (None, Some(executor)) => executor.objects(outcome.threads.len()).unwrap_or_default(),
+            (None, Some(executor)) => executor.objects(outcome),
             (None, None) => ObjectLog::default(),
         };
         trace
@@ -451,7 +447,7 @@ pub fn examine(
 /// `trace` with the object records of the execution that just ran on
 /// `executor` (empty if they cannot be read: memory is then shown by address).
 pub fn with_objects(mut trace: Trace, executor: &Executor, outcome: &Outcome) -> Trace {
-    trace.objects = executor.objects(outcome.threads.len()).unwrap_or_default();
+    trace.objects = executor.objects(outcome);
     trace
 }
 

@@ -308,25 +308,23 @@ fn active_flag(ir: &Ir) -> Value {
 fn declare_all(ir: &mut Ir) {
     let (i1, i32t, i64t, ptr) = (ir.i1, ir.i32, ir.i64, ir.ptr);
     let same = |a: &[Value]| a.to_vec();
-    declare_guard(
+    // A guard with the runtime function's parameters, passed on unchanged.
+    let plain = |ir: &mut Ir, name, params: &[LLVMTypeRef], ret_i32, when| {
+        declare_guard(ir, name, params, params, ret_i32, when, &same, None)
+    };
+    plain(
         ir,
         "__reach_sym_binary",
         &[i32t, i32t, i64t, i64t, i32t, i32t],
-        &[i32t, i32t, i64t, i64t, i32t, i32t],
         true,
         When::AnyNonZero(&[4, 5]),
-        &same,
-        None,
     );
-    declare_guard(
+    plain(
         ir,
         "__reach_sym_cast",
         &[i32t, i32t, i32t, i32t],
-        &[i32t, i32t, i32t, i32t],
         true,
         When::AnyNonZero(&[3]),
-        &same,
-        None,
     );
     // Guard: (sc, c, width, a, b, sa, sb); runtime: (sc, width, a, b, sa, sb).
     let drop_c = |a: &[Value]| vec![a[0], a[2], a[3], a[4], a[5], a[6]];
@@ -344,46 +342,22 @@ fn declare_all(ir: &mut Ir) {
         &drop_c,
         Some(&select_arms),
     );
-    declare_guard(
-        ir,
-        "__reach_sym_load",
-        &[ptr, i64t],
-        &[ptr, i64t],
-        true,
-        When::Active,
-        &same,
-        None,
-    );
-    declare_guard(
+    plain(ir, "__reach_sym_load", &[ptr, i64t], true, When::Active);
+    plain(
         ir,
         "__reach_sym_store",
         &[ptr, i64t, i32t],
-        &[ptr, i64t, i32t],
         false,
         When::Active,
-        &same,
-        None,
     );
-    declare_guard(
+    plain(
         ir,
         "__reach_sym_memcpy",
         &[ptr, ptr, i64t],
-        &[ptr, ptr, i64t],
         false,
         When::Active,
-        &same,
-        None,
     );
-    declare_guard(
-        ir,
-        "__reach_sym_memset",
-        &[ptr, i64t],
-        &[ptr, i64t],
-        false,
-        When::Active,
-        &same,
-        None,
-    );
+    plain(ir, "__reach_sym_memset", &[ptr, i64t], false, When::Active);
     // Guard: (site, s, c: i1); runtime: (site, s, taken: i32).
     let builder = ir.b;
     let widen_c = move |a: &[Value]| {
@@ -401,46 +375,28 @@ fn declare_all(ir: &mut Ir) {
         &widen_c,
         None,
     );
-    declare_guard(
+    plain(
         ir,
         "__reach_sym_switch",
         &[i64t, i32t, i32t, i64t, ptr, i64t],
-        &[i64t, i32t, i32t, i64t, ptr, i64t],
         false,
         When::AnyNonZero(&[1]),
-        &same,
-        None,
     );
-    declare_guard(
+    plain(
         ir,
         "__reach_sym_concretize",
         &[i64t, i32t, i32t, i64t],
-        &[i64t, i32t, i32t, i64t],
         false,
         When::AnyNonZero(&[1]),
-        &same,
-        None,
     );
-    declare_guard(
+    plain(
         ir,
         "__reach_sym_assume",
         &[i64t, i32t, i64t],
-        &[i64t, i32t, i64t],
         false,
         When::AnyNonZero(&[1]),
-        &same,
-        None,
     );
-    declare_guard(
-        ir,
-        "__reach_sym_input_shadow",
-        &[],
-        &[],
-        true,
-        When::Present,
-        &same,
-        None,
-    );
+    plain(ir, "__reach_sym_input_shadow", &[], true, When::Present);
 }
 
 /// Blocks of `f` in reverse post-order from the entry (definitions before

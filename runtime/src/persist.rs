@@ -947,39 +947,19 @@ extern "C" fn take_copy() {
     protect_written(c);
 }
 
-/// Runs one `PAGEMAP_SCAN` over the saved ranges, calling `each` with every
-/// region found.
+/// Runs one `PAGEMAP_SCAN` over the saved ranges (pages matching
+/// `inverted`/`anyof` among the write-tracked ones, categories `returned`),
+/// calling `each` with every region found.
 fn scan(
     c: &mut Control,
-    flags: u64,
-    inverted: u64,
-    anyof: u64,
-    mut each: impl FnMut(&Control, usize, usize),
-) -> bool {
-    let returned = if anyof == 0 {
-        PAGE_IS_WPALLOWED
-    } else {
-        PAGE_IS_WRITTEN | PAGE_IS_PRESENT
-    };
-    let whole = (c.lowest, c.highest);
-    scan_regions(c, whole, flags, inverted, anyof, returned, |c, r| {
-        each(c, r.start as usize, r.end as usize)
-    })
-}
-
-/// [`scan`] with the categories to return chosen and each region passed
-/// whole (with its categories).
-fn scan_regions(
-    c: &mut Control,
-    (from, to): (usize, usize),
     flags: u64,
     inverted: u64,
     anyof: u64,
     returned: u64,
     mut each: impl FnMut(&Control, PageRegion),
 ) -> bool {
-    let mut start = from as u64;
-    let end = to as u64;
+    let mut start = c.lowest as u64;
+    let end = c.highest as u64;
     while start < end {
         let mut arg = PmScanArg {
             size: core::mem::size_of::<PmScanArg>() as u64,
@@ -1012,17 +992,13 @@ fn scan_regions(
 }
 
 fn protect_written(c: &mut Control) -> bool {
-    scan(c, PM_SCAN_WP_MATCHING, 0, PAGE_IS_WRITTEN, |_, _, _| {})
-}
-
-/// Copies back every page written or dropped since the last protection.
-fn copy_back(c: &mut Control) -> bool {
     scan(
         c,
+        PM_SCAN_WP_MATCHING,
         0,
-        PAGE_IS_PRESENT,
+        PAGE_IS_WRITTEN,
         PAGE_IS_WRITTEN | PAGE_IS_PRESENT,
-        copy_pages,
+        |_, _| {},
     )
 }
 
@@ -1048,7 +1024,9 @@ fn copy_pages(c: &Control, s: usize, e: usize) {
     }
 }
 
-/// [`tracking_intact`] and [`copy_back`] in one walk of the page tables:
+/// Checks that the write-tracked memory is exactly the saved ranges (none
+/// of them unmapped, moved or replaced) and copies back every page written
+/// or dropped since the last protection, in one walk of the page tables:
 /// every write-tracked region comes back with its categories; the written
 /// or dropped ones are copied back as they come (a tracked page is mapped
 /// writable as at the checkpoint, so this is safe even when the tracking
@@ -1058,10 +1036,8 @@ fn intact_and_copied(c: &mut Control) -> bool {
     let mut k = 0usize;
     let mut open: Option<(usize, usize)> = None;
     let mut ok = true;
-    let whole = (c.lowest, c.highest);
-    let scanned = scan_regions(
+    let scanned = scan(
         c,
-        whole,
         0,
         0,
         0,
@@ -1110,29 +1086,7 @@ fn restore_memory(c: &mut Control) -> bool {
             return false;
         }
     }
-    tracking_intact(c) && copy_back(c)
-}
-
-/// True if the write-tracked memory is exactly the saved ranges (none of
-/// them unmapped, moved or replaced).
-fn tracking_intact(c: &mut Control) -> bool {
-    let mut k = 0usize;
-    let mut open: Option<(usize, usize)> = None;
-    let mut ok = true;
-    let scanned = scan(c, 0, 0, 0, |c, s, e| match open {
-        Some((a, b)) if b == s => open = Some((a, e)),
-        Some(prev) => {
-            ok &= c.tracked.get(k) == Some(&prev) && k < c.ntracked;
-            k += 1;
-            open = Some((s, e));
-        }
-        None => open = Some((s, e)),
-    });
-    if let Some(prev) = open {
-        ok &= k < c.ntracked && c.tracked[k] == prev;
-        k += 1;
-    }
-    scanned && ok && k == c.ntracked
+    intact_and_copied(c)
 }
 
 /// Runs on the control region's stack: restores the memory, reports the

@@ -168,9 +168,11 @@ fn a_branch_whose_meaning_depends_on_the_schedule_is_flipped_per_schedule() {
     found_and_replayed(&program, &[], "assertion", &["key = 6"]);
 }
 
-#[test]
-fn optimal_dpor_finds_the_same_bugs_and_paths() {
-    let optimal = ["--strategy", "optimal"];
+/// `strategy` under concolic testing finds the bugs dpor finds, with the
+/// same inputs (replayed), and the clean examples in `executions` each
+/// (Updater, then the sequential path counts).
+fn same_bugs_and_paths(strategy: &str, updater_executions: u64) {
+    let options = ["--strategy", strategy];
     for (file, kind, inputs) in [
         (
             "concolic_updater_deadlock.c",
@@ -180,23 +182,36 @@ fn optimal_dpor_finds_the_same_bugs_and_paths() {
         ("concolic_input_deadlock.c", "deadlock", &["mode = 3"][..]),
         ("concolic_resize_index.c", "assertion", &["index = 4"][..]),
         ("concolic_schedule_branch.c", "assertion", &["key = 6"][..]),
+        ("concolic_input_race.c", "data_race", &["key = 42"][..]),
     ] {
         let program = build_example(file);
-        let run = found_and_replayed(&program, &optimal, kind, inputs);
-        assert_eq!(run.json["strategy"], "optimal", "{file}");
+        let run = found_and_replayed(&program, &options, kind, inputs);
+        assert_eq!(run.json["strategy"], strategy, "{file}");
     }
     for (file, executions) in [
-        ("concolic_updater.c", 43),
+        ("concolic_updater.c", updater_executions),
         ("concolic_paths.c", 7),
         ("concolic_switch.c", 7),
         ("concolic_loop.c", 8),
         ("concolic_assume.c", 3),
     ] {
-        let run = reach(&build_example(file), &optimal, &[]);
+        let run = reach(&build_example(file), &options, &[]);
         assert_eq!(run.code, 0, "{file}: {}", run.stdout);
         assert!(run.complete() && run.json["bug"].is_null(), "{file}");
         assert_eq!(run.executions(), executions, "{file}: {}", run.stdout);
     }
+}
+
+#[test]
+fn optimal_dpor_finds_the_same_bugs_and_paths() {
+    same_bugs_and_paths("optimal", 43);
+}
+
+/// Unfolding-based testing under concolic testing: one unfolding per input
+/// vector.
+#[test]
+fn unfold_finds_the_same_bugs_and_paths() {
+    same_bugs_and_paths("unfold", 44);
 }
 
 #[test]
@@ -245,38 +260,4 @@ fn sharding_refuses_concolic_testing() {
         "{}",
         run.stderr
     );
-}
-
-/// Unfolding-based testing under concolic testing: the same bugs with the
-/// same inputs (replayed), each sequential path once, and the Updater clean.
-#[test]
-fn unfold_finds_the_same_bugs_and_paths() {
-    let unfold = ["--strategy", "unfold"];
-    for (file, kind, inputs) in [
-        (
-            "concolic_updater_deadlock.c",
-            "deadlock",
-            &["a = 10", "b = -4"][..],
-        ),
-        ("concolic_input_deadlock.c", "deadlock", &["mode = 3"][..]),
-        ("concolic_resize_index.c", "assertion", &["index = 4"][..]),
-        ("concolic_schedule_branch.c", "assertion", &["key = 6"][..]),
-        ("concolic_input_race.c", "data_race", &["key = 42"][..]),
-    ] {
-        let program = build_example(file);
-        let run = found_and_replayed(&program, &unfold, kind, inputs);
-        assert_eq!(run.json["strategy"], "unfold", "{file}");
-    }
-    for (file, executions) in [
-        ("concolic_updater.c", 44),
-        ("concolic_paths.c", 7),
-        ("concolic_switch.c", 7),
-        ("concolic_loop.c", 8),
-        ("concolic_assume.c", 3),
-    ] {
-        let run = reach(&build_example(file), &unfold, &[]);
-        assert_eq!(run.code, 0, "{file}: {}", run.stdout);
-        assert!(run.complete() && run.json["bug"].is_null(), "{file}");
-        assert_eq!(run.executions(), executions, "{file}: {}", run.stdout);
-    }
 }

@@ -259,10 +259,15 @@ impl Executor {
         Ok(outcome)
     }
 
-    /// The object records of the execution that just ran (for naming
-    /// memory in its report); `threads` is its number of threads.
-    pub fn objects(&self, threads: usize) -> Result<ObjectLog, ExecError> {
-        Ok(ObjectLog::read(&self.channel.view()?, threads)?)
+    /// The object records of the execution that just ran with `outcome`
+    /// (for naming memory in its report); none if they cannot be read
+    /// (memory is then shown by address).
+    pub fn objects(&self, outcome: &Outcome) -> ObjectLog {
+        self.channel
+            .view()
+            .ok()
+            .and_then(|view| ObjectLog::read(&view, outcome.threads.len()).ok())
+            .unwrap_or_default()
     }
 
     /// [`Executor::run`] in the current thread mode.

@@ -284,10 +284,10 @@ impl Label {
         }
     }
 
-    /// The places of the preset other than the thread's control place,
-    /// with `universe` threads (sorted, without duplicates).
-    pub fn access_places(&self, universe: u32) -> Vec<Place> {
-        let shape = self.shape();
+    /// The shared-object copies a transition of `shape` consumes and
+    /// produces again: every thread's copy of what it writes, its own
+    /// thread's copy of what it reads (Sec. 3).
+    fn copy_places(&self, shape: &Shape, universe: u32) -> Vec<Place> {
         let mut places: Vec<Place> = Vec::new();
         for obj in &shape.writes {
             places.extend((0..universe).map(|j| Place::Copy(*obj, j)));
@@ -295,6 +295,14 @@ impl Label {
         for obj in &shape.reads {
             places.push(Place::Copy(*obj, self.thread));
         }
+        places
+    }
+
+    /// The places of the preset other than the thread's control place,
+    /// with `universe` threads (sorted, without duplicates).
+    pub fn access_places(&self, universe: u32) -> Vec<Place> {
+        let shape = self.shape();
+        let mut places = self.copy_places(&shape, universe);
         places.extend(shape.acquires.iter().copied());
         places.sort_unstable();
         places.dedup();
@@ -304,13 +312,7 @@ impl Label {
     /// The places of the postset other than the thread's control place.
     pub fn produced_places(&self, universe: u32) -> Vec<Place> {
         let shape = self.shape();
-        let mut places: Vec<Place> = Vec::new();
-        for obj in &shape.writes {
-            places.extend((0..universe).map(|j| Place::Copy(*obj, j)));
-        }
-        for obj in &shape.reads {
-            places.push(Place::Copy(*obj, self.thread));
-        }
+        let mut places = self.copy_places(&shape, universe);
         places.extend(shape.releases.iter().copied());
         if let Some(child) = shape.spawns {
             places.push(Place::Thread(child));
