@@ -246,7 +246,10 @@ fn groups_are_tested_by_a_run_with_their_order() {
     assert_eq!(table.known_row(&[as_run, other]), None);
     assert!(table.row_tested(&[(branch, true)]));
     assert!(!table.row_tested(&[(branch, false)]));
-    assert!(!table.all_rows_tested(), "the row with the branch false is not");
+    assert!(
+        !table.all_rows_tested(),
+        "the row with the branch false is not"
+    );
 }
 
 #[test]
