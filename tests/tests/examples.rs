@@ -105,6 +105,9 @@ examples! {
     bb_monitor: "bb_monitor.c", [], ["2", "2", "1", "1"] => Clean(62);
     bb_semaphore: "bb_semaphore.c", [], ["2", "2", "1", "1"] => Clean(10);
     bounded_buffer: "bounded_buffer.c", [], [] => Clean(62);
+    branch_flag_loop: "branch_flag_loop.c", [], [] => Bug("data_race");
+    branch_free: "branch_free.c", [], [] => Bug("data_race");
+    branch_pool: "branch_pool.c", [], [] => Bug("data_race");
     channel_garbage: "channel_garbage.c", [], [] => Clean(2);
     checker_overtakes_setters: "checker_overtakes_setters.c", ["--strategy", "pct", "--depth", "1", "--seed", "1"], [] => Bug("assertion");
     checker_overtakes_setters_dpor: "checker_overtakes_setters.c", ["--max-executions", "300"], [] => Limited(300);
