@@ -690,6 +690,36 @@ fn shadow_set(addr: u64, node: u32, byte: u32) {
     s.live += 1;
 }
 
+/// The block of `len` bytes at `addr` was freed: its bytes' shadows end
+/// with it, so a later allocation at the same address (a new generation
+/// of the address) does not inherit them.
+pub fn forget(addr: u64, len: u64) {
+    if me().is_none() {
+        return;
+    }
+    // SAFETY: the calling thread is the running one.
+    let s = unsafe { sym() };
+    if s.live == 0 {
+        return;
+    }
+    if len <= SHADOW_SLOTS as u64 {
+        for i in 0..len {
+            if shadow_get(addr + i).0 != 0 {
+                shadow_set(addr + i, 0, 0);
+            }
+        }
+        return;
+    }
+    let Some(table) = table_of(s) else { return };
+    let end = addr.saturating_add(len);
+    for e in table.iter_mut() {
+        if e.node != 0 && e.addr >= addr && e.addr < end {
+            e.node = 0;
+            s.live -= 1;
+        }
+    }
+}
+
 /// Before an integer load of `size` bytes at `addr` (only while
 /// [`__reach_sym_active`]): the loaded value's shadow.
 #[no_mangle]
