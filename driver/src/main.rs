@@ -235,6 +235,7 @@ fn run(cli: &Cli) -> Result<u8> {
     let policy = BugPolicy {
         data_races: !cli.ignore_races,
         exit_code_is_bug: !cli.ignore_exit_code,
+        race_detector: cli.race_detector.into(),
     };
     if let Some(schedule) = &schedule {
         let recorder = cli.record.as_ref().map(|_| Recorder::new(1));
@@ -572,7 +573,9 @@ fn finish(
         for other in summary.findings.iter().skip(1) {
             println!(
                 "\nALSO: {} (execution {}): {}",
-                other.bug.kind, other.execution, other.bug.message
+                other.bug.kind,
+                other.execution,
+                report::bug_message(other, &names)
             );
         }
         if cli.replay.is_none() {
@@ -586,8 +589,13 @@ fn finish(
                 summary.seed,
             )
             .with_context(|| format!("cannot write {}", cli.schedule_out.display()))?;
+            let detector = reach_native::bug::RaceDetector::from(cli.race_detector);
+            let detector = match detector {
+                reach_native::bug::RaceDetector::Hb => String::new(),
+                other => format!(" --race-detector {}", other.word()),
+            };
             println!(
-                "\nSchedule written to {}; replay with:\n  reach-native --replay {} {}",
+                "\nSchedule written to {}; replay with:\n  reach-native{detector} --replay {} {}",
                 cli.schedule_out.display(),
                 cli.schedule_out.display(),
                 program
@@ -687,6 +695,9 @@ fn search_options(cli: &Cli) -> reach_native::shard::SearchOptions {
         keep_going: cli.keep_going,
         ignore_races: cli.ignore_races,
         ignore_exit_code: cli.ignore_exit_code,
+        race_detector: reach_native::bug::RaceDetector::from(cli.race_detector)
+            .word()
+            .to_string(),
     }
 }
 
@@ -697,12 +708,12 @@ fn replay_command(cli: &Cli, program: &str) -> Option<String> {
         Some(file) => file,
         None => &cli.schedule_out,
     };
-    let mut words = vec![
-        "reach-native".to_string(),
-        "--replay".to_string(),
-        schedule.display().to_string(),
-        program.to_string(),
-    ];
+    let mut words = vec!["reach-native".to_string(), "--replay".to_string()];
+    let detector = reach_native::bug::RaceDetector::from(cli.race_detector);
+    if detector != reach_native::bug::RaceDetector::Hb {
+        words.extend(["--race-detector".to_string(), detector.word().to_string()]);
+    }
+    words.extend([schedule.display().to_string(), program.to_string()]);
     words.extend(args(cli));
     Some(words.join(" "))
 }
