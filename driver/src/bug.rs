@@ -361,9 +361,10 @@ fn with_lockset_view(message: String, trace: &Trace, policy: BugPolicy) -> Strin
         return message;
     }
     let last = trace.len().checked_sub(1);
-    match lockset::races(trace).into_iter().find(|r| {
-        r.kind == LocksetKind::UnlockWithoutLock && Some(r.access.step) == last
-    }) {
+    match lockset::races(trace)
+        .into_iter()
+        .find(|r| r.kind == LocksetKind::UnlockWithoutLock && Some(r.access.step) == last)
+    {
         Some(found) => format!(
             "{message}; lockset: unlock without lock, thread {} holding {}",
             found.access.thread,
