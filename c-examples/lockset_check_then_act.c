@@ -30,8 +30,9 @@ static void *careful(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&m);
-    if (!closed && counter < LIMIT)
-        counter++;
+    int seen = counter;
+    if (!closed && seen < LIMIT)
+        counter = seen + 1;
     pthread_mutex_unlock(&m);
     return NULL;
 }
@@ -42,8 +43,11 @@ static void *hasty(void *arg)
     pthread_mutex_lock(&m);
     int open = !closed;
     pthread_mutex_unlock(&m);
-    if (open && counter < LIMIT) /* BUG: m is not held any more */
-        counter++;
+    if (open) {
+        int seen = counter; /* BUG: m is not held any more */
+        if (seen < LIMIT)
+            counter = seen + 1;
+    }
     return NULL;
 }
 
