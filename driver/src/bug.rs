@@ -473,3 +473,75 @@ mod panic_tests {
         );
     }
 }
+
+#[cfg(test)]
+mod lockset_tests {
+    use super::*;
+    use crate::analysis::lockset::HeldLock;
+
+    fn side(
+        step: usize,
+        thread: u32,
+        site: u64,
+        write: bool,
+        locks: Vec<HeldLock>,
+    ) -> LocksetAccess {
+        LocksetAccess {
+            step,
+            thread,
+            site,
+            write,
+            locks,
+        }
+    }
+
+    #[test]
+    fn a_lockset_race_is_a_data_race_naming_both_sides_and_their_locks() {
+        let m = HeldLock {
+            lock: 0x4040,
+            mode: LockMode::Write,
+        };
+        let rw = HeldLock {
+            lock: 0x4080,
+            mode: LockMode::Read,
+        };
+        let bug = lockset_bug(LocksetRace {
+            kind: LocksetKind::Race,
+            address: 0x5000,
+            access: side(9, 2, 0xb, true, vec![rw]),
+            previous: Some(side(4, 1, 0xa, false, vec![m, rw])),
+        });
+        assert_eq!(bug.kind, BugKind::DataRace);
+        assert_eq!(
+            bug.race,
+            Some(Race {
+                first: 4,
+                second: 9,
+                address: 0x5000
+            })
+        );
+        assert_eq!(
+            bug.message,
+            "lockset race on address 0x5000: shared by threads and written, with no lock held at every access; \
+             step 9, thread 2 writes (site 0xb) holding {0x4080 in read mode}; \
+             earlier, step 4, thread 1 reads (site 0xa) holding {0x4040, 0x4080 in read mode}"
+        );
+        assert!(bug.lockset.is_some());
+    }
+
+    #[test]
+    fn an_unlock_without_lock_is_a_misuse() {
+        let bug = lockset_bug(LocksetRace {
+            kind: LocksetKind::UnlockWithoutLock,
+            address: 0x4040,
+            access: side(3, 1, 0xc, true, Vec::new()),
+            previous: None,
+        });
+        assert_eq!(bug.kind, BugKind::Misuse);
+        assert_eq!(bug.race, None);
+        assert_eq!(
+            bug.message,
+            "lockset: unlock without lock: thread 1 releases lock 0x4040, which it does not hold, at step 3 (site 0xc) holding {}"
+        );
+    }
+}

@@ -117,6 +117,15 @@ fn keep_going_collects_each_pair_of_sites_and_both_is_the_union() {
     // write against main's initialisation: one bug per pair of sites.
     assert_eq!(lockset.len(), 3, "{lockset:?}");
     assert_eq!(both, hb.union(&lockset).cloned().collect());
+    // Parallel workers collect the same lockset races.
+    let parallel = reach(
+        &program,
+        &["--race-detector", "lockset", "--keep-going", "--jobs", "2"],
+        &[],
+    );
+    assert!(parallel.complete());
+    let parallel: BTreeSet<String> = parallel.bug_signatures().into_iter().collect();
+    assert_eq!(parallel, lockset);
 }
 
 #[test]
