@@ -69,6 +69,7 @@ fn config(program: &Path, args: &[&str], fork_server: bool) -> ExecConfig {
         user_threads: false,
         symbolic_args: false,
         symbolic_stdin: 0,
+        trace_shared: false,
     }
 }
 

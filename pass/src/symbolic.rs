@@ -1,7 +1,8 @@
 //! Shadow computations for concolic testing (only with `REACH_SYMBOLIC=1`
 //! at compile time).
 //!
-//! Every integer SSA value of at most 64 bits gets a *shadow*: an `i32`
+//! Every integer SSA value of at most 64 bits, and every pointer (as its
+//! 64-bit address), gets a *shadow*: an `i32`
 //! expression id, 0 when the value is concrete. Arithmetic, comparisons,
 //! casts, `select` and phi nodes compute their shadow next to the value;
 //! the runtime's expression builders (`__reach_sym_*`, see the runtime's
@@ -106,6 +107,10 @@ impl Ir {
 
     /// `v` (an integer of at most 64 bits) zero-extended to `i64`.
     fn to_i64(&self, v: Value) -> Value {
+        if is_pointer(llvm::type_of(v)) {
+            // SAFETY: building in the current block.
+            return unsafe { c::LLVMBuildPtrToInt(self.b, v, self.i64, c"".as_ptr()) };
+        }
         let w = llvm::int_width(llvm::type_of(v));
         if w == 64 {
             return v;
@@ -482,12 +487,25 @@ fn compare_op(p: LLVMIntPredicate) -> SymOp {
 
 /// Integer width of `v` if it gets a shadow (1..=64 bits), else 0.
 fn tracked(v: Value) -> u32 {
-    let w = llvm::int_width(llvm::type_of(v));
+    let t = llvm::type_of(v);
+    if is_pointer(t) {
+        return 64;
+    }
+    let w = llvm::int_width(t);
     if w <= 64 {
         w
     } else {
         0
     }
+}
+
+/// True for a pointer of the default address space: its shadow is that of
+/// its 64-bit address (loaded from shared memory, compared, selected), so a
+/// branch on `p != NULL` or `head == tail` is traced like one on an integer.
+fn is_pointer(t: LLVMTypeRef) -> bool {
+    llvm::type_kind(t) == inkwell::llvm_sys::LLVMTypeKind::LLVMPointerTypeKind
+        // SAFETY: `t` is a pointer type.
+        && unsafe { c::LLVMGetPointerAddressSpace(t) } == 0
 }
 
 fn callee_name(call: Value) -> String {
@@ -732,9 +750,12 @@ unsafe fn function(
                         } else {
                             ir.zero32()
                         };
-                        c::LLVMPositionBuilderBefore(b, inst);
-                        let mut args = [p, ir.c64(size), s];
-                        ir.call("__reach_sym_store", &mut args);
+                        // After the store: a traced store is then the last
+                        // event when its shadow is recorded.
+                        if after(ir) {
+                            let mut args = [p, ir.c64(size), s];
+                            ir.call("__reach_sym_store", &mut args);
+                        }
                     }
                     LLVMAtomicRMW | LLVMAtomicCmpXchg => {
                         let p = llvm::operand(inst, 0);

@@ -327,7 +327,12 @@ fn prepare(
         config.spin_threshold,
         config.exit_cuts_threads,
     )?;
-    channel.prepare_symbolic(&request.inputs, config.symbolic_args, config.symbolic_stdin);
+    channel.prepare_symbolic(
+        &request.inputs,
+        config.symbolic_args,
+        config.symbolic_stdin,
+        config.trace_shared,
+    );
     if user_threads {
         channel.request_user_threads();
     }
