@@ -707,10 +707,27 @@ unsafe fn function(
                             shadow.insert(inst, ir.call("__reach_sym_cast", &mut args));
                         }
                     }
-                    LLVMSelect if tracked(inst) > 0 && tracked(llvm::operand(inst, 0)) == 1 => {
+                    LLVMSelect if tracked(llvm::operand(inst, 0)) == 1 => {
                         let cnd = llvm::operand(inst, 0);
+                        let sc = sh(&shadow, cnd);
+                        let value = tracked(inst) > 0 && !is_pointer(llvm::type_of(inst));
+                        if !value && !is_zero(sc) {
+                            // A select of pointers (or floats) on a symbolic
+                            // condition is a branch (a `switch` or `if`
+                            // choosing a string, an object): its condition
+                            // is a path constraint.
+                            let loc = source_loc(ir.ctx, inst, source, fname);
+                            let site = table.add("branch", loc);
+                            stats.branches += 1;
+                            c::LLVMPositionBuilderBefore(b, inst);
+                            let mut args = [ir.c64(site), sc, cnd];
+                            ir.call("__reach_sym_branch", &mut args);
+                        }
+                        if tracked(inst) == 0 {
+                            continue;
+                        }
                         let (a, bv) = (llvm::operand(inst, 1), llvm::operand(inst, 2));
-                        let (sc, sa, sb) = (sh(&shadow, cnd), sh(&shadow, a), sh(&shadow, bv));
+                        let (sa, sb) = (sh(&shadow, a), sh(&shadow, bv));
                         if is_zero(sc) && is_zero(sa) && is_zero(sb) {
                             continue;
                         }
@@ -718,21 +735,6 @@ unsafe fn function(
                             let s = ite(ir, sc, cnd, tracked(inst), a, bv, sa, sb);
                             shadow.insert(inst, s);
                         }
-                    }
-                    LLVMSelect if tracked(llvm::operand(inst, 0)) == 1 => {
-                        // A select of pointers (or floats) on a symbolic
-                        // condition: a branch (its value cannot be symbolic).
-                        let cnd = llvm::operand(inst, 0);
-                        let s = sh(&shadow, cnd);
-                        if is_zero(s) {
-                            continue;
-                        }
-                        let loc = source_loc(ir.ctx, inst, source, fname);
-                        let site = table.add("branch", loc);
-                        stats.branches += 1;
-                        c::LLVMPositionBuilderBefore(b, inst);
-                        let mut args = [ir.c64(site), s, cnd];
-                        ir.call("__reach_sym_branch", &mut args);
                     }
                     LLVMLoad if tracked(inst) > 0 => {
                         if after(ir) {

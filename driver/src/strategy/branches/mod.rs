@@ -31,3 +31,6 @@ pub mod strategy;
 pub mod variant_graph;
 
 pub use strategy::BranchDirected;
+
+#[cfg(test)]
+mod tests;
