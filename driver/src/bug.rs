@@ -86,6 +86,13 @@ impl RaceDetector {
         matches!(self, RaceDetector::Lockset | RaceDetector::Both)
     }
 
+    /// The detector of an option value (`hb`, `lockset`, `both`).
+    pub fn from_word(word: &str) -> Option<RaceDetector> {
+        [RaceDetector::Hb, RaceDetector::Lockset, RaceDetector::Both]
+            .into_iter()
+            .find(|d| d.word() == word)
+    }
+
     /// The option's value: `hb`, `lockset` or `both`.
     pub fn word(self) -> &'static str {
         match self {

@@ -2,7 +2,7 @@
 //! lockset|both` on the `c-examples/lockset_*.c` programs, against the
 //! happens-before detector on the same executions.
 
-use reach_tests::{bin, build_example, reach, root, schedule_of, Run};
+use reach_tests::{bin, build_example, reach, root, schedule_of, scratch, Run};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -85,6 +85,33 @@ fn check_then_act_is_a_lockset_race_in_the_first_execution_where_hb_sees_none() 
     assert_eq!(replay.code, 1, "{}", replay.stdout);
     assert_eq!(replay.json["bug"]["message"], bug["message"]);
     assert_eq!(replay.json["bug"]["trace"], bug["trace"]);
+    // The schedule file names the detector: a replay without the option
+    // uses it, one with another detector does not see the race.
+    let text = std::fs::read_to_string(&schedule).expect("read the schedule");
+    assert!(text.contains("\"race_detector\": \"lockset\""), "{text}");
+    let implied = reach(&program, &["--replay", schedule.as_str()], &[]);
+    assert_eq!(implied.json["bug"]["message"], bug["message"]);
+    let other = reach(
+        &program,
+        &["--race-detector", "hb", "--replay", schedule.as_str()],
+        &[],
+    );
+    assert_eq!(other.code, 0, "{}", other.stdout);
+    let bad = scratch().join("lockset-bad-detector.schedule");
+    std::fs::write(&bad, text.replace("\"lockset\"", "\"eraser\"")).expect("write");
+    let out = std::process::Command::new(bin("reach-native"))
+        .arg("--replay")
+        .arg(&bad)
+        .arg(&program)
+        .output()
+        .expect("run reach-native");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("unknown race detector \"eraser\""),
+        "{stderr}"
+    );
     // Happens-before finds the race only in an execution with the other order.
     let hb = reach(&program, &[], &[]);
     assert_eq!(hb.code, 1, "{}", hb.stdout);
