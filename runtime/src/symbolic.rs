@@ -747,13 +747,20 @@ pub extern "C" fn __reach_sym_load(addr: *const c_void, size: u64) -> u32 {
 }
 
 /// The trace index of the access of one of `kinds` the calling thread has
-/// just executed at `addr`, if it was traced (shared). Nothing runs
+/// just executed at `addr`, if it was traced (shared) after the first
+/// thread was created. Nothing runs
 /// between an access's scheduling point and its shadow computation, so
 /// that access is the last event recorded.
 fn traced_access(addr: u64, kinds: &[OpKind]) -> Option<u64> {
     let me = me()?;
     // SAFETY: the running thread owns the state.
     let st = unsafe { state() };
+    if st.thread_count <= 1 {
+        // Before the first thread is created no interleaving can change
+        // what is read: start-up code (often most of a program's work)
+        // takes no room in the region.
+        return None;
+    }
     let last = st.event_count.checked_sub(1)?;
     if last >= st.record_steps {
         return None;
