@@ -127,6 +127,10 @@ pub struct ScheduleFile {
     /// other threads short), which `--replay` then applies too.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub exit_cuts_threads: bool,
+    /// The `--race-detector` whose race the execution shows (`lockset`;
+    /// absent for the default), which `--replay` applies unless given one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub race_detector: Option<String>,
     /// The program's inputs in the recorded execution (concolic testing),
     /// which `--replay` passes again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -304,6 +308,7 @@ impl ScheduleFile {
             strategy: None,
             seed: None,
             exit_cuts_threads: trace.events.iter().any(|e| e.op.cuts_threads()),
+            race_detector: None,
             inputs: recorded_inputs(trace),
             symbolic_args: trace.symbolic.as_ref().is_some_and(|s| s.args),
             symbolic_stdin: trace.symbolic.as_ref().map_or(0, |s| s.stdin_bytes),
@@ -358,6 +363,7 @@ impl ScheduleFile {
                     strategy: None,
                     seed: None,
                     exit_cuts_threads: false,
+                    race_detector: None,
                     inputs: Vec::new(),
                     symbolic_args: false,
                     symbolic_stdin: 0,
@@ -457,6 +463,9 @@ impl ScheduleFile {
         }
         if self.exit_cuts_threads {
             scalar(&mut out, "exit_cuts_threads", "true".into());
+        }
+        if let Some(detector) = &self.race_detector {
+            scalar(&mut out, "race_detector", serde_json::to_string(detector)?);
         }
         if self.symbolic_args {
             scalar(&mut out, "symbolic_args", "true".into());
