@@ -102,30 +102,46 @@ pub struct GroupKey {
 
 /// What is known of one group.
 #[derive(Clone, Debug)]
-pub struct Group {
-    /// The related operations of the branch it was made for.
-    pub related: RelatedOps,
-    /// The order of `related` its members begin with.
-    pub order: Vec<EventKey>,
+struct Group {
+    /// The interned related operations of the branch it was made for.
+    set: u32,
+    /// Hash of the order of those operations its members have.
+    order: u64,
     /// The outcome a tested member gave the branch (`None`: untested, or
     /// the branch was not reached).
-    pub outcome: Option<bool>,
+    outcome: Option<bool>,
     /// A member was executed.
-    pub tested: bool,
+    tested: bool,
 }
 
 /// One executed run, as the table sees it.
 struct Run {
-    /// Where each event identity occurs in it.
-    positions: Positions,
+    /// Where each event identity occurs in it (kept while the memory bound
+    /// allows, to place later related sets).
+    positions: Option<Positions>,
     /// Outcome of each branch (the last evaluation of a merged loop branch).
     outcomes: HashMap<BranchId, bool>,
 }
 
+/// A set of related operations, interned, with the orders of it the
+/// executed runs had.
+struct RelatedSet {
+    ops: RelatedOps,
+    /// Hash of an order → the first run that had it.
+    seen: HashMap<u64, usize>,
+}
+
 /// Most event identities kept for executed runs (16 bytes each): past it
-/// new runs are no longer stored, and groups they would have tested stay
-/// untested (costing executions, never coverage).
+/// new runs are no longer stored, and a related set first met later is not
+/// placed in them (groups they would have tested stay untested, costing
+/// executions, never coverage).
 pub const MAX_STORED_KEYS: usize = 1 << 24;
+
+fn hash_of(v: &impl Hash) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    v.hash(&mut h);
+    h.finish()
+}
 
 /// The groups of every branch seen and the rows tested.
 #[derive(Default)]
@@ -134,51 +150,65 @@ pub struct Table {
     runs: Vec<Run>,
     stored: usize,
     branches: HashSet<BranchId>,
+    sets: Vec<RelatedSet>,
+    /// Content hash → interned sets with it.
+    by_content: HashMap<u64, Vec<u32>>,
 }
 
 impl Table {
-    /// The group of `branch` whose members begin with `order` (of
-    /// `related`): registered, and tested at once if an executed run began
-    /// with that order.
-    pub fn group(
-        &mut self,
-        branch: BranchId,
-        related: &RelatedOps,
-        order: Vec<EventKey>,
-    ) -> GroupKey {
-        let mut h = rustc_hash::FxHasher::default();
-        order.hash(&mut h);
-        let mut ops: Vec<&EventKey> = related.iter().collect();
-        ops.sort_unstable();
-        ops.hash(&mut h);
+    /// Interns a set of related operations: equal sets of different traces
+    /// share one id, and each set is placed once in every stored run.
+    pub fn intern(&mut self, ops: HashSet<EventKey>) -> (u32, RelatedOps) {
+        let mut sorted: Vec<&EventKey> = ops.iter().collect();
+        sorted.sort_unstable();
+        let content = hash_of(&sorted);
+        if let Some(ids) = self.by_content.get(&content) {
+            for &id in ids {
+                if *self.sets[id as usize].ops == ops {
+                    return (id, self.sets[id as usize].ops.clone());
+                }
+            }
+        }
+        let ops = Arc::new(ops);
+        let mut seen: HashMap<u64, usize> = HashMap::default();
+        for (i, run) in self.runs.iter().enumerate() {
+            if let Some(p) = &run.positions {
+                seen.entry(hash_of(&p.project(&ops))).or_insert(i);
+            }
+        }
+        let id = self.sets.len() as u32;
+        self.sets.push(RelatedSet {
+            ops: ops.clone(),
+            seen,
+        });
+        self.by_content.entry(content).or_default().push(id);
+        (id, ops)
+    }
+
+    /// The group of `branch` whose members have `order` of the interned
+    /// set `set`: registered, and tested at once if an executed run had
+    /// that order.
+    pub fn group(&mut self, branch: BranchId, set: u32, order: &[EventKey]) -> GroupKey {
+        let order = hash_of(&order);
         let key = GroupKey {
             branch,
-            order: h.finish(),
+            order: hash_of(&(order, set)),
         };
         self.branches.insert(branch);
         if !self.groups.contains_key(&key) {
-            let mut group = Group {
-                related: related.clone(),
+            let run = self
+                .sets
+                .get(set as usize)
+                .and_then(|s| s.seen.get(&order).copied());
+            let group = Group {
+                set,
                 order,
-                outcome: None,
-                tested: false,
+                outcome: run.and_then(|r| self.runs[r].outcomes.get(&branch).copied()),
+                tested: run.is_some(),
             };
-            for run in &self.runs {
-                if Self::realises(run, &group) {
-                    group.tested = true;
-                    group.outcome = run.outcomes.get(&branch).copied();
-                    break;
-                }
-            }
             self.groups.insert(key, group);
         }
         key
-    }
-
-    /// True if the run performed the group's related operations in the
-    /// group's order.
-    fn realises(run: &Run, group: &Group) -> bool {
-        run.positions.project(&group.related) == group.order
     }
 
     /// Records an executed run, the run of a variant in groups `chosen`:
@@ -190,30 +220,31 @@ impl Table {
         outcomes: HashMap<BranchId, bool>,
         chosen: &[GroupKey],
     ) {
-        let run = Run {
-            positions: Positions::of(keys),
-            outcomes,
-        };
-        // Groups made for one branch of one trace share their related
-        // operations: project the run once per set.
-        let mut orders: HashMap<*const HashSet<EventKey>, Vec<EventKey>> = HashMap::default();
+        let positions = Positions::of(keys);
+        let index = self.runs.len();
+        for set in &mut self.sets {
+            set.seen
+                .entry(hash_of(&positions.project(&set.ops)))
+                .or_insert(index);
+        }
+        let sets = &self.sets;
         for (key, group) in self.groups.iter_mut().filter(|(_, g)| !g.tested) {
-            let realised = chosen.contains(key) || {
-                let order = orders
-                    .entry(Arc::as_ptr(&group.related))
-                    .or_insert_with(|| run.positions.project(&group.related));
-                *order == group.order
-            };
+            let realised = chosen.contains(key)
+                || sets[group.set as usize].seen.get(&group.order) == Some(&index);
             if realised {
                 group.tested = true;
-                group.outcome = run.outcomes.get(&key.branch).copied();
+                group.outcome = outcomes.get(&key.branch).copied();
             }
         }
-        self.branches.extend(run.outcomes.keys().copied());
-        if self.stored + run.positions.len() <= MAX_STORED_KEYS {
-            self.stored += run.positions.len();
-            self.runs.push(run);
+        self.branches.extend(outcomes.keys().copied());
+        let keep = self.stored + positions.len() <= MAX_STORED_KEYS;
+        if keep {
+            self.stored += positions.len();
         }
+        self.runs.push(Run {
+            positions: keep.then_some(positions),
+            outcomes,
+        });
     }
 
     /// True if the group was tested.
@@ -236,7 +267,13 @@ impl Table {
 
     /// True if some executed run had every outcome of `row`.
     pub fn row_tested(&self, row: &[(BranchId, bool)]) -> bool {
-        self.runs.iter().any(|run| {
+        self.row_tested_since(row, 0)
+    }
+
+    /// True if some executed run from the `from`-th on had every outcome
+    /// of `row`.
+    pub fn row_tested_since(&self, row: &[(BranchId, bool)], from: usize) -> bool {
+        self.runs.iter().skip(from).any(|run| {
             row.iter()
                 .all(|(b, taken)| run.outcomes.get(b).is_some_and(|o| o == taken))
         })
@@ -268,6 +305,11 @@ impl Table {
     pub fn counts(&self) -> (usize, usize) {
         let tested = self.groups.values().filter(|g| g.tested).count();
         (self.groups.len(), tested)
+    }
+
+    /// Runs recorded.
+    pub fn run_count(&self) -> usize {
+        self.runs.len()
     }
 
     /// Branches seen.

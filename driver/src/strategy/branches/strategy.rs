@@ -28,6 +28,40 @@ struct Candidate {
     variant: Variant,
     /// Its branch-affect group for each branch of the trace it came from.
     groups: Vec<GroupKey>,
+    /// Groups not yet known to be tested (a group once tested stays so).
+    untested: usize,
+    /// Its row, once every group is tested.
+    row: Option<Vec<(BranchId, bool)>>,
+    /// Runs its row was checked against (a row once tested stays so).
+    row_checked: usize,
+    /// Some run had its row.
+    row_tested: bool,
+}
+
+impl Candidate {
+    /// Brings the cached state up to date with `table`; true if the
+    /// variant is still worth running: in an untested group, or with a
+    /// known row no run had (Algorithm 4, steps 3.2 and 3.3).
+    fn refresh(&mut self, table: &Table) -> bool {
+        if self.untested > 0 {
+            self.untested = self.groups.iter().filter(|g| !table.tested(g)).count();
+        }
+        if self.untested > 0 {
+            return true;
+        }
+        if self.row.is_none() {
+            self.row = Some(table.known_row(&self.groups).unwrap_or_default());
+        }
+        let row = self.row.as_deref().unwrap_or_default();
+        if row.is_empty() {
+            return false;
+        }
+        if !self.row_tested {
+            self.row_tested = table.row_tested_since(row, self.row_checked);
+            self.row_checked = table.run_count();
+        }
+        !self.row_tested
+    }
 }
 
 /// Figures for `--stats`.
@@ -86,21 +120,17 @@ impl BranchDirected {
             return None;
         }
         let table = &self.table;
-        let untested: Vec<usize> = self
-            .pending
-            .iter()
-            .map(|c| c.groups.iter().filter(|g| !table.tested(g)).count())
-            .collect();
-        if untested.iter().all(|&n| n == 0) {
-            self.counts.left_untested = 0;
+        // Variants in no untested group and with no untested row are done.
+        let before = self.pending.len();
+        self.pending.retain_mut(|c| c.refresh(table));
+        if self.pending.len() != before {
+            self.pending_bytes = self.pending.iter().map(|c| c.variant.footprint()).sum();
+        }
+        if self.pending.iter().all(|c| c.untested == 0) {
+            self.counts.left_untested = self.pending.len() as u64;
             return None;
         }
-        let by_row = self.pending.iter().zip(&untested).rposition(|(c, &n)| {
-            n == 0
-                && table
-                    .known_row(&c.groups)
-                    .is_some_and(|row| !row.is_empty() && !table.row_tested(&row))
-        });
+        let by_row = self.pending.iter().rposition(|c| c.untested == 0);
         let chosen = match by_row {
             Some(i) => {
                 self.counts.by_row += 1;
@@ -108,34 +138,22 @@ impl BranchDirected {
             }
             None => {
                 self.counts.by_group += 1;
-                let best = untested.iter().copied().max().unwrap_or(0);
-                untested.iter().rposition(|&n| n == best)?
+                let best = self.pending.iter().map(|c| c.untested).max().unwrap_or(0);
+                self.pending.iter().rposition(|c| c.untested == best)?
             }
         };
         let candidate = self.pending.swap_remove(chosen);
         self.pending_bytes = self
             .pending_bytes
             .saturating_sub(candidate.variant.footprint());
-        // Variants in no untested group and with no untested row are done.
-        let table = &self.table;
-        let before = self.pending.len();
-        self.pending.retain(|c| {
-            c.groups.iter().any(|g| !table.tested(g))
-                || table
-                    .known_row(&c.groups)
-                    .is_some_and(|row| !row.is_empty() && !table.row_tested(&row))
-        });
-        if self.pending.len() != before {
-            self.pending_bytes = self.pending.iter().map(|c| c.variant.footprint()).sum();
-        }
         Some(candidate)
     }
 }
 
 /// What one trace says of its branches.
 struct TraceBranches {
-    /// Each branch and its related operations.
-    related: Vec<(BranchId, RelatedOps)>,
+    /// Each branch and its related operations (interned).
+    related: Vec<(BranchId, (u32, RelatedOps))>,
     /// Each branch's outcome (the last evaluation's).
     outcomes: HashMap<BranchId, bool>,
     /// Branch records left out.
@@ -146,7 +164,7 @@ struct TraceBranches {
 
 /// The related operations of each branch of a trace (loop evaluations
 /// merged), and its outcomes.
-fn branches_of(trace: &Trace, keys: &[EventKey]) -> TraceBranches {
+fn branches_of(trace: &Trace, keys: &[EventKey], table: &mut Table) -> TraceBranches {
     let flow = branch_flow(trace);
     let mut related: HashMap<BranchId, HashSet<EventKey>> = HashMap::default();
     let mut order: Vec<BranchId> = Vec::new();
@@ -161,7 +179,7 @@ fn branches_of(trace: &Trace, keys: &[EventKey]) -> TraceBranches {
     }
     let list = order
         .into_iter()
-        .filter_map(|id| related.remove(&id).map(|set| (id, Arc::new(set))))
+        .filter_map(|id| related.remove(&id).map(|set| (id, table.intern(set))))
         .collect();
     TraceBranches {
         related: list,
@@ -279,7 +297,7 @@ impl Strategy for BranchDirected {
             outcomes,
             dropped,
             widened,
-        } = branches_of(trace, &keys);
+        } = branches_of(trace, &keys, &mut self.table);
         self.counts.dropped_branches += dropped as u64;
         self.counts.widened += widened as u64;
         let full = SYM_OVERFLOW_NODES | SYM_OVERFLOW_BRANCHES;
@@ -304,7 +322,7 @@ impl Strategy for BranchDirected {
         }
         let relevant: HashSet<EventKey> = branches
             .iter()
-            .flat_map(|(_, related)| related.iter().copied())
+            .flat_map(|(_, (_, related))| related.iter().copied())
             .collect();
         for new in generated.variants {
             self.counts.variants += 1;
@@ -317,12 +335,16 @@ impl Strategy for BranchDirected {
             let path = path_positions(trace, &keys, &new, &relevant);
             let groups = branches
                 .iter()
-                .map(|(id, related)| self.table.group(*id, related, path.project(related)))
+                .map(|(id, (set, related))| self.table.group(*id, *set, &path.project(related)))
                 .collect();
             self.pending_bytes += new.footprint();
             self.pending.push(Candidate {
                 variant: new,
+                untested: usize::MAX,
                 groups,
+                row: None,
+                row_checked: 0,
+                row_tested: false,
             });
         }
         Ok(())

@@ -230,16 +230,21 @@ fn groups_are_tested_by_a_run_with_their_order() {
     let trace = chain();
     let keys = event_keys(&trace);
     let related: HashSet<_> = [keys[0], keys[1], keys[2]].into_iter().collect();
-    let related = Arc::new(related);
     let branch = BranchId {
         thread: 1,
         site: 22,
         occurrence: 0,
     };
     let mut table = Table::default();
-    let as_run = table.group(branch, &related, project(&keys, &related));
+    let (set, related) = table.intern(related);
+    assert_eq!(
+        table.intern((*related).clone()).0,
+        set,
+        "equal sets are one"
+    );
+    let as_run = table.group(branch, set, &project(&keys, &related));
     let reversed: Vec<_> = vec![keys[2], keys[0], keys[1]];
-    let other = table.group(branch, &related, reversed);
+    let other = table.group(branch, set, &reversed);
     assert!(!table.tested(&as_run) && !table.tested(&other));
     let mut outcomes = HashMap::default();
     outcomes.insert(branch, true);
