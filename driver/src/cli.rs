@@ -113,6 +113,13 @@ pub struct Cli {
     /// so no thread is cut short and the exit's place is never explored).
     #[arg(long)]
     pub exit_cuts_threads: bool,
+    /// Let atomic read-modify-writes whose result the program never uses
+    /// commute when they are of one family (add/sub, or, and, xor, min,
+    /// max) on the same bytes: N such increments are one behaviour, not N!
+    /// orders. Sound when nothing but the final value of such a counter
+    /// matters (see README: Commuting updates); dpor, optimal, exhaustive.
+    #[arg(long)]
+    pub commute_rmws: bool,
     /// Unchanged re-reads after which a busy-waiting thread counts as blocked.
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub spin_threshold: u32,

@@ -211,6 +211,7 @@ fn run(cli: &Cli) -> Result<u8> {
         persistent: !cli.no_persistent,
         exit_cuts_threads: cli.exit_cuts_threads
             || schedule.as_ref().is_some_and(|s| s.exit_cuts_threads),
+        commute_rmws: cli.commute_rmws,
         user_threads: cli.user_threads && !cli.no_user_threads,
         symbolic_args: cli.symbolic_args || schedule.as_ref().is_some_and(|s| s.symbolic_args),
         symbolic_stdin: cli
@@ -273,6 +274,9 @@ fn run(cli: &Cli) -> Result<u8> {
         && !matches!(cli.strategy, StrategyName::Dpor | StrategyName::Exhaustive)
     {
         bail!("--preemption-bound applies to --strategy dpor and exhaustive");
+    }
+    if cli.commute_rmws && matches!(cli.strategy, StrategyName::Rt | StrategyName::Unfold) {
+        bail!("--commute-rmws applies to --strategy dpor, dpor-cr, dpor-classic, optimal, exhaustive, pct, random and portfolio, not rt or unfold");
     }
     let parallel_search = match cli.strategy {
         _ if cli.preemption_bound.is_some() || concolic => None,
@@ -683,6 +687,7 @@ fn search_options(cli: &Cli) -> reach_native::shard::SearchOptions {
         max_steps: cli.max_steps,
         max_recorded_steps: cli.max_recorded_steps,
         exit_cuts_threads: cli.exit_cuts_threads,
+        commute_rmws: cli.commute_rmws,
         spin_threshold: cli.spin_threshold,
         keep_going: cli.keep_going,
         ignore_races: cli.ignore_races,
