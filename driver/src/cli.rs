@@ -24,6 +24,8 @@ Examples:
     reach-native --junit junit.xml --json report.json ./prog
   Search for a while with a randomised strategy:
     reach-native --strategy pct --max-time 60 ./prog
+  Count behaviours, counters updated with unused fetch_add commuting:
+    reach-native --strategy optimal --commute-rmws --stats ./prog
   Split the search over 4 machines, then merge their reports:
     reach-native --shard 0/4 --json shard-0.json ./prog   (and 1/4, 2/4, 3/4)
     reach-native merge shard-*.json
@@ -116,8 +118,9 @@ pub struct Cli {
     /// Let atomic read-modify-writes whose result the program never uses
     /// commute when they are of one family (add/sub, or, and, xor, min,
     /// max) on the same bytes: N such increments are one behaviour, not N!
-    /// orders. Sound when nothing but the final value of such a counter
-    /// matters (see README: Commuting updates); dpor, optimal, exhaustive.
+    /// orders. Sound for the program's states; uninstrumented code reading
+    /// such a counter between two updates is not seen (README: Commuting
+    /// updates). Not with rt or unfold.
     #[arg(long)]
     pub commute_rmws: bool,
     /// Unchanged re-reads after which a busy-waiting thread counts as blocked.
