@@ -69,3 +69,57 @@ pub fn fingerprint(trace: &Trace) -> u64 {
     }
     hasher.finish()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::TraceEvent;
+    use reach_channel::{EventFlags, Op, OpKind, RmwFamily, ThreadSet};
+
+    fn event(thread: u32, kind: OpKind, flags: u16) -> TraceEvent {
+        TraceEvent {
+            thread,
+            op: Op {
+                kind,
+                flags: EventFlags(flags),
+                object: 0x1000,
+                aux: 4,
+            },
+            site: 0,
+            enabled: ThreadSet::EMPTY,
+        }
+    }
+
+    fn print(events: &[(u32, OpKind, u16)]) -> u64 {
+        let events = events.iter().map(|&(t, k, f)| event(t, k, f)).collect();
+        fingerprint(&Trace::new(events, vec![None; 3]))
+    }
+
+    /// Two orders of two `or` updates are one partial order, though the
+    /// second of them left memory unchanged in each; as plain
+    /// read-modify-writes they are two; a read between them orders them.
+    #[test]
+    fn orders_of_commuting_updates_are_one_partial_order() {
+        let or = EventFlags::update(RmwFamily::Or);
+        let unchanged = or | EventFlags::FAILED;
+        let rmw = OpKind::AtomicRmw;
+        assert_eq!(
+            print(&[(1, rmw, or), (2, rmw, unchanged)]),
+            print(&[(2, rmw, or), (1, rmw, unchanged)])
+        );
+        assert_ne!(
+            print(&[(1, rmw, 0), (2, rmw, 0)]),
+            print(&[(2, rmw, 0), (1, rmw, 0)])
+        );
+        let load = OpKind::AtomicLoad;
+        assert_ne!(
+            print(&[(1, rmw, or), (0, load, 0), (2, rmw, or)]),
+            print(&[(2, rmw, or), (0, load, 0), (1, rmw, or)])
+        );
+        let add = EventFlags::update(RmwFamily::Additive);
+        assert_ne!(
+            print(&[(1, rmw, or), (2, rmw, add)]),
+            print(&[(2, rmw, add), (1, rmw, or)])
+        );
+    }
+}

@@ -175,3 +175,58 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
     }
     found
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::TraceEvent;
+    use reach_channel::{EventFlags, Op, RmwFamily, ThreadSet};
+
+    fn event(thread: u32, kind: OpKind, flags: u16, object: u64) -> TraceEvent {
+        TraceEvent {
+            thread,
+            op: Op {
+                kind,
+                flags: EventFlags(flags),
+                object,
+                aux: 4,
+            },
+            site: 0,
+            enabled: ThreadSet::EMPTY,
+        }
+    }
+
+    /// Thread 1 writes `data` and then adds to `done`; thread 2 adds to
+    /// `done` and then reads `data`, in that order. As writes the additions
+    /// order the accesses; as commuting updates they do not (the other
+    /// order of the additions is the same behaviour), so the race shows.
+    #[test]
+    fn commuting_updates_do_not_synchronise_with_each_other() {
+        const DATA: u64 = 0x1000;
+        const DONE: u64 = 0x2000;
+        let trace = |flags: u16| {
+            let events = vec![
+                event(0, OpKind::ThreadCreate, 0, 1),
+                event(0, OpKind::ThreadCreate, 0, 2),
+                event(1, OpKind::Store, 0, DATA),
+                event(1, OpKind::AtomicRmw, flags, DONE),
+                event(2, OpKind::AtomicRmw, flags, DONE),
+                event(2, OpKind::Load, 0, DATA),
+            ];
+            Trace::new(events, vec![None, None, None])
+        };
+        assert_eq!(first_race(&trace(0)), None);
+        let race = first_race(&trace(EventFlags::update(RmwFamily::Additive)));
+        assert_eq!(race.map(|r| (r.first, r.second)), Some((2, 5)));
+        // Updates of different families are ordered: they synchronise.
+        let mut mixed = trace(EventFlags::update(RmwFamily::Additive));
+        mixed.events[4].op.flags = EventFlags(EventFlags::update(RmwFamily::Or));
+        let mixed = Trace::new(mixed.events, vec![None, None, None]);
+        assert_eq!(first_race(&mixed), None);
+        // A load of the counter after both acquires from both.
+        let mut read = trace(EventFlags::update(RmwFamily::Additive));
+        read.events.insert(5, event(2, OpKind::AtomicLoad, 0, DONE));
+        let read = Trace::new(read.events, vec![None, None, None]);
+        assert_eq!(first_race(&read), None);
+    }
+}
