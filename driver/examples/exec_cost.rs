@@ -73,6 +73,7 @@ fn executor_mode(
         user_threads,
         symbolic_args: false,
         symbolic_stdin: 0,
+        trace_shared: false,
     };
     match Executor::new(config) {
         Ok(e) => e,

@@ -53,6 +53,10 @@ pub enum StrategyName {
     Unfold,
     /// Reachability testing (Lei & Carver): race variants, no stored history.
     Rt,
+    /// Branch-directed, race-equivalent exploration (Setiadi et al.): only
+    /// interleavings that can change a branch on shared data, for lockset
+    /// races under a fixed input (a program built with REACH_SYMBOLIC=1).
+    Branches,
     /// Probabilistic concurrency testing (random priorities, --depth - 1
     /// change points): a bug of depth d with probability >= 1/(n*k^(d-1))
     /// per execution.

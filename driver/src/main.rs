@@ -13,6 +13,7 @@ use reach_native::report;
 use reach_native::schedule::ScheduleFile;
 use reach_native::shard::{Assignment, ShardSpec, Sharded};
 use reach_native::strategy::bounded::IterativeBound;
+use reach_native::strategy::branches::BranchDirected;
 use reach_native::strategy::dpor::Dpor;
 use reach_native::strategy::exhaustive::Exhaustive;
 use reach_native::strategy::optimal::OptimalDpor;
@@ -199,6 +200,25 @@ fn run(cli: &Cli) -> Result<u8> {
         .max(cli.max_recorded_steps)
         .min(max_steps.unwrap_or(u64::MAX))
         .min(reach_native::exec::MAX_EVENTS);
+    let branch_directed = cli.strategy == StrategyName::Branches && schedule.is_none();
+    if branch_directed {
+        if !binary
+            .sites
+            .values()
+            .any(|s| s.what == reach_channel::sites::SHADOW_MARKER)
+        {
+            bail!(
+                "--strategy branches needs the branch conditions traced: rebuild {} with REACH_SYMBOLIC=1 reach-cc",
+                cli.program.display()
+            );
+        }
+        if cli.symbolic_args || cli.symbolic_stdin > 0 {
+            bail!("--strategy branches explores one fixed input: drop --symbolic-args/--symbolic-stdin");
+        }
+        if shard.is_some() {
+            bail!("--shard does not apply to --strategy branches");
+        }
+    }
     let config = ExecConfig {
         program,
         args: cli.args.clone(),
@@ -217,11 +237,13 @@ fn run(cli: &Cli) -> Result<u8> {
         symbolic_stdin: cli
             .symbolic_stdin
             .max(schedule.as_ref().map_or(0, |s| s.symbolic_stdin)),
+        trace_shared: branch_directed,
     };
     // Concolic testing when the program records branches on inputs.
-    let concolic = cli.symbolic_args
-        || cli.symbolic_stdin > 0
-        || binary.sites.values().any(|s| s.what == "branch");
+    let concolic = !branch_directed
+        && (cli.symbolic_args
+            || cli.symbolic_stdin > 0
+            || binary.sites.values().any(|s| s.what == "branch"));
     if concolic && shard.is_some() {
         bail!("--shard does not apply to concolic testing (a program built with REACH_SYMBOLIC=1, or --symbolic-args/--symbolic-stdin)");
     }
@@ -786,6 +808,7 @@ fn single_search(cli: &Cli, seed: u64) -> Box<dyn Strategy> {
         StrategyName::Exhaustive => Box::new(Exhaustive::default()),
         StrategyName::Optimal => Box::new(OptimalDpor::new()),
         StrategyName::Rt => Box::new(ReachabilityTesting::new()),
+        StrategyName::Branches => Box::new(BranchDirected::new()),
         StrategyName::Unfold => Box::new(Unfold::new(Order::Oldest)),
     }
 }

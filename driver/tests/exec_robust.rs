@@ -154,6 +154,7 @@ fn long_executor(record: u64, fork_server: bool) -> Executor {
         user_threads: false,
         symbolic_args: false,
         symbolic_stdin: 0,
+        trace_shared: false,
     })
     .expect("executor")
 }
@@ -250,6 +251,7 @@ fn bad_configurations_are_clear_errors() {
         user_threads: false,
         symbolic_args: false,
         symbolic_stdin: 0,
+        trace_shared: false,
     };
     let err = Executor::new(base.clone()).err().expect("missing program");
     assert!(matches!(err, ExecError::ProgramMissing(_)), "{err}");

@@ -70,6 +70,7 @@ fn config(program: &Path, args: &[&str], fork_server: bool) -> ExecConfig {
         user_threads: false,
         symbolic_args: false,
         symbolic_stdin: 0,
+        trace_shared: false,
     }
 }
 

@@ -14,7 +14,7 @@
 //! ```
 
 use crate::classify::{Action, Classifier};
-use crate::debuginfo::source_loc;
+use crate::debuginfo::{source_loc, SourceLoc};
 use crate::error::PassError;
 use crate::escape::EscapeAnalysis;
 use crate::hooks::HookSet;
@@ -110,6 +110,8 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
         // SAFETY: the callback only gets functions of this module.
         let skip = |f: Value| unsafe { FunctionValue::new(f) }.is_none_or(skip_function);
         let sym = crate::symbolic::instrument(module.as_mut_ptr(), &mut table, &source, &skip);
+        // Marks the module as traced for data flow, even with no branch.
+        table.add(reach_channel::sites::SHADOW_MARKER, SourceLoc::default());
         stats.symbolic_functions = sym.functions;
         stats.symbolic_branches = sym.branches;
     }

@@ -1,7 +1,8 @@
 //! Shadow computations for concolic testing (only with `REACH_SYMBOLIC=1`
 //! at compile time).
 //!
-//! Every integer SSA value of at most 64 bits gets a *shadow*: an `i32`
+//! Every integer SSA value of at most 64 bits, and every pointer (as its
+//! 64-bit address), gets a *shadow*: an `i32`
 //! expression id, 0 when the value is concrete. Arithmetic, comparisons,
 //! casts, `select` and phi nodes compute their shadow next to the value;
 //! the runtime's expression builders (`__reach_sym_*`, see the runtime's
@@ -106,6 +107,10 @@ impl Ir {
 
     /// `v` (an integer of at most 64 bits) zero-extended to `i64`.
     fn to_i64(&self, v: Value) -> Value {
+        if is_pointer(llvm::type_of(v)) {
+            // SAFETY: building in the current block.
+            return unsafe { c::LLVMBuildPtrToInt(self.b, v, self.i64, c"".as_ptr()) };
+        }
         let w = llvm::int_width(llvm::type_of(v));
         if w == 64 {
             return v;
@@ -482,12 +487,25 @@ fn compare_op(p: LLVMIntPredicate) -> SymOp {
 
 /// Integer width of `v` if it gets a shadow (1..=64 bits), else 0.
 fn tracked(v: Value) -> u32 {
-    let w = llvm::int_width(llvm::type_of(v));
+    let t = llvm::type_of(v);
+    if is_pointer(t) {
+        return 64;
+    }
+    let w = llvm::int_width(t);
     if w <= 64 {
         w
     } else {
         0
     }
+}
+
+/// True for a pointer of the default address space: its shadow is that of
+/// its 64-bit address (loaded from shared memory, compared, selected), so a
+/// branch on `p != NULL` or `head == tail` is traced like one on an integer.
+fn is_pointer(t: LLVMTypeRef) -> bool {
+    llvm::type_kind(t) == inkwell::llvm_sys::LLVMTypeKind::LLVMPointerTypeKind
+        // SAFETY: `t` is a pointer type.
+        && unsafe { c::LLVMGetPointerAddressSpace(t) } == 0
 }
 
 fn callee_name(call: Value) -> String {
@@ -689,10 +707,27 @@ unsafe fn function(
                             shadow.insert(inst, ir.call("__reach_sym_cast", &mut args));
                         }
                     }
-                    LLVMSelect if tracked(inst) > 0 && tracked(llvm::operand(inst, 0)) == 1 => {
+                    LLVMSelect if tracked(llvm::operand(inst, 0)) == 1 => {
                         let cnd = llvm::operand(inst, 0);
+                        let sc = sh(&shadow, cnd);
+                        let value = tracked(inst) > 0 && !is_pointer(llvm::type_of(inst));
+                        if !value && !is_zero(sc) {
+                            // A select of pointers (or floats) on a symbolic
+                            // condition is a branch (a `switch` or `if`
+                            // choosing a string, an object): its condition
+                            // is a path constraint.
+                            let loc = source_loc(ir.ctx, inst, source, fname);
+                            let site = table.add("branch", loc);
+                            stats.branches += 1;
+                            c::LLVMPositionBuilderBefore(b, inst);
+                            let mut args = [ir.c64(site), sc, cnd];
+                            ir.call("__reach_sym_branch", &mut args);
+                        }
+                        if tracked(inst) == 0 {
+                            continue;
+                        }
                         let (a, bv) = (llvm::operand(inst, 1), llvm::operand(inst, 2));
-                        let (sc, sa, sb) = (sh(&shadow, cnd), sh(&shadow, a), sh(&shadow, bv));
+                        let (sa, sb) = (sh(&shadow, a), sh(&shadow, bv));
                         if is_zero(sc) && is_zero(sa) && is_zero(sb) {
                             continue;
                         }
@@ -700,21 +735,6 @@ unsafe fn function(
                             let s = ite(ir, sc, cnd, tracked(inst), a, bv, sa, sb);
                             shadow.insert(inst, s);
                         }
-                    }
-                    LLVMSelect if tracked(llvm::operand(inst, 0)) == 1 => {
-                        // A select of pointers (or floats) on a symbolic
-                        // condition: a branch (its value cannot be symbolic).
-                        let cnd = llvm::operand(inst, 0);
-                        let s = sh(&shadow, cnd);
-                        if is_zero(s) {
-                            continue;
-                        }
-                        let loc = source_loc(ir.ctx, inst, source, fname);
-                        let site = table.add("branch", loc);
-                        stats.branches += 1;
-                        c::LLVMPositionBuilderBefore(b, inst);
-                        let mut args = [ir.c64(site), s, cnd];
-                        ir.call("__reach_sym_branch", &mut args);
                     }
                     LLVMLoad if tracked(inst) > 0 => {
                         if after(ir) {
@@ -732,9 +752,12 @@ unsafe fn function(
                         } else {
                             ir.zero32()
                         };
-                        c::LLVMPositionBuilderBefore(b, inst);
-                        let mut args = [p, ir.c64(size), s];
-                        ir.call("__reach_sym_store", &mut args);
+                        // After the store: a traced store is then the last
+                        // event when its shadow is recorded.
+                        if after(ir) {
+                            let mut args = [p, ir.c64(size), s];
+                            ir.call("__reach_sym_store", &mut args);
+                        }
                     }
                     LLVMAtomicRMW | LLVMAtomicCmpXchg => {
                         let p = llvm::operand(inst, 0);

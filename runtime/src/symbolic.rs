@@ -28,14 +28,20 @@ use reach_channel::symbolic::{
     sym_branches_offset, sym_nodes_offset, BranchKind, BranchRecord, InputKind, InputSlot,
     SymHeader, SymNode, SymOp, SYM_BRANCH_CAPACITY, SYM_CONCRETISED, SYM_MAX_INPUTS,
     SYM_MAX_INPUT_BYTES, SYM_NODE_CAPACITY, SYM_OVERFLOW_BRANCHES, SYM_OVERFLOW_INPUTS,
-    SYM_OVERFLOW_NODES, SYM_REQ_ARGS, SYM_REQ_STDIN,
+    SYM_OVERFLOW_NODES, SYM_REQ_ARGS, SYM_REQ_SHARED, SYM_REQ_STDIN,
 };
+use reach_channel::OpKind;
 
 /// Non-zero once the execution has symbolic data: instrumented loads and
 /// stores consult shadow memory only then. Read by instrumented code
 /// (declared `extern_weak` by the pass).
 #[no_mangle]
 pub static __reach_sym_active: AtomicU32 = AtomicU32::new(0);
+
+/// Set for an execution run with [`SYM_REQ_SHARED`]: shared loads give
+/// [`SymOp::SharedRead`] nodes and stores of computed values record
+/// [`BranchKind::Definition`]s.
+static SHARED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
 
 thread_local! {
     /// Node of the last input the calling thread created.
@@ -140,6 +146,7 @@ pub fn start_execution() {
     s.stdin_input = None;
     __reach_sym_active.store(0, Ordering::Relaxed);
     LAST_INPUT.with(|c| c.set(0));
+    SHARED.store(false, Ordering::Relaxed);
     let Some(h) = header() else { return };
     // SAFETY: the header is inside the mapping; the driver wrote the request.
     let (flags, stdin_bytes) = unsafe {
@@ -149,6 +156,10 @@ pub fn start_execution() {
         (*h).overflow = 0;
         ((*h).flags, (*h).stdin_bytes as usize)
     };
+    if flags & SYM_REQ_SHARED != 0 {
+        SHARED.store(true, Ordering::Relaxed);
+        __reach_sym_active.store(1, Ordering::Relaxed);
+    }
     if flags & SYM_REQ_ARGS != 0 {
         let argc = ARGC.load(Ordering::Relaxed) as usize;
         let argv = ARGV.load(Ordering::Relaxed);
@@ -263,8 +274,15 @@ fn operand(h: *mut SymHeader, s: u32, width: u32, value: u64) -> u32 {
     }
 }
 
-/// Appends a path constraint.
+/// Appends a path constraint at the current trace position.
 fn push_branch(h: *mut SymHeader, kind: BranchKind, site: u64, expr: u32, taken: bool) {
+    // SAFETY: the running thread owns the state.
+    let step = unsafe { state().event_count.min(state().record_steps) };
+    push_record(h, kind, site, expr, taken, step);
+}
+
+/// Appends a record of the region's branch array.
+fn push_record(h: *mut SymHeader, kind: BranchKind, site: u64, expr: u32, taken: bool, step: u64) {
     if expr == 0 {
         return;
     }
@@ -276,7 +294,6 @@ fn push_branch(h: *mut SymHeader, kind: BranchKind, site: u64, expr: u32, taken:
             (*h).overflow |= SYM_OVERFLOW_BRANCHES;
             return;
         }
-        let step = state().event_count.min(state().record_steps);
         let recs = (h as *mut u8).add(sym_branches_offset()) as *mut BranchRecord;
         recs.add(n).write(BranchRecord {
             thread,
@@ -682,6 +699,11 @@ pub extern "C" fn __reach_sym_load(addr: *const c_void, size: u64) -> u32 {
         return 0;
     }
     let a = addr as u64;
+    if SHARED.load(Ordering::Relaxed) {
+        if let Some(event) = traced_access(a, &[OpKind::Load, OpKind::AtomicLoad]) {
+            return push_node(h, node(SymOp::SharedRead, size as u32 * 8, 0, 0, 0, event));
+        }
+    }
     let mut parts = [(0u32, 0u32); 8];
     let mut any = false;
     for (i, p) in parts.iter_mut().enumerate().take(size as usize) {
@@ -724,12 +746,35 @@ pub extern "C" fn __reach_sym_load(addr: *const c_void, size: u64) -> u32 {
     acc
 }
 
+/// The trace index of the access of one of `kinds` the calling thread has
+/// just executed at `addr`, if it was traced (shared). Nothing runs
+/// between an access's scheduling point and its shadow computation, so
+/// that access is the last event recorded.
+fn traced_access(addr: u64, kinds: &[OpKind]) -> Option<u64> {
+    let me = me()?;
+    // SAFETY: the running thread owns the state.
+    let st = unsafe { state() };
+    let last = st.event_count.checked_sub(1)?;
+    if last >= st.record_steps {
+        return None;
+    }
+    let ev = st.chan.event_mut(last)?;
+    let kind = kinds.iter().any(|k| ev.kind == *k as u16);
+    let covers = ev.object <= addr && addr < ev.object.saturating_add(ev.aux.max(1));
+    (kind && covers && ev.thread == me).then_some(last)
+}
+
 /// Before a store of `size` bytes at `addr` whose value has shadow `s`
 /// (0: concrete, clearing the bytes' shadows).
 #[no_mangle]
 pub extern "C" fn __reach_sym_store(addr: *mut c_void, size: u64, s: u32) {
     let Some(h) = on() else { return };
     let a = addr as u64;
+    if s != 0 && SHARED.load(Ordering::Relaxed) {
+        if let Some(event) = traced_access(a, &[OpKind::Store, OpKind::AtomicStore]) {
+            push_record(h, BranchKind::Definition, a, s, false, event);
+        }
+    }
     let size = size.min(64);
     let mut s = s;
     if s != 0 {

@@ -108,10 +108,12 @@ pub struct SymTrace {
 }
 
 impl SymTrace {
-    /// Reads the symbolic region (`None` if the execution created no input).
+    /// Reads the symbolic region (`None` if the execution recorded nothing
+    /// there: no input, and no shared-load expression with `--strategy
+    /// branches`).
     pub fn read(view: &ChannelView<'_>) -> Result<Option<SymTrace>, ExecError> {
         let counts = view.sym_counts()?;
-        if counts.inputs == 0 {
+        if counts.inputs == 0 && counts.nodes == 0 && counts.branches == 0 {
             return Ok(None);
         }
         let mut inputs = Vec::with_capacity(counts.inputs);

@@ -7,7 +7,8 @@ use reach_channel::layout::{
     REQ_COMMUTE_RMWS, REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING,
 };
 use reach_channel::symbolic::{
-    InputSlot, SymHeader, SYM_MAX_INPUTS, SYM_MAX_INPUT_BYTES, SYM_REQ_ARGS, SYM_REQ_STDIN,
+    InputSlot, SymHeader, SYM_MAX_INPUTS, SYM_MAX_INPUT_BYTES, SYM_REQ_ARGS, SYM_REQ_SHARED,
+    SYM_REQ_STDIN,
 };
 use reach_channel::{
     ChannelView, Event, Header, Layout, ObjectRecord, RunStatus, ThreadSlot, MAGIC, VERSION,
@@ -189,7 +190,13 @@ impl Channel {
     /// Writes the symbolic request: which inputs `argv`/stdin give, and
     /// the values of `inputs` (at most [`SYM_MAX_INPUTS`] of them). Call
     /// after [`Channel::prepare`].
-    pub fn prepare_symbolic(&mut self, inputs: &[InputValue], args: bool, stdin_bytes: u32) {
+    pub fn prepare_symbolic(
+        &mut self,
+        inputs: &[InputValue],
+        args: bool,
+        stdin_bytes: u32,
+        trace_shared: bool,
+    ) {
         let layout = self.layout;
         // SAFETY: the symbolic header is inside the mapping (Layout
         // arithmetic); no program process runs while the driver prepares.
@@ -201,6 +208,9 @@ impl Channel {
             }
             if stdin_bytes > 0 {
                 flags |= SYM_REQ_STDIN;
+            }
+            if trace_shared {
+                flags |= SYM_REQ_SHARED;
             }
             (*h).flags = flags;
             (*h).stdin_bytes = stdin_bytes;

@@ -328,7 +328,12 @@ fn prepare(
         config.exit_cuts_threads,
         config.commute_rmws,
     )?;
-    channel.prepare_symbolic(&request.inputs, config.symbolic_args, config.symbolic_stdin);
+    channel.prepare_symbolic(
+        &request.inputs,
+        config.symbolic_args,
+        config.symbolic_stdin,
+        config.trace_shared,
+    );
     if user_threads {
         channel.request_user_threads();
     }

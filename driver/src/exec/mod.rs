@@ -63,6 +63,10 @@ pub struct ExecConfig {
     pub symbolic_args: bool,
     /// Make this many first bytes of standard input symbolic (0: none).
     pub symbolic_stdin: u32,
+    /// Trace where branch conditions come from (`--strategy branches`):
+    /// shared loads become expression leaves, stores of computed values
+    /// record their definitions (a program built with `REACH_SYMBOLIC=1`).
+    pub trace_shared: bool,
 }
 
 /// What one execution must do.

@@ -76,7 +76,11 @@ pub fn render(page: &Page, names: &Names) -> String {
     row("stopped", &super::json::stop_reason(&summary.stop));
     row("coverage", &super::coverage_line(summary));
     row("time", &format!("{:.2} s", summary.elapsed.as_secs_f64()));
-    if let Some(sym) = page.trace.and_then(|t| t.symbolic.as_ref()) {
+    if let Some(sym) = page
+        .trace
+        .and_then(|t| t.symbolic.as_ref())
+        .filter(|s| !s.inputs.is_empty())
+    {
         row("inputs", &sym.inputs_text());
     }
     if let Some(command) = &page.replay {

@@ -29,7 +29,12 @@ pub fn render(finding: &Finding, names: &Names, style: Style) -> String {
             .replace("; ", ";\n    ")
             .replace('\n', "\n  ")
     );
-    if let Some(sym) = &finding.trace.symbolic {
+    if let Some(sym) = finding
+        .trace
+        .symbolic
+        .as_ref()
+        .filter(|s| !s.inputs.is_empty())
+    {
         let _ = writeln!(out, "  inputs: {}", sym.inputs_text());
     }
     let events = &finding.trace.events;

@@ -5,6 +5,7 @@
 //! runs anything itself, so every strategy works with every executor.
 
 pub mod bounded;
+pub mod branches;
 pub mod dpor;
 pub mod exhaustive;
 pub mod optimal;

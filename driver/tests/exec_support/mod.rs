@@ -113,6 +113,7 @@ pub fn executor_full(program: &Path, args: &[&str], max_steps: u64, timeout: Dur
         user_threads: false,
         symbolic_args: false,
         symbolic_stdin: 0,
+        trace_shared: false,
     })
     .expect("executor")
 }

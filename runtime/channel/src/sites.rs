@@ -81,6 +81,10 @@ pub fn site_id(path: &str, ordinal: u32) -> u64 {
     (u64::from(module_hash(path)) << 32) | u64::from(ordinal)
 }
 
+/// `what` of the site a module built with `REACH_SYMBOLIC=1` carries once:
+/// its data flow into branch conditions is traced.
+pub const SHADOW_MARKER: &str = "shadow";
+
 /// Start of the record that states a module's hook ABI version.
 pub const ABI_PREFIX: &str = "#reach-hook-abi\t";
 

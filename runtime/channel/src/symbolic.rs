@@ -31,6 +31,11 @@ pub const SYM_REQ_ARGS: u32 = 1;
 /// Request flag: make the first [`SymHeader::stdin_bytes`] bytes of
 /// standard input symbolic.
 pub const SYM_REQ_STDIN: u32 = 2;
+/// Request flag: trace where branch conditions come from (`--strategy
+/// branches`): the value of every instrumented shared load becomes a
+/// [`SymOp::SharedRead`] node naming its trace event, and a store of a
+/// value computed from such nodes records a [`BranchKind::Definition`].
+pub const SYM_REQ_SHARED: u32 = 4;
 
 /// Response bit of [`SymHeader::overflow`]: the node array filled up; later
 /// operations were computed concretely.
@@ -215,6 +220,10 @@ pub enum SymOp {
     Concat = 29,
     /// `a != 0 ? b : c` (`a` 1 bit wide).
     Ite = 30,
+    /// The value a shared load read ([`SYM_REQ_SHARED`]): `imm` = index of
+    /// the load's event in the trace, `width` = 8 × its size. Not an input:
+    /// only the branch-directed search reads it, the solver never does.
+    SharedRead = 31,
 }
 
 impl SymOp {
@@ -250,6 +259,7 @@ impl SymOp {
         SymOp::Extract,
         SymOp::Concat,
         SymOp::Ite,
+        SymOp::SharedRead,
     ];
 
     /// Decodes a raw value (untrusted).
@@ -299,6 +309,10 @@ pub enum BranchKind {
     /// `reach_assume(cond)`: when it failed (`taken = 0`), inputs that
     /// satisfy it are a target; when it held, it only narrows the inputs.
     Assume = 2,
+    /// With [`SYM_REQ_SHARED`]: the value `expr` was stored by `thread` at
+    /// address `site` (the field holds the address here) in the traced
+    /// store that is event `step`. Never negated.
+    Definition = 3,
 }
 
 /// One path constraint: at `site`, in `thread`, expression `expr` was

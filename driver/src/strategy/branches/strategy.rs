@@ -1,0 +1,277 @@
+//! The main loop (Setiadi et al., Sec. 4.4, Algorithm 4) as a
+//! [`Strategy`]: run, trace, derive the execution-variants of the trace
+//! (reachability testing's race variants, merged as in the variant graph),
+//! classify them into branch-affect groups of the trace's branches, and
+//! run only variants that test an untested row of the branch-condition
+//! table or an untested group; stop when every row or every group was
+//! tested. Races are checked on every executed trace by the explorer
+//! (lockset and happens-before detectors, `--race-detector`).
+
+use super::dataflow::branch_flow;
+use super::events::{event_keys, BranchId, EventKey};
+use super::groups::{project, GroupKey, RelatedOps, Table};
+use super::manners::race_class;
+use super::variant_graph::{complete_path, variant_key};
+use crate::cancel::Cancel;
+use crate::exec::Request;
+use crate::strategy::rt::model::SynSequence;
+use crate::strategy::rt::strategy::{check_variant, MAX_PENDING_BYTES};
+use crate::strategy::rt::variants::{generate_variants, Cut, Variant};
+use crate::strategy::{Divergence, Strategy};
+use crate::trace::Trace;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::sync::Arc;
+
+/// A variant waiting for its test run, with its groups.
+struct Candidate {
+    variant: Variant,
+    /// Its branch-affect group for each branch of the trace it came from.
+    groups: Vec<GroupKey>,
+}
+
+/// Figures for `--stats`.
+#[derive(Default)]
+struct Counts {
+    variants: u64,
+    merged: u64,
+    by_row: u64,
+    by_group: u64,
+    dropped_branches: u64,
+    left_untested: u64,
+}
+
+/// Branch-directed, race-equivalent exploration (`--strategy branches`).
+#[derive(Default)]
+pub struct BranchDirected {
+    started: bool,
+    current: Option<Variant>,
+    /// The groups of the variant in flight: its run tests them.
+    current_groups: Vec<GroupKey>,
+    pending: Vec<Candidate>,
+    pending_bytes: usize,
+    table: Table,
+    /// Labels of the variants run or pending (Algorithm 1's merge).
+    labels: HashSet<u64>,
+    /// Race-equivalence classes of the executions run.
+    classes: HashSet<u64>,
+    cancel: Cancel,
+    truncated: Option<Cut>,
+    counts: Counts,
+}
+
+impl BranchDirected {
+    /// A new search.
+    pub fn new() -> BranchDirected {
+        BranchDirected::default()
+    }
+
+    /// Number of race-equivalence classes the executions so far covered.
+    pub fn race_classes(&self) -> usize {
+        self.classes.len()
+    }
+
+    /// Picks the next variant (Algorithm 4, step 3): one whose groups are
+    /// all tested but whose row is not, else the one in most untested
+    /// groups (the latest on ties); `None` when no variant is in an
+    /// untested group (step 2, condition 2) or every row was tested
+    /// (condition 1).
+    fn pick(&mut self) -> Option<Candidate> {
+        if self.table.all_rows_tested() {
+            self.counts.left_untested = self.pending.len() as u64;
+            return None;
+        }
+        let table = &self.table;
+        let untested: Vec<usize> = self
+            .pending
+            .iter()
+            .map(|c| c.groups.iter().filter(|g| !table.tested(g)).count())
+            .collect();
+        if untested.iter().all(|&n| n == 0) {
+            self.counts.left_untested = 0;
+            return None;
+        }
+        let by_row = self.pending.iter().zip(&untested).rposition(|(c, &n)| {
+            n == 0
+                && table
+                    .known_row(&c.groups)
+                    .is_some_and(|row| !row.is_empty() && !table.row_tested(&row))
+        });
+        let chosen = match by_row {
+            Some(i) => {
+                self.counts.by_row += 1;
+                i
+            }
+            None => {
+                self.counts.by_group += 1;
+                let best = untested.iter().copied().max().unwrap_or(0);
+                untested.iter().rposition(|&n| n == best)?
+            }
+        };
+        let candidate = self.pending.swap_remove(chosen);
+        self.pending_bytes = self
+            .pending_bytes
+            .saturating_sub(candidate.variant.footprint());
+        // Variants in no untested group and with no untested row are done.
+        let table = &self.table;
+        let before = self.pending.len();
+        self.pending.retain(|c| {
+            c.groups.iter().any(|g| !table.tested(g))
+                || table
+                    .known_row(&c.groups)
+                    .is_some_and(|row| !row.is_empty() && !table.row_tested(&row))
+        });
+        if self.pending.len() != before {
+            self.pending_bytes = self.pending.iter().map(|c| c.variant.footprint()).sum();
+        }
+        Some(candidate)
+    }
+}
+
+/// The related operations of each branch of a trace (loop evaluations
+/// merged), and its outcomes (the last evaluation's).
+fn branches_of(
+    trace: &Trace,
+    keys: &[EventKey],
+) -> (Vec<(BranchId, RelatedOps)>, HashMap<BranchId, bool>, usize) {
+    let flow = branch_flow(trace);
+    let mut related: HashMap<BranchId, HashSet<EventKey>> = HashMap::default();
+    let mut order: Vec<BranchId> = Vec::new();
+    let mut outcomes: HashMap<BranchId, bool> = HashMap::default();
+    for b in &flow.branches {
+        let set = related.entry(b.id).or_insert_with(|| {
+            order.push(b.id);
+            HashSet::default()
+        });
+        set.extend(b.related.iter().filter_map(|&i| keys.get(i).copied()));
+        outcomes.insert(b.id, b.taken);
+    }
+    let list = order
+        .into_iter()
+        .filter_map(|id| related.remove(&id).map(|set| (id, Arc::new(set))))
+        .collect();
+    (list, outcomes, flow.dropped)
+}
+
+/// The identities of the events of a variant's whole path, in its order.
+fn path_keys(parent: &Trace, keys: &[EventKey], variant: &Variant) -> Vec<EventKey> {
+    complete_path(parent, variant)
+        .into_iter()
+        .filter_map(|i| keys.get(i).copied())
+        .collect()
+}
+
+impl Strategy for BranchDirected {
+    fn name(&self) -> &'static str {
+        "branches"
+    }
+
+    fn next_request(&mut self) -> Option<Request> {
+        if !self.started {
+            self.started = true;
+            self.current = Some(Variant::default());
+            return Some(Request::continuing(Vec::new()));
+        }
+        let candidate = self.pick()?;
+        let request = Request::continuing(candidate.variant.prefix.clone());
+        self.current_groups = candidate.groups;
+        self.current = Some(candidate.variant);
+        Some(request)
+    }
+
+    fn set_cancel(&mut self, cancel: Cancel) {
+        self.cancel = cancel;
+    }
+
+    fn incomplete(&self) -> Option<String> {
+        if self.counts.dropped_branches > 0 {
+            return Some(format!(
+                "{} branch records were left out of the analysis",
+                self.counts.dropped_branches
+            ));
+        }
+        match self.truncated? {
+            Cut::Rows => Some(format!(
+                "a race table had more than {} rows and was cut short",
+                crate::strategy::rt::variants::MAX_ROWS_PER_SEQUENCE
+            )),
+            Cut::Memory => Some(format!(
+                "the pending variants reached {} MiB and a race table was cut short",
+                MAX_PENDING_BYTES >> 20
+            )),
+            Cut::Cancelled => None,
+        }
+    }
+
+    fn coverage(&self) -> Option<String> {
+        let (groups, tested) = self.table.counts();
+        Some(format!(
+            "{} branches on shared data, {tested} of {groups} branch-affect groups tested, {} race-equivalence classes",
+            self.table.branch_count(),
+            self.classes.len()
+        ))
+    }
+
+    fn stats(&self) -> Vec<(&'static str, String)> {
+        let (groups, tested) = self.table.counts();
+        vec![
+            (
+                "branches on shared data",
+                self.table.branch_count().to_string(),
+            ),
+            ("branch-affect groups", groups.to_string()),
+            ("groups tested", tested.to_string()),
+            ("race-equivalence classes", self.classes.len().to_string()),
+            ("variants derived", self.counts.variants.to_string()),
+            ("variants merged", self.counts.merged.to_string()),
+            ("runs chosen by row", self.counts.by_row.to_string()),
+            ("runs chosen by group", self.counts.by_group.to_string()),
+            (
+                "variants left (every group tested)",
+                self.counts.left_untested.to_string(),
+            ),
+        ]
+    }
+
+    fn observe(&mut self, _request: &Request, trace: &Trace) -> Result<(), Divergence> {
+        let variant = self.current.take().unwrap_or_default();
+        check_variant(&variant, trace)?;
+        let keys = Arc::new(event_keys(trace));
+        let (branches, outcomes, dropped) = branches_of(trace, &keys);
+        self.counts.dropped_branches += dropped as u64;
+        let groups = std::mem::take(&mut self.current_groups);
+        self.table.add_run(keys.clone(), outcomes, &groups);
+        self.classes.insert(race_class(trace));
+        if self.cancel.is_set() {
+            return Ok(());
+        }
+        let seq = SynSequence::from_trace(trace);
+        let budget = MAX_PENDING_BYTES.saturating_sub(self.pending_bytes);
+        let generated = generate_variants(&seq, &variant, &self.cancel, budget);
+        if generated.cut != Some(Cut::Cancelled) {
+            self.truncated = self.truncated.or(generated.cut);
+        }
+        for new in generated.variants {
+            self.counts.variants += 1;
+            if let Some(label) = variant_key(trace, &new) {
+                if !self.labels.insert(label) {
+                    self.counts.merged += 1;
+                    continue;
+                }
+            }
+            let forced = path_keys(trace, &keys, &new);
+            let groups = branches
+                .iter()
+                .map(|(id, related)| {
+                    let order = project(&forced, related);
+                    self.table.group(*id, related, order)
+                })
+                .collect();
+            self.pending_bytes += new.footprint();
+            self.pending.push(Candidate {
+                variant: new,
+                groups,
+            });
+        }
+        Ok(())
+    }
+}
