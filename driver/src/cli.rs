@@ -124,7 +124,7 @@ pub struct Cli {
     /// max) on the same bytes: N such increments are one behaviour, not N!
     /// orders. Sound for the program's states; uninstrumented code reading
     /// such a counter between two updates is not seen (README: Commuting
-    /// updates). Not with rt or unfold.
+    /// updates). Not with rt, unfold or branches.
     #[arg(long)]
     pub commute_rmws: bool,
     /// Unchanged re-reads after which a busy-waiting thread counts as blocked.

@@ -297,8 +297,13 @@ fn run(cli: &Cli) -> Result<u8> {
     {
         bail!("--preemption-bound applies to --strategy dpor and exhaustive");
     }
-    if cli.commute_rmws && matches!(cli.strategy, StrategyName::Rt | StrategyName::Unfold) {
-        bail!("--commute-rmws applies to --strategy dpor, dpor-cr, dpor-classic, optimal, exhaustive, pct, random and portfolio, not rt or unfold");
+    if cli.commute_rmws
+        && matches!(
+            cli.strategy,
+            StrategyName::Rt | StrategyName::Unfold | StrategyName::Branches
+        )
+    {
+        bail!("--commute-rmws applies to --strategy dpor, dpor-cr, dpor-classic, optimal, exhaustive, pct, random and portfolio, not rt, unfold or branches");
     }
     let parallel_search = match cli.strategy {
         _ if cli.preemption_bound.is_some() || concolic => None,
