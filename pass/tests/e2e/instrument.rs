@@ -93,8 +93,9 @@ fn shared_accesses_atomics_ranges_and_calls_are_hooked() {
     assert!(has("ptr @counter, i64 4)"), "{worker}");
     assert!(has("@__reach_store.guard(i64 "), "{worker}");
     // relaxed = 2, acq_rel = 6, release = 5, seq_cst = 7 (LLVM AtomicOrdering).
-    // The fetch-add passes its operation and its (known) operand.
-    let add = RmwOp::Add.code(true);
+    // The fetch-add passes its operation and its (known) operand; its
+    // result goes only into clang's unread `atomic-temp`: unused.
+    let add = RmwOp::Add.code(true) | RMW_RESULT_UNUSED;
     assert!(has("@__reach_atomic_rmw.guard(i64 "), "{worker}");
     assert!(
         has(&format!("ptr @flag, i64 4, i32 2, i32 {add}, i64 ")),
