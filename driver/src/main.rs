@@ -158,6 +158,14 @@ fn warn_unknown_env(quiet: bool) {
 
 fn run(cli: &Cli) -> Result<u8> {
     warn_unknown_env(cli.quiet);
+    if cli.commute_rmws
+        && matches!(
+            cli.strategy,
+            StrategyName::Rt | StrategyName::Unfold | StrategyName::Branches
+        )
+    {
+        bail!("--commute-rmws applies to --strategy dpor, dpor-cr, dpor-classic, optimal, exhaustive, pct, random and portfolio, not rt, unfold or branches");
+    }
     let program = reach_native::exec::locate_program(&cli.program)?;
     let binary = Binary::inspect(&program)?;
     if !binary.instrumented && !cli.quiet {
@@ -296,14 +304,6 @@ fn run(cli: &Cli) -> Result<u8> {
         && !matches!(cli.strategy, StrategyName::Dpor | StrategyName::Exhaustive)
     {
         bail!("--preemption-bound applies to --strategy dpor and exhaustive");
-    }
-    if cli.commute_rmws
-        && matches!(
-            cli.strategy,
-            StrategyName::Rt | StrategyName::Unfold | StrategyName::Branches
-        )
-    {
-        bail!("--commute-rmws applies to --strategy dpor, dpor-cr, dpor-classic, optimal, exhaustive, pct, random and portfolio, not rt, unfold or branches");
     }
     let parallel_search = match cli.strategy {
         _ if cli.preemption_bound.is_some() || concolic => None,
