@@ -239,7 +239,7 @@ fn run(cli: &Cli) -> Result<u8> {
         persistent: !cli.no_persistent,
         exit_cuts_threads: cli.exit_cuts_threads
             || schedule.as_ref().is_some_and(|s| s.exit_cuts_threads),
-        commute_rmws: cli.commute_rmws,
+        commute_rmws: cli.commute_rmws || schedule.as_ref().is_some_and(|s| s.commute_rmws),
         user_threads: cli.user_threads && !cli.no_user_threads,
         symbolic_args: cli.symbolic_args || schedule.as_ref().is_some_and(|s| s.symbolic_args),
         symbolic_stdin: cli

@@ -127,6 +127,11 @@ pub struct ScheduleFile {
     /// other threads short), which `--replay` then applies too.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub exit_cuts_threads: bool,
+    /// The execution ran with `--commute-rmws` and has commuting updates
+    /// (whose races the race detector judges differently), which
+    /// `--replay` then applies too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub commute_rmws: bool,
     /// The program's inputs in the recorded execution (concolic testing),
     /// which `--replay` passes again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -304,6 +309,7 @@ impl ScheduleFile {
             strategy: None,
             seed: None,
             exit_cuts_threads: trace.events.iter().any(|e| e.op.cuts_threads()),
+            commute_rmws: trace.events.iter().any(|e| e.op.flags.family().is_some()),
             inputs: recorded_inputs(trace),
             symbolic_args: trace.symbolic.as_ref().is_some_and(|s| s.args),
             symbolic_stdin: trace.symbolic.as_ref().map_or(0, |s| s.stdin_bytes),
@@ -358,6 +364,7 @@ impl ScheduleFile {
                     strategy: None,
                     seed: None,
                     exit_cuts_threads: false,
+                    commute_rmws: false,
                     inputs: Vec::new(),
                     symbolic_args: false,
                     symbolic_stdin: 0,
@@ -457,6 +464,9 @@ impl ScheduleFile {
         }
         if self.exit_cuts_threads {
             scalar(&mut out, "exit_cuts_threads", "true".into());
+        }
+        if self.commute_rmws {
+            scalar(&mut out, "commute_rmws", "true".into());
         }
         if self.symbolic_args {
             scalar(&mut out, "symbolic_args", "true".into());
@@ -614,6 +624,19 @@ mod tests {
         assert!(cutting.exit_cuts_threads);
         let back = ScheduleFile::parse(&cutting.to_text().unwrap(), "test").unwrap();
         assert!(back.exit_cuts_threads);
+    }
+
+    #[test]
+    fn commuting_updates_follow_the_trace() {
+        let mut events = vec![event(0, OpKind::AtomicRmw, 0x10)];
+        let plain = file_of(&Trace::new(events.clone(), Vec::new()));
+        assert!(!plain.commute_rmws);
+        assert!(!plain.to_text().unwrap().contains("commute_rmws"));
+        events[0].op.flags = EventFlags(EventFlags::update(reach_channel::RmwFamily::Or));
+        let commuting = file_of(&Trace::new(events, Vec::new()));
+        assert!(commuting.commute_rmws);
+        let back = ScheduleFile::parse(&commuting.to_text().unwrap(), "test").unwrap();
+        assert!(back.commute_rmws);
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! With `--commute-rmws` the same holds on every program, under the
 //! relation in which unused-result updates of one family commute.
 
-use reach_tests::{build_example, reach};
+use reach_tests::{build_example, reach, schedule_of};
 
 fn check(file: &str, exhaustive_executions: u64, dpor_executions: u64) {
     check_with(file, &[], exhaustive_executions, dpor_executions);
@@ -237,16 +237,26 @@ fn commuting_rmws_reduce_the_orders() {
             "{file}"
         );
     }
-    let race = reach(
-        &build_example("oracle_commute_race.c"),
-        &["--strategy", "optimal", "--commute-rmws"],
-        &[],
-    );
+    let program = build_example("oracle_commute_race.c");
+    let race = reach(&program, &["--strategy", "optimal", "--commute-rmws"], &[]);
     assert_eq!(
         race.bug_kind().as_deref(),
         Some("data_race"),
         "{}",
         race.stdout
+    );
+    // The schedule file says the execution had commuting updates, so a
+    // replay without the option judges the race the same way.
+    let schedule = schedule_of(&program);
+    let text = std::fs::read_to_string(&schedule).expect("read the schedule");
+    assert!(text.contains("\"commute_rmws\": true"), "{text}");
+    let schedule = schedule.to_string_lossy().into_owned();
+    let replay = reach(&program, &["--replay", schedule.as_str()], &[]);
+    assert_eq!(
+        replay.bug_kind().as_deref(),
+        Some("data_race"),
+        "{}",
+        replay.stdout
     );
 }
 
