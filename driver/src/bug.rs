@@ -1,5 +1,6 @@
 //! What counts as a bug, decided from one execution's outcome and trace.
 
+use crate::analysis::lockset::{self, LockMode, LocksetAccess, LocksetKind, LocksetRace};
 use crate::analysis::races::{first_race, Race};
 use crate::exec::{Outcome, Termination};
 use crate::trace::Trace;
@@ -55,6 +56,51 @@ pub struct Bug {
     pub message: String,
     /// For data races: the two racing events.
     pub race: Option<Race>,
+    /// For a race or an unlock without lock found by the lockset detector:
+    /// both sides with the locks held.
+    pub lockset: Option<Box<LocksetRace>>,
+}
+
+/// Which detector decides what a data race is (`--race-detector`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RaceDetector {
+    /// Happens-before: two conflicting plain accesses not ordered by
+    /// synchronisation (vector clocks).
+    #[default]
+    Hb,
+    /// Lockset (Eraser): a shared location written by some thread with no
+    /// lock held at every access.
+    Lockset,
+    /// Both: a happens-before race first, then the lockset races.
+    Both,
+}
+
+impl RaceDetector {
+    /// True if the happens-before detector runs.
+    pub fn hb(self) -> bool {
+        matches!(self, RaceDetector::Hb | RaceDetector::Both)
+    }
+
+    /// True if the lockset detector runs.
+    pub fn lockset(self) -> bool {
+        matches!(self, RaceDetector::Lockset | RaceDetector::Both)
+    }
+
+    /// The detector of an option value (`hb`, `lockset`, `both`).
+    pub fn from_word(word: &str) -> Option<RaceDetector> {
+        [RaceDetector::Hb, RaceDetector::Lockset, RaceDetector::Both]
+            .into_iter()
+            .find(|d| d.word() == word)
+    }
+
+    /// The option's value: `hb`, `lockset` or `both`.
+    pub fn word(self) -> &'static str {
+        match self {
+            RaceDetector::Hb => "hb",
+            RaceDetector::Lockset => "lockset",
+            RaceDetector::Both => "both",
+        }
+    }
 }
 
 /// Which outcomes count as bugs (configurable from the command line).
@@ -64,6 +110,8 @@ pub struct BugPolicy {
     pub data_races: bool,
     /// A non-zero exit code is a bug.
     pub exit_code_is_bug: bool,
+    /// The data-race detector(s).
+    pub race_detector: RaceDetector,
 }
 
 /// Why the program could not be tested at all (not a bug of the program).
@@ -82,23 +130,37 @@ pub fn signal_name(signal: i32) -> String {
         .unwrap_or_else(|_| format!("signal {signal}"))
 }
 
-/// Decides whether an execution exhibits a bug.
+/// Decides whether an execution exhibits a bug: the first of
+/// [`classify_all`].
 pub fn classify(
     outcome: &Outcome,
     trace: &Trace,
     policy: BugPolicy,
 ) -> Result<Option<Bug>, Unusable> {
+    classify_all(outcome, trace, policy).map(|bugs| bugs.into_iter().next())
+}
+
+/// Every bug an execution exhibits, the one to report first first: one bug,
+/// except that a clean end of the execution can show several data races
+/// (the happens-before one first, then each distinct lockset race) and
+/// lockset unlocks without lock.
+pub fn classify_all(
+    outcome: &Outcome,
+    trace: &Trace,
+    policy: BugPolicy,
+) -> Result<Vec<Bug>, Unusable> {
     let bug = |kind, message: String| {
-        Ok(Some(Bug {
+        Ok(vec![Bug {
             kind,
             message,
             race: None,
-        }))
+            lockset: None,
+        }])
     };
     let tids: Vec<u32> = outcome.threads.iter().map(|slot| slot.tid).collect();
     let panic = rust_panic(&outcome.stderr, &tids);
     match outcome.status {
-        RunStatus::SleepBlocked => return Ok(None),
+        RunStatus::SleepBlocked => return Ok(Vec::new()),
         RunStatus::Unsupported => return Err(Unusable::Unsupported(outcome.message.clone())),
         RunStatus::InternalError => return Err(Unusable::Internal(outcome.message.clone())),
         // A panic comes first: what else went wrong (a poisoned lock, a
@@ -112,7 +174,12 @@ pub fn classify(
                 with_default(&outcome.message, "every live thread is blocked"),
             )
         }
-        RunStatus::Misuse => return bug(BugKind::Misuse, outcome.message.clone()),
+        RunStatus::Misuse => {
+            return bug(
+                BugKind::Misuse,
+                with_lockset_view(outcome.message.clone(), trace, policy),
+            )
+        }
         RunStatus::StepLimit => {
             return bug(
                 BugKind::Hang,
@@ -196,19 +263,122 @@ pub fn classify(
         }
         Termination::Exited(_) => {}
     }
-    if policy.data_races {
+    let mut bugs = Vec::new();
+    if policy.data_races && policy.race_detector.hb() {
         if let Some(race) = first_race(trace) {
-            return Ok(Some(Bug {
+            bugs.push(Bug {
                 kind: BugKind::DataRace,
                 message: format!(
                     "data race on address {:#x} between step {} and step {}",
                     race.address, race.first, race.second
                 ),
                 race: Some(race),
-            }));
+                lockset: None,
+            });
         }
     }
-    Ok(None)
+    if policy.race_detector.lockset() {
+        bugs.extend(
+            lockset::races(trace)
+                .into_iter()
+                .filter(|r| policy.data_races || r.kind != LocksetKind::Race)
+                .map(lockset_bug),
+        );
+    }
+    Ok(bugs)
+}
+
+/// A lockset finding as a bug: a race is a `data_race`, an unlock without
+/// lock a `misuse`.
+pub fn lockset_bug(found: LocksetRace) -> Bug {
+    let message = lockset_message(&found);
+    let (kind, race) = match (found.kind, &found.previous) {
+        (LocksetKind::Race, Some(previous)) => (
+            BugKind::DataRace,
+            Some(Race {
+                first: previous.step,
+                second: found.access.step,
+                address: found.address,
+            }),
+        ),
+        (LocksetKind::Race, None) => (BugKind::DataRace, None),
+        (LocksetKind::UnlockWithoutLock, _) => (BugKind::Misuse, None),
+    };
+    Bug {
+        kind,
+        message,
+        race,
+        lockset: Some(Box::new(found)),
+    }
+}
+
+/// The message of a lockset finding: what happened, both sides with their
+/// locksets (sites as `(site 0x…)` and objects by address, which the
+/// reports name).
+fn lockset_message(found: &LocksetRace) -> String {
+    let side = |a: &LocksetAccess| {
+        format!(
+            "step {}, thread {} {} (site {:#x}) holding {}",
+            a.step,
+            a.thread,
+            if a.write { "writes" } else { "reads" },
+            a.site,
+            lockset_text(&a.locks)
+        )
+    };
+    match found.kind {
+        LocksetKind::Race => {
+            let mut message = format!(
+                "lockset race on address {:#x}: shared by threads and written, with no lock held at every access; {}",
+                found.address,
+                side(&found.access)
+            );
+            if let Some(previous) = &found.previous {
+                message.push_str(&format!("; earlier, {}", side(previous)));
+            }
+            message
+        }
+        LocksetKind::UnlockWithoutLock => format!(
+            "lockset: unlock without lock: thread {} releases lock {:#x}, which it does not hold, at step {} (site {:#x}) holding {}",
+            found.access.thread,
+            found.address,
+            found.access.step,
+            found.access.site,
+            lockset_text(&found.access.locks)
+        ),
+    }
+}
+
+/// A lockset as text: `{}`, `{0x4040a0, 0x4040c8 in read mode}`.
+pub fn lockset_text(locks: &[lockset::HeldLock]) -> String {
+    let locks: Vec<String> = locks
+        .iter()
+        .map(|l| match l.mode {
+            LockMode::Write => format!("{:#x}", l.lock),
+            LockMode::Read => format!("{:#x} in read mode", l.lock),
+        })
+        .collect();
+    format!("{{{}}}", locks.join(", "))
+}
+
+/// The runtime's misuse message, with the lockset detector's view of an
+/// unlock without lock at the trace's last step when that detector runs.
+fn with_lockset_view(message: String, trace: &Trace, policy: BugPolicy) -> String {
+    if !policy.race_detector.lockset() {
+        return message;
+    }
+    let last = trace.len().checked_sub(1);
+    match lockset::races(trace)
+        .into_iter()
+        .find(|r| r.kind == LocksetKind::UnlockWithoutLock && Some(r.access.step) == last)
+    {
+        Some(found) => format!(
+            "{message}; lockset: unlock without lock, thread {} holding {}",
+            found.access.thread,
+            lockset_text(&found.access.locks)
+        ),
+        None => message,
+    }
 }
 
 fn with_default(message: &str, default: &str) -> String {
@@ -307,6 +477,78 @@ mod panic_tests {
         assert_eq!(
             rust_panic(b"a.c:3: main: Assertion `x' failed.\n", &[]),
             None
+        );
+    }
+}
+
+#[cfg(test)]
+mod lockset_tests {
+    use super::*;
+    use crate::analysis::lockset::HeldLock;
+
+    fn side(
+        step: usize,
+        thread: u32,
+        site: u64,
+        write: bool,
+        locks: Vec<HeldLock>,
+    ) -> LocksetAccess {
+        LocksetAccess {
+            step,
+            thread,
+            site,
+            write,
+            locks,
+        }
+    }
+
+    #[test]
+    fn a_lockset_race_is_a_data_race_naming_both_sides_and_their_locks() {
+        let m = HeldLock {
+            lock: 0x4040,
+            mode: LockMode::Write,
+        };
+        let rw = HeldLock {
+            lock: 0x4080,
+            mode: LockMode::Read,
+        };
+        let bug = lockset_bug(LocksetRace {
+            kind: LocksetKind::Race,
+            address: 0x5000,
+            access: side(9, 2, 0xb, true, vec![rw]),
+            previous: Some(side(4, 1, 0xa, false, vec![m, rw])),
+        });
+        assert_eq!(bug.kind, BugKind::DataRace);
+        assert_eq!(
+            bug.race,
+            Some(Race {
+                first: 4,
+                second: 9,
+                address: 0x5000
+            })
+        );
+        assert_eq!(
+            bug.message,
+            "lockset race on address 0x5000: shared by threads and written, with no lock held at every access; \
+             step 9, thread 2 writes (site 0xb) holding {0x4080 in read mode}; \
+             earlier, step 4, thread 1 reads (site 0xa) holding {0x4040, 0x4080 in read mode}"
+        );
+        assert!(bug.lockset.is_some());
+    }
+
+    #[test]
+    fn an_unlock_without_lock_is_a_misuse() {
+        let bug = lockset_bug(LocksetRace {
+            kind: LocksetKind::UnlockWithoutLock,
+            address: 0x4040,
+            access: side(3, 1, 0xc, true, Vec::new()),
+            previous: None,
+        });
+        assert_eq!(bug.kind, BugKind::Misuse);
+        assert_eq!(bug.race, None);
+        assert_eq!(
+            bug.message,
+            "lockset: unlock without lock: thread 1 releases lock 0x4040, which it does not hold, at step 3 (site 0xc) holding {}"
         );
     }
 }

@@ -22,6 +22,8 @@ Examples:
     reach-native --html bug.html ./prog
   Reports for CI (JUnit XML and JSON):
     reach-native --junit junit.xml --json report.json ./prog
+  Check the locking discipline too (Eraser's lockset races), every race:
+    reach-native --race-detector both --keep-going ./prog
   Search for a while with a randomised strategy:
     reach-native --strategy pct --max-time 60 ./prog
   Count behaviours, counters updated with unused fetch_add commuting:
@@ -32,6 +34,30 @@ Examples:
 
 Exit status: 0 no bug and search complete, 1 bug found, 2 error, 3 stopped
 by a limit without a bug.";
+
+/// Data-race detectors selectable with `--race-detector`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RaceDetectorName {
+    /// Happens-before (default): two conflicting plain accesses of
+    /// different threads not ordered by synchronisation.
+    Hb,
+    /// Lockset (Eraser): a location shared by threads, written by one, with
+    /// no lock held at every access of it (whatever the order of the
+    /// accesses); an unlock of a lock the thread does not hold.
+    Lockset,
+    /// Both detectors: each execution is checked by both.
+    Both,
+}
+
+impl From<RaceDetectorName> for crate::bug::RaceDetector {
+    fn from(name: RaceDetectorName) -> Self {
+        match name {
+            RaceDetectorName::Hb => crate::bug::RaceDetector::Hb,
+            RaceDetectorName::Lockset => crate::bug::RaceDetector::Lockset,
+            RaceDetectorName::Both => crate::bug::RaceDetector::Both,
+        }
+    }
+}
 
 /// Exploration strategies selectable with `--strategy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -161,6 +187,13 @@ pub struct Cli {
     /// Do not report data races.
     #[arg(long)]
     pub ignore_races: bool,
+    /// Which detector decides what a data race is: `hb` (happens-before,
+    /// the default), `lockset` (Eraser's locking discipline: a location
+    /// shared by threads and written by one must have a lock held at every
+    /// access; also finds an unlock of a lock not held) or `both`. With
+    /// --replay, default: the one the schedule file names.
+    #[arg(long, value_enum, value_name = "DETECTOR")]
+    pub race_detector: Option<RaceDetectorName>,
     /// Do not treat a non-zero exit code as a bug.
     #[arg(long)]
     pub ignore_exit_code: bool,

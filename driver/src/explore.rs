@@ -4,7 +4,7 @@
 
 use crate::analysis::fingerprint::fingerprint;
 use crate::analysis::races::find_races;
-use crate::bug::{classify, Bug, BugKind, BugPolicy, Unusable};
+use crate::bug::{classify, classify_all, Bug, BugKind, BugPolicy, Unusable};
 use crate::cancel::{Cancel, Cancelled};
 use crate::exec::{ExecError, Executor, Outcome, Request, Termination};
 use crate::objects::ObjectLog;
@@ -72,6 +72,43 @@ pub struct Finding {
     pub trace: Trace,
     /// The raw outcome (program output, thread states).
     pub outcome: Outcome,
+    /// Further bugs the same execution shows, each with its signature
+    /// (with `keep_going`: several lockset races of one execution).
+    pub also: Vec<(Bug, String)>,
+}
+
+impl Finding {
+    /// This finding and each further bug of its execution (with a copy of
+    /// the execution), those whose signature `seen` does not hold yet, in
+    /// order; their signatures are added to `seen`.
+    pub fn distinct(mut self, seen: &mut HashSet<String>) -> Vec<Finding> {
+        let also = std::mem::take(&mut self.also);
+        let mut out = Vec::new();
+        for (bug, signature) in also {
+            if !seen.contains(&signature) && signature != self.signature {
+                seen.insert(signature.clone());
+                out.push(Finding {
+                    bug,
+                    signature,
+                    execution: self.execution,
+                    schedule: self.schedule.clone(),
+                    trace: self.trace.clone(),
+                    outcome: self.outcome.clone(),
+                    also: Vec::new(),
+                });
+            }
+        }
+        if seen.insert(self.signature.clone()) {
+            out.insert(0, self);
+        }
+        out
+    }
+}
+
+/// Adds `finding`, and the further bugs its execution shows, to
+/// `summary`'s findings where their signatures are new to `signatures`.
+pub fn add_finding(summary: &mut Summary, signatures: &mut HashSet<String>, finding: Finding) {
+    summary.findings.extend(finding.distinct(signatures));
 }
 
 /// Why the exploration stopped.
@@ -221,9 +258,7 @@ pub fn explore(
         match run_one(executor, strategy, &request, options, &mut summary) {
             Ok(Ran::Cancelled) => continue,
             Ok(Ran::Found(finding)) => {
-                if signatures.insert(finding.signature.clone()) {
-                    summary.findings.push(*finding);
-                }
+                add_finding(&mut summary, &mut signatures, *finding);
                 if !options.keep_going {
                     summary.stop = StopReason::Bug;
                     summary.elapsed = start.elapsed();
@@ -415,10 +450,11 @@ pub fn examine(
                     "replaying a schedule did not reproduce the execution: {divergence}"
                 ),
                 race: None,
+                lockset: None,
             },
         };
         let trace = with_objects(trace, &outcome);
-        examined.finding = Some(finding(bug, number, trace, outcome));
+        examined.finding = Some(finding(bug, Vec::new(), number, trace, outcome));
         return Ok(examined);
     }
     if outcome.status == reach_channel::RunStatus::SleepBlocked {
@@ -428,12 +464,23 @@ pub fn examine(
     if options.count_partial_orders {
         examined.fingerprint = Some(fingerprint(&trace));
     }
-    match classify(&outcome, &trace, options.bug_policy) {
-        Ok(Some(bug)) => {
-            let trace = with_objects(trace, &outcome);
-            examined.finding = Some(finding(bug, number, trace, outcome));
+    match classify_all(&outcome, &trace, options.bug_policy) {
+        Ok(bugs) => {
+            let mut bugs = bugs.into_iter();
+            if let Some(bug) = bugs.next() {
+                let also = if options.keep_going {
+                    bugs.map(|b| {
+                        let signature = signature(&b, &trace, &outcome);
+                        (b, signature)
+                    })
+                    .collect()
+                } else {
+                    Vec::new()
+                };
+                let trace = with_objects(trace, &outcome);
+                examined.finding = Some(finding(bug, also, number, trace, outcome));
+            }
         }
-        Ok(None) => {}
         Err(Unusable::Unsupported(m)) => {
             return Err(format!(
                 "the program does something reach-native cannot control: {m}"
@@ -451,7 +498,13 @@ pub fn with_objects(mut trace: Trace, executor: &Executor, outcome: &Outcome) ->
     trace
 }
 
-fn finding(bug: Bug, execution: u64, trace: Trace, outcome: Outcome) -> Finding {
+fn finding(
+    bug: Bug,
+    also: Vec<(Bug, String)>,
+    execution: u64,
+    trace: Trace,
+    outcome: Outcome,
+) -> Finding {
     let signature = signature(&bug, &trace, &outcome);
     Finding {
         bug,
@@ -460,12 +513,24 @@ fn finding(bug: Bug, execution: u64, trace: Trace, outcome: Outcome) -> Finding 
         schedule: trace.schedule(),
         trace,
         outcome,
+        also,
     }
 }
 
 /// A description of a bug that does not depend on which interleaving of the
 /// same behaviour exposed it.
 fn signature(bug: &Bug, trace: &Trace, outcome: &Outcome) -> String {
+    if let Some(found) = &bug.lockset {
+        let (a, b) = found.signature().sites;
+        return match found.kind {
+            crate::analysis::lockset::LocksetKind::Race => {
+                format!("data_race lockset [{a:x}, {b:x}]")
+            }
+            crate::analysis::lockset::LocksetKind::UnlockWithoutLock => {
+                format!("misuse lockset unlock {a:x}")
+            }
+        };
+    }
     match (bug.kind, bug.race) {
         (BugKind::DataRace, Some(_)) => {
             let mut pairs: Vec<(u64, u64)> = find_races(trace, 64)

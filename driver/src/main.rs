@@ -3,7 +3,7 @@
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 use reach_native::binary::Binary;
-use reach_native::bug::BugPolicy;
+use reach_native::bug::{BugPolicy, RaceDetector};
 use reach_native::cli::{Cli, MergeCli, StrategyName};
 use reach_native::exec::{ExecConfig, Executor};
 use reach_native::explore::{explore, ExploreOptions, StopReason, Summary};
@@ -266,6 +266,7 @@ fn run(cli: &Cli) -> Result<u8> {
     let policy = BugPolicy {
         data_races: !cli.ignore_races,
         exit_code_is_bug: !cli.ignore_exit_code,
+        race_detector: race_detector(cli, schedule.as_ref())?,
     };
     if let Some(schedule) = &schedule {
         let recorder = cli.record.as_ref().map(|_| Recorder::new(1));
@@ -526,6 +527,20 @@ fn shorten_first(executor: &mut Executor, summary: &mut Summary, options: &Explo
     summary.elapsed += started.elapsed();
 }
 
+/// The data-race detector: `--race-detector`, else (replaying) the one
+/// the schedule file names, else `hb`.
+fn race_detector(cli: &Cli, schedule: Option<&ScheduleFile>) -> Result<RaceDetector> {
+    if let Some(name) = cli.race_detector {
+        return Ok(name.into());
+    }
+    match schedule.and_then(|s| s.race_detector.as_deref()) {
+        None => Ok(RaceDetector::Hb),
+        Some(word) => RaceDetector::from_word(word).with_context(|| {
+            format!("the schedule file names an unknown race detector {word:?} (hb, lockset, both)")
+        }),
+    }
+}
+
 fn seconds(value: f64, flag: &str) -> Result<Duration> {
     Duration::try_from_secs_f64(value)
         .ok()
@@ -603,7 +618,9 @@ fn finish(
         for other in summary.findings.iter().skip(1) {
             println!(
                 "\nALSO: {} (execution {}): {}",
-                other.bug.kind, other.execution, other.bug.message
+                other.bug.kind,
+                other.execution,
+                report::bug_message(other, &names)
             );
         }
         if cli.replay.is_none() {
@@ -617,8 +634,12 @@ fn finish(
                 summary.seed,
             )
             .with_context(|| format!("cannot write {}", cli.schedule_out.display()))?;
+            let detector = match race_detector(cli, None)? {
+                RaceDetector::Hb => String::new(),
+                other => format!(" --race-detector {}", other.word()),
+            };
             println!(
-                "\nSchedule written to {}; replay with:\n  reach-native --replay {} {}",
+                "\nSchedule written to {}; replay with:\n  reach-native{detector} --replay {} {}",
                 cli.schedule_out.display(),
                 cli.schedule_out.display(),
                 program
@@ -719,6 +740,11 @@ fn search_options(cli: &Cli) -> reach_native::shard::SearchOptions {
         keep_going: cli.keep_going,
         ignore_races: cli.ignore_races,
         ignore_exit_code: cli.ignore_exit_code,
+        race_detector: cli
+            .race_detector
+            .map_or(RaceDetector::Hb, RaceDetector::from)
+            .word()
+            .to_string(),
     }
 }
 
@@ -729,12 +755,14 @@ fn replay_command(cli: &Cli, program: &str) -> Option<String> {
         Some(file) => file,
         None => &cli.schedule_out,
     };
-    let mut words = vec![
-        "reach-native".to_string(),
-        "--replay".to_string(),
-        schedule.display().to_string(),
-        program.to_string(),
-    ];
+    let mut words = vec!["reach-native".to_string(), "--replay".to_string()];
+    let detector = cli
+        .race_detector
+        .map_or(RaceDetector::Hb, RaceDetector::from);
+    if detector != RaceDetector::Hb {
+        words.extend(["--race-detector".to_string(), detector.word().to_string()]);
+    }
+    words.extend([schedule.display().to_string(), program.to_string()]);
     words.extend(args(cli));
     Some(words.join(" "))
 }

@@ -122,7 +122,7 @@ pub fn explore_parallel<S: Splittable>(
         Ok(Some(examined)) => {
             summary.record(&examined);
             if let Some(finding) = examined.finding {
-                summary.findings.push(finding);
+                crate::explore::add_finding(&mut summary, &mut HashSet::new(), finding);
                 if !options.keep_going {
                     summary.stop = StopReason::Bug;
                     summary.elapsed = start.elapsed();
@@ -408,9 +408,7 @@ fn handle<S: Splittable>(
                 finding: None,
             });
             if let Some(finding) = finding {
-                if signatures.insert(finding.signature.clone()) {
-                    summary.findings.push(*finding);
-                }
+                crate::explore::add_finding(summary, signatures, *finding);
                 if !options.keep_going {
                     summary.stop = StopReason::Bug;
                     stop.store(true, Ordering::Relaxed);

@@ -186,9 +186,7 @@ fn coordinate(
         }
         summary.elapsed = start.elapsed();
         if let Some(finding) = examined.finding {
-            if signatures.insert(finding.signature.clone()) {
-                summary.findings.push(finding);
-            }
+            crate::explore::add_finding(summary, &mut signatures, finding);
             if !options.keep_going {
                 progress(summary);
                 break StopReason::Bug;

@@ -43,6 +43,7 @@ pub fn replay(
             kind: BugKind::Nondeterminism,
             message,
             race: None,
+            lockset: None,
         }),
         None => match classify(&outcome, &trace, policy) {
             Ok(bug) => bug,
@@ -62,6 +63,7 @@ pub fn replay(
             schedule: trace.schedule(),
             trace,
             outcome,
+            also: Vec::new(),
         });
     } else {
         clean = Some(trace);

@@ -132,6 +132,10 @@ pub struct ScheduleFile {
     /// `--replay` then applies too.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub commute_rmws: bool,
+    /// The `--race-detector` whose race the execution shows (`lockset`;
+    /// absent for the default), which `--replay` applies unless given one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub race_detector: Option<String>,
     /// The program's inputs in the recorded execution (concolic testing),
     /// which `--replay` passes again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -310,6 +314,7 @@ impl ScheduleFile {
             seed: None,
             exit_cuts_threads: trace.events.iter().any(|e| e.op.cuts_threads()),
             commute_rmws: trace.events.iter().any(|e| e.op.flags.family().is_some()),
+            race_detector: None,
             inputs: recorded_inputs(trace),
             symbolic_args: trace.symbolic.as_ref().is_some_and(|s| s.args),
             symbolic_stdin: trace.symbolic.as_ref().map_or(0, |s| s.stdin_bytes),
@@ -365,6 +370,7 @@ impl ScheduleFile {
                     seed: None,
                     exit_cuts_threads: false,
                     commute_rmws: false,
+                    race_detector: None,
                     inputs: Vec::new(),
                     symbolic_args: false,
                     symbolic_stdin: 0,
@@ -467,6 +473,9 @@ impl ScheduleFile {
         }
         if self.commute_rmws {
             scalar(&mut out, "commute_rmws", "true".into());
+        }
+        if let Some(detector) = &self.race_detector {
+            scalar(&mut out, "race_detector", serde_json::to_string(detector)?);
         }
         if self.symbolic_args {
             scalar(&mut out, "symbolic_args", "true".into());

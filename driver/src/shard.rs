@@ -297,6 +297,13 @@ pub struct SearchOptions {
     pub ignore_races: bool,
     /// `--ignore-exit-code`.
     pub ignore_exit_code: bool,
+    /// `--race-detector` (`hb`, `lockset`, `both`; `hb` when absent).
+    #[serde(default = "default_race_detector")]
+    pub race_detector: String,
+}
+
+fn default_race_detector() -> String {
+    "hb".to_string()
 }
 
 /// FNV-1a, 64 bits: a stable hash (the same in every process and build).

@@ -175,6 +175,7 @@ fn same_summary_and_bugs_with_explore() {
                 bug_policy: BugPolicy {
                     data_races: true,
                     exit_code_is_bug: true,
+                    race_detector: Default::default(),
                 },
                 count_partial_orders: true,
                 interrupt: Arc::new(AtomicBool::new(false)),

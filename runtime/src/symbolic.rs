@@ -690,6 +690,36 @@ fn shadow_set(addr: u64, node: u32, byte: u32) {
     s.live += 1;
 }
 
+/// The block of `len` bytes at `addr` was freed: its bytes' shadows end
+/// with it, so a later allocation at the same address (a new generation
+/// of the address) does not inherit them.
+pub fn forget(addr: u64, len: u64) {
+    if me().is_none() {
+        return;
+    }
+    // SAFETY: the calling thread is the running one.
+    let s = unsafe { sym() };
+    if s.live == 0 {
+        return;
+    }
+    if len <= SHADOW_SLOTS as u64 {
+        for i in 0..len {
+            if shadow_get(addr + i).0 != 0 {
+                shadow_set(addr + i, 0, 0);
+            }
+        }
+        return;
+    }
+    let Some(table) = table_of(s) else { return };
+    let end = addr.saturating_add(len);
+    for e in table.iter_mut() {
+        if e.node != 0 && e.addr >= addr && e.addr < end {
+            e.node = 0;
+            s.live -= 1;
+        }
+    }
+}
+
 /// Before an integer load of `size` bytes at `addr` (only while
 /// [`__reach_sym_active`]): the loaded value's shadow.
 #[no_mangle]
@@ -747,13 +777,20 @@ pub extern "C" fn __reach_sym_load(addr: *const c_void, size: u64) -> u32 {
 }
 
 /// The trace index of the access of one of `kinds` the calling thread has
-/// just executed at `addr`, if it was traced (shared). Nothing runs
+/// just executed at `addr`, if it was traced (shared) after the first
+/// thread was created. Nothing runs
 /// between an access's scheduling point and its shadow computation, so
 /// that access is the last event recorded.
 fn traced_access(addr: u64, kinds: &[OpKind]) -> Option<u64> {
     let me = me()?;
     // SAFETY: the running thread owns the state.
     let st = unsafe { state() };
+    if st.thread_count <= 1 {
+        // Before the first thread is created no interleaving can change
+        // what is read: start-up code (often most of a program's work)
+        // takes no room in the region.
+        return None;
+    }
     let last = st.event_count.checked_sub(1)?;
     if last >= st.record_steps {
         return None;

@@ -44,7 +44,7 @@ fn same_races_as_complete_search(file: &str) -> (u64, u64) {
     );
     let plain = build_example(file);
     let lockset = ["--keep-going", "--race-detector", "lockset", "--no-shorten"];
-    let with = |strategy: &str| -> Vec<&str> {
+    let with = |strategy: &'static str| -> Vec<&'static str> {
         let mut v = vec!["--strategy", strategy, "--stats"];
         v.extend(lockset);
         v

@@ -105,6 +105,9 @@ examples! {
     bb_monitor: "bb_monitor.c", [], ["2", "2", "1", "1"] => Clean(62);
     bb_semaphore: "bb_semaphore.c", [], ["2", "2", "1", "1"] => Clean(10);
     bounded_buffer: "bounded_buffer.c", [], [] => Clean(62);
+    branch_flag_loop: "branch_flag_loop.c", [], [] => Bug("data_race");
+    branch_free: "branch_free.c", [], [] => Bug("data_race");
+    branch_pool: "branch_pool.c", [], [] => Bug("data_race");
     channel_garbage: "channel_garbage.c", [], [] => Clean(2);
     checker_overtakes_setters: "checker_overtakes_setters.c", ["--strategy", "pct", "--depth", "1", "--seed", "1"], [] => Bug("assertion");
     checker_overtakes_setters_dpor: "checker_overtakes_setters.c", ["--max-executions", "300"], [] => Limited(300);
@@ -141,6 +144,11 @@ examples! {
     indexer: "indexer.c", [], [] => Clean(8);
     init_loop_then_threads: "init_loop_then_threads.c", [], [] => Clean(2);
     lastzero: "lastzero.c", [], [] => Bug("data_race");
+    lockset_check_then_act: "lockset_check_then_act.c", [], [] => Bug("data_race");
+    lockset_check_then_act_lockset: "lockset_check_then_act.c", ["--race-detector", "lockset"], [] => Bug("data_race");
+    lockset_locked_counter: "lockset_locked_counter.c", [], [] => Clean(42);
+    lockset_locked_counter_lockset: "lockset_locked_counter.c", ["--race-detector", "both"], [] => Clean(42);
+    lockset_unlock_without_lock: "lockset_unlock_without_lock.c", [], [] => Bug("misuse");
     long_startup: "long_startup.c", [], [] => Clean(2);
     many_threads: "many_threads.c", ["--max-executions", "5"], [] => Limited(5);
     misuse_destroy_cond_waiters: "misuse_destroy_cond_waiters.c", [], [] => Bug("misuse");

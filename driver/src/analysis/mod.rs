@@ -4,5 +4,6 @@
 pub mod clock;
 pub mod fingerprint;
 pub mod happens_before;
+pub mod lockset;
 pub mod objects;
 pub mod races;

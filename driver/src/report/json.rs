@@ -73,6 +73,53 @@ pub struct JsonBug {
     /// The program's inputs in that execution (concolic testing), by name
     /// and occurrence; empty when it read none.
     pub inputs: Vec<crate::schedule::RecordedInput>,
+    /// For a data race: the detector that found it and both accesses (for a
+    /// lockset race with the locks held); also for a lockset unlock without
+    /// lock (one access). Absent for other bugs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub race: Option<JsonRace>,
+}
+
+/// The racing accesses of a data race.
+#[derive(Serialize)]
+pub struct JsonRace {
+    /// `happens-before` or `lockset`.
+    pub detector: &'static str,
+    /// `race`, or `unlock_without_lock` (lockset).
+    pub kind: &'static str,
+    /// Address of the racing granule (or of the lock released), `0x…`.
+    pub address: String,
+    /// That address by name, the address when it has none.
+    pub name: String,
+    /// The accesses, earlier first (one for an unlock without lock).
+    pub accesses: Vec<JsonRaceAccess>,
+}
+
+/// One access of a race.
+#[derive(Serialize)]
+pub struct JsonRaceAccess {
+    /// Step number.
+    pub step: usize,
+    /// Thread.
+    pub thread: u32,
+    /// Operation name.
+    pub op: String,
+    /// Source location.
+    pub location: String,
+    /// Locks held by the thread then (lockset races only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locks: Option<Vec<JsonLock>>,
+}
+
+/// A lock held at an access.
+#[derive(Serialize)]
+pub struct JsonLock {
+    /// Address of the lock object, `0x…`.
+    pub address: String,
+    /// The lock by name, the address when it has none.
+    pub name: String,
+    /// `write` (exclusive: mutex, spinlock, write-locked rwlock) or `read`.
+    pub mode: &'static str,
 }
 
 /// The whole report.
@@ -182,7 +229,71 @@ fn json_bug(finding: &Finding, names: &Names) -> JsonBug {
         stdout: String::from_utf8_lossy(&finding.outcome.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&finding.outcome.stderr).into_owned(),
         inputs: crate::schedule::recorded_inputs(&finding.trace),
+        race: json_race(finding, names),
     }
+}
+
+/// The race of `finding`, if it is one (or a lockset unlock without lock).
+fn json_race(finding: &Finding, names: &Names) -> Option<JsonRace> {
+    use crate::analysis::lockset::LocksetKind;
+    let trace = &finding.trace;
+    let access = |step: usize, locks: Option<&[crate::analysis::lockset::HeldLock]>| {
+        let e = trace.events.get(step)?;
+        Some(JsonRaceAccess {
+            step,
+            thread: e.thread,
+            op: e.op.kind.name().to_string(),
+            location: names.location(e.site),
+            locks: locks.map(|locks| {
+                locks
+                    .iter()
+                    .map(|l| JsonLock {
+                        address: format!("{:#x}", l.lock),
+                        name: names.object_at(l.lock, &trace.objects, step),
+                        mode: l.mode.word(),
+                    })
+                    .collect()
+            }),
+        })
+    };
+    let at = |address: u64, step: usize| {
+        (
+            format!("{address:#x}"),
+            names.object_at(address, &trace.objects, step),
+        )
+    };
+    if let Some(found) = &finding.bug.lockset {
+        let mut accesses: Vec<JsonRaceAccess> = found
+            .previous
+            .iter()
+            .chain(std::iter::once(&found.access))
+            .filter_map(|a| access(a.step, Some(&a.locks)))
+            .collect();
+        accesses.sort_by_key(|a| a.step);
+        let (address, name) = at(found.address, found.access.step);
+        return Some(JsonRace {
+            detector: "lockset",
+            kind: match found.kind {
+                LocksetKind::Race => "race",
+                LocksetKind::UnlockWithoutLock => "unlock_without_lock",
+            },
+            address,
+            name,
+            accesses,
+        });
+    }
+    let race = finding.bug.race?;
+    let (address, name) = at(race.address, race.first);
+    Some(JsonRace {
+        detector: "happens-before",
+        kind: "race",
+        address,
+        name,
+        accesses: [race.first, race.second]
+            .into_iter()
+            .filter_map(|step| access(step, None))
+            .collect(),
+    })
 }
 
 /// Why an exploration stopped, as the report's `stop_reason` states it.

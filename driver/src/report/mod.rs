@@ -83,17 +83,33 @@ pub fn write_schedule(
     max_steps: Option<u64>,
     finding: &Finding,
 ) -> std::io::Result<()> {
+    schedule_of(program, args, max_steps, finding).write(path)
+}
+
+/// The schedule file of `finding`: its bug kind, steps and, for a lockset
+/// race, the detector that replays it.
+fn schedule_of(
+    program: &str,
+    args: Vec<String>,
+    max_steps: Option<u64>,
+    finding: &Finding,
+) -> ScheduleFile {
     // The runtime counted every step only if it saw the execution end.
     let counted = finding.outcome.status != RunStatus::Running;
-    ScheduleFile::of_trace(
+    let mut file = ScheduleFile::of_trace(
         program.to_string(),
         args,
         Some(format!("{:?}", finding.bug.kind)),
         &finding.trace,
         max_steps,
         counted.then_some(finding.trace.total_steps),
-    )
-    .write(path)
+    );
+    file.race_detector = finding
+        .bug
+        .lockset
+        .as_ref()
+        .map(|_| crate::bug::RaceDetector::Lockset.word().to_string());
+    file
 }
 
 /// Like [`write_schedule`], also naming the strategy and seed that found
@@ -107,15 +123,7 @@ pub fn write_schedule_of(
     strategy: Option<String>,
     seed: Option<u64>,
 ) -> std::io::Result<()> {
-    let counted = finding.outcome.status != RunStatus::Running;
-    let mut file = ScheduleFile::of_trace(
-        program.to_string(),
-        args,
-        Some(format!("{:?}", finding.bug.kind)),
-        &finding.trace,
-        max_steps,
-        counted.then_some(finding.trace.total_steps),
-    );
+    let mut file = schedule_of(program, args, max_steps, finding);
     file.strategy = strategy;
     file.seed = seed;
     file.write(path)

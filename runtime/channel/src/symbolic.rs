@@ -22,9 +22,9 @@ pub const SYM_NAME_BYTES: usize = 48;
 /// Most bytes of one input (`reach_input_bytes`, an `argv` string, stdin).
 pub const SYM_MAX_INPUT_BYTES: usize = 64;
 /// Capacity of the expression node array.
-pub const SYM_NODE_CAPACITY: usize = 1 << 16;
+pub const SYM_NODE_CAPACITY: usize = 1 << 18;
 /// Capacity of the path-constraint array.
-pub const SYM_BRANCH_CAPACITY: usize = 1 << 14;
+pub const SYM_BRANCH_CAPACITY: usize = 1 << 16;
 
 /// Request flag: make the bytes of `argv[1..]` symbolic.
 pub const SYM_REQ_ARGS: u32 = 1;

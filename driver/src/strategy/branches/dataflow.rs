@@ -30,19 +30,21 @@ use crate::trace::Trace;
 use reach_channel::symbolic::{BranchKind, SymOp};
 use reach_channel::Space;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::sync::Arc;
 
 /// Most branch records of one execution that are analysed; the rest are
 /// ignored (the search then says it is incomplete).
 pub const MAX_BRANCHES_PER_TRACE: usize = 10_000;
 
-/// One evaluated branch whose condition depends on shared memory.
+/// One branch whose condition depends on shared memory: its evaluations
+/// with one identity (a loop's later tests, see [`BranchId`]) merged.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BranchInstance {
     /// Identity across executions.
     pub id: BranchId,
-    /// The outcome (the condition held).
+    /// The outcome of the last evaluation (the condition held).
     pub taken: bool,
-    /// Events recorded before it: it lies after event `step - 1`.
+    /// Events recorded before the last evaluation.
     pub step: usize,
     /// `BranchRelOP(b)`: trace indices of the reads and writes the
     /// condition depends on, sorted.
@@ -52,46 +54,59 @@ pub struct BranchInstance {
 /// What the data-flow analysis of one trace found.
 #[derive(Clone, Debug, Default)]
 pub struct BranchFlow {
-    /// Branch instances in execution order.
+    /// Branches in the order of their first evaluation.
     pub branches: Vec<BranchInstance>,
     /// Branch records beyond [`MAX_BRANCHES_PER_TRACE`] or naming events
     /// outside the trace, left out.
     pub dropped: usize,
+    /// Expressions over more than [`MAX_LEAVES`] shared reads, cut there.
+    pub widened: usize,
 }
 
-/// The shared reads (trace indices) expression `root` is computed from.
-/// The node array is untrusted: operands must name earlier nodes.
-fn leaves(sym: &SymTrace, root: u32, memo: &mut HashMap<u32, Vec<usize>>) -> Vec<usize> {
-    let mut out: HashSet<usize> = HashSet::default();
-    let mut stack = vec![root];
-    let mut seen: HashSet<u32> = HashSet::default();
-    while let Some(id) = stack.pop() {
-        if id == 0 || !seen.insert(id) {
-            continue;
-        }
-        if let Some(done) = memo.get(&id) {
-            out.extend(done.iter().copied());
-            continue;
-        }
-        let Some(n) = sym.nodes.get(id as usize - 1) else {
-            continue;
-        };
+/// Most shared reads one expression is tracked from; an expression over
+/// more (a checksum of a shared buffer) keeps the first ones and counts as
+/// widened ([`BranchFlow::widened`]).
+pub const MAX_LEAVES: usize = 128;
+
+/// The shared reads (trace indices, sorted) every expression node is
+/// computed from, by one pass in id order: operands are earlier nodes
+/// (the node array is untrusted: an operand that is not earlier is
+/// ignored). Also returns how many nodes went past [`MAX_LEAVES`].
+fn leaf_sets(sym: &SymTrace) -> (Vec<Arc<[usize]>>, usize) {
+    let empty: Arc<[usize]> = Arc::from(Vec::new());
+    let mut sets: Vec<Arc<[usize]>> = Vec::with_capacity(sym.nodes.len() + 1);
+    sets.push(empty.clone());
+    let mut widened = 0;
+    for (i, n) in sym.nodes.iter().enumerate() {
+        let id = i as u32 + 1;
         if n.op == SymOp::SharedRead as u16 {
-            if let Ok(i) = usize::try_from(n.imm) {
-                out.insert(i);
-            }
+            let set = usize::try_from(n.imm).map_or_else(|_| empty.clone(), |e| Arc::from(vec![e]));
+            sets.push(set);
             continue;
         }
-        for child in [n.a, n.b, n.c] {
-            if child != 0 && child < id {
-                stack.push(child);
+        let children: Vec<&Arc<[usize]>> = [n.a, n.b, n.c]
+            .into_iter()
+            .filter(|&c| c != 0 && c < id)
+            .map(|c| &sets[c as usize])
+            .filter(|s| !s.is_empty())
+            .collect();
+        let set = match children.as_slice() {
+            [] => empty.clone(),
+            [one] => (*one).clone(),
+            many => {
+                let mut all: Vec<usize> = many.iter().flat_map(|s| s.iter().copied()).collect();
+                all.sort_unstable();
+                all.dedup();
+                if all.len() > MAX_LEAVES {
+                    all.truncate(MAX_LEAVES);
+                    widened += 1;
+                }
+                Arc::from(all)
             }
-        }
+        };
+        sets.push(set);
     }
-    let mut v: Vec<usize> = out.into_iter().collect();
-    v.sort_unstable();
-    memo.insert(root, v.clone());
-    v
+    (sets, widened)
 }
 
 /// Reads and writes of program memory, by granule.
@@ -127,7 +142,12 @@ pub fn branch_flow(trace: &Trace) -> BranchFlow {
     };
     let len = trace.events.len();
     let acc = accesses(trace);
-    let mut memo: HashMap<u32, Vec<usize>> = HashMap::default();
+    let (sets, widened) = leaf_sets(sym);
+    let leaves = |id: u32| {
+        sets.get(id as usize)
+            .cloned()
+            .unwrap_or_else(|| Arc::from(Vec::new()))
+    };
     // The reads each traced store's value was computed from.
     let mut defined_from: HashMap<usize, Vec<usize>> = HashMap::default();
     for rec in &sym.branches {
@@ -138,49 +158,70 @@ pub fn branch_flow(trace: &Trace) -> BranchFlow {
             continue;
         };
         if store < len {
-            let from = leaves(sym, rec.expr, &mut memo);
-            defined_from.entry(store).or_default().extend(from);
+            let from = leaves(rec.expr);
+            defined_from
+                .entry(store)
+                .or_default()
+                .extend(from.iter().copied());
         }
     }
     let held = held_locks_after(trace);
     let thread_of = |i: usize| trace.events[i].thread;
     let mut occurrences: HashMap<(u32, u64), u32> = HashMap::default();
-    let mut flow = BranchFlow::default();
+    let mut flow = BranchFlow {
+        widened,
+        ..BranchFlow::default()
+    };
+    // Evaluations with one identity (a loop's later tests) are one branch:
+    // the union of their reads, the last one's outcome and position.
+    let mut index: HashMap<BranchId, usize> = HashMap::default();
+    let mut merged: Vec<(BranchId, bool, usize, Vec<usize>)> = Vec::new();
+    let mut analysed = 0usize;
     for rec in &sym.branches {
         if rec.kind != BranchKind::Branch as u16 {
             continue;
         }
-        if flow.branches.len() >= MAX_BRANCHES_PER_TRACE {
+        analysed += 1;
+        if analysed > MAX_BRANCHES_PER_TRACE {
             flow.dropped += 1;
             continue;
         }
         let step = usize::try_from(rec.step).unwrap_or(usize::MAX).min(len);
-        let uses = leaves(sym, rec.expr, &mut memo);
+        let uses = leaves(rec.expr);
         if uses.iter().any(|&r| r >= len) {
             flow.dropped += 1;
             continue;
         }
         let thread = rec.thread;
         // Lock depth of the thread at the branch: its last event before it.
-        let depth = trace
-            .events_of(thread)
-            .iter()
-            .map(|&i| i as usize)
-            .take_while(|&i| i < step)
-            .last()
-            .map_or(0, |i| held[i]);
+        let mine = trace.events_of(thread);
+        let before = mine.partition_point(|&i| (i as usize) < step);
+        let depth = before.checked_sub(1).map_or(0, |k| held[mine[k] as usize]);
         let count = occurrences.entry((thread, rec.site)).or_insert(0);
         let occurrence = if depth == 0 { (*count).min(1) } else { *count };
         *count += 1;
-        let after_branch = |e: usize| thread_of(e) == thread && e >= step;
+        let id = BranchId {
+            thread,
+            site: rec.site,
+            occurrence,
+        };
+        let slot = *index.entry(id).or_insert_with(|| {
+            merged.push((id, false, 0, Vec::new()));
+            merged.len() - 1
+        });
+        let entry = &mut merged[slot];
+        entry.1 = rec.taken != 0;
+        entry.2 = step;
+        entry.3.extend(uses.iter().copied());
+    }
+    for (id, taken, step, mut uses) in merged {
+        uses.sort_unstable();
+        uses.dedup();
+        let after_branch = |e: usize| thread_of(e) == id.thread && e >= step;
         let related = closure(&uses, &acc, &defined_from, &after_branch, thread_of);
         flow.branches.push(BranchInstance {
-            id: BranchId {
-                thread,
-                site: rec.site,
-                occurrence,
-            },
-            taken: rec.taken != 0,
+            id,
+            taken,
             step,
             related,
         });

@@ -21,20 +21,74 @@ use std::sync::Arc;
 /// `BranchRelOP(b)` of one branch, as identities.
 pub type RelatedOps = Arc<HashSet<EventKey>>;
 
-/// The order of the operations of `related` in `sequence`, a repeated
-/// operation counted once in a row (equivalent iterations: how often a
-/// lock-free loop body ran between two other operations does not matter).
+/// Where each operation occurs in a sequence of operations.
+#[derive(Debug, Default)]
+pub struct Positions {
+    at: HashMap<EventKey, Vec<u32>>,
+    len: usize,
+}
+
+impl Positions {
+    /// Indexes `sequence`.
+    pub fn of<'a>(sequence: impl IntoIterator<Item = &'a EventKey>) -> Positions {
+        Self::of_only(sequence, |_| true)
+    }
+
+    /// Indexes the operations of `sequence` for which `keep` holds (the
+    /// others are never asked for).
+    pub fn of_only<'a>(
+        sequence: impl IntoIterator<Item = &'a EventKey>,
+        keep: impl Fn(&EventKey) -> bool,
+    ) -> Positions {
+        let mut at: HashMap<EventKey, Vec<u32>> = HashMap::default();
+        let mut len = 0;
+        for (i, k) in sequence.into_iter().enumerate() {
+            if keep(k) {
+                at.entry(*k).or_default().push(i as u32);
+            }
+            len = i + 1;
+        }
+        Positions { at, len }
+    }
+
+    /// Number of operations indexed.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True if nothing is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The order of the operations of `related` in the sequence, a
+    /// repeated operation counted once in a row (equivalent iterations:
+    /// how often a lock-free loop body ran between two other operations
+    /// does not matter).
+    pub fn project(&self, related: &HashSet<EventKey>) -> Vec<EventKey> {
+        let mut hits: Vec<(u32, EventKey)> = related
+            .iter()
+            .filter_map(|k| self.at.get(k).map(|p| (k, p)))
+            .flat_map(|(k, p)| p.iter().map(move |&i| (i, *k)))
+            .collect();
+        hits.sort_unstable_by_key(|(i, _)| *i);
+        let mut out: Vec<EventKey> = Vec::with_capacity(hits.len());
+        for (_, k) in hits {
+            if out.last() != Some(&k) {
+                out.push(k);
+            }
+        }
+        out
+    }
+}
+
+/// The order of the operations of `related` in `sequence` (see
+/// [`Positions::project`]).
 pub fn project<'a>(
     sequence: impl IntoIterator<Item = &'a EventKey>,
     related: &HashSet<EventKey>,
 ) -> Vec<EventKey> {
-    let mut out: Vec<EventKey> = Vec::new();
-    for k in sequence.into_iter().filter(|k| related.contains(k)) {
-        if out.last() != Some(k) {
-            out.push(*k);
-        }
-    }
-    out
+    Positions::of(sequence).project(related)
 }
 
 /// A branch-affect group: a branch and an order of its related operations.
@@ -62,8 +116,8 @@ pub struct Group {
 
 /// One executed run, as the table sees it.
 struct Run {
-    /// Identity of each event, in order.
-    keys: Arc<Vec<EventKey>>,
+    /// Where each event identity occurs in it.
+    positions: Positions,
     /// Outcome of each branch (the last evaluation of a merged loop branch).
     outcomes: HashMap<BranchId, bool>,
 }
@@ -124,7 +178,7 @@ impl Table {
     /// True if the run performed the group's related operations in the
     /// group's order.
     fn realises(run: &Run, group: &Group) -> bool {
-        project(run.keys.iter(), &group.related) == group.order
+        run.positions.project(&group.related) == group.order
     }
 
     /// Records an executed run, the run of a variant in groups `chosen`:
@@ -132,20 +186,32 @@ impl Table {
     /// tested with the outcome the run gave their branch.
     pub fn add_run(
         &mut self,
-        keys: Arc<Vec<EventKey>>,
+        keys: &[EventKey],
         outcomes: HashMap<BranchId, bool>,
         chosen: &[GroupKey],
     ) {
-        let run = Run { keys, outcomes };
+        let run = Run {
+            positions: Positions::of(keys),
+            outcomes,
+        };
+        // Groups made for one branch of one trace share their related
+        // operations: project the run once per set.
+        let mut orders: HashMap<*const HashSet<EventKey>, Vec<EventKey>> = HashMap::default();
         for (key, group) in self.groups.iter_mut().filter(|(_, g)| !g.tested) {
-            if chosen.contains(key) || Self::realises(&run, group) {
+            let realised = chosen.contains(key) || {
+                let order = orders
+                    .entry(Arc::as_ptr(&group.related))
+                    .or_insert_with(|| run.positions.project(&group.related));
+                *order == group.order
+            };
+            if realised {
                 group.tested = true;
                 group.outcome = run.outcomes.get(&key.branch).copied();
             }
         }
         self.branches.extend(run.outcomes.keys().copied());
-        if self.stored + run.keys.len() <= MAX_STORED_KEYS {
-            self.stored += run.keys.len();
+        if self.stored + run.positions.len() <= MAX_STORED_KEYS {
+            self.stored += run.positions.len();
             self.runs.push(run);
         }
     }

@@ -9,7 +9,7 @@
 
 use super::dataflow::branch_flow;
 use super::events::{event_keys, BranchId, EventKey};
-use super::groups::{project, GroupKey, RelatedOps, Table};
+use super::groups::{GroupKey, Positions, RelatedOps, Table};
 use super::manners::race_class;
 use super::variant_graph::{complete_path, variant_key};
 use crate::cancel::Cancel;
@@ -38,6 +38,10 @@ struct Counts {
     by_group: u64,
     dropped_branches: u64,
     left_untested: u64,
+    /// Executions whose data-flow region filled up.
+    overflowed: u64,
+    /// Expressions cut at `MAX_LEAVES` shared reads.
+    widened: u64,
 }
 
 /// Branch-directed, race-equivalent exploration (`--strategy branches`).
@@ -132,7 +136,11 @@ impl BranchDirected {
 fn branches_of(
     trace: &Trace,
     keys: &[EventKey],
-) -> (Vec<(BranchId, RelatedOps)>, HashMap<BranchId, bool>, usize) {
+) -> (
+    Vec<(BranchId, RelatedOps)>,
+    HashMap<BranchId, bool>,
+    (usize, usize),
+) {
     let flow = branch_flow(trace);
     let mut related: HashMap<BranchId, HashSet<EventKey>> = HashMap::default();
     let mut order: Vec<BranchId> = Vec::new();
@@ -149,15 +157,21 @@ fn branches_of(
         .into_iter()
         .filter_map(|id| related.remove(&id).map(|set| (id, Arc::new(set))))
         .collect();
-    (list, outcomes, flow.dropped)
+    (list, outcomes, (flow.dropped, flow.widened))
 }
 
-/// The identities of the events of a variant's whole path, in its order.
-fn path_keys(parent: &Trace, keys: &[EventKey], variant: &Variant) -> Vec<EventKey> {
-    complete_path(parent, variant)
-        .into_iter()
-        .filter_map(|i| keys.get(i).copied())
-        .collect()
+/// Where the events of a variant's whole path that are in `relevant`
+/// occur in it, by identity.
+fn path_positions(
+    parent: &Trace,
+    keys: &[EventKey],
+    variant: &Variant,
+    relevant: &HashSet<EventKey>,
+) -> Positions {
+    let path = complete_path(parent, variant);
+    Positions::of_only(path.iter().filter_map(|&i| keys.get(i)), |k| {
+        relevant.contains(k)
+    })
 }
 
 impl Strategy for BranchDirected {
@@ -183,6 +197,19 @@ impl Strategy for BranchDirected {
     }
 
     fn incomplete(&self) -> Option<String> {
+        if self.counts.overflowed > 0 {
+            return Some(format!(
+                "{} executions traced more data flow than the channel holds (later branches went untraced)",
+                self.counts.overflowed
+            ));
+        }
+        if self.counts.widened > 0 {
+            return Some(format!(
+                "{} expressions over more than {} shared reads were cut there",
+                self.counts.widened,
+                super::dataflow::MAX_LEAVES
+            ));
+        }
         if self.counts.dropped_branches > 0 {
             return Some(format!(
                 "{} branch records were left out of the analysis",
@@ -236,10 +263,14 @@ impl Strategy for BranchDirected {
         let variant = self.current.take().unwrap_or_default();
         check_variant(&variant, trace)?;
         let keys = Arc::new(event_keys(trace));
-        let (branches, outcomes, dropped) = branches_of(trace, &keys);
+        let (branches, outcomes, (dropped, widened)) = branches_of(trace, &keys);
         self.counts.dropped_branches += dropped as u64;
+        self.counts.widened += widened as u64;
+        if trace.symbolic.as_ref().is_some_and(|s| s.overflow != 0) {
+            self.counts.overflowed += 1;
+        }
         let groups = std::mem::take(&mut self.current_groups);
-        self.table.add_run(keys.clone(), outcomes, &groups);
+        self.table.add_run(&keys, outcomes, &groups);
         self.classes.insert(race_class(trace));
         if self.cancel.is_set() {
             return Ok(());
@@ -250,6 +281,10 @@ impl Strategy for BranchDirected {
         if generated.cut != Some(Cut::Cancelled) {
             self.truncated = self.truncated.or(generated.cut);
         }
+        let relevant: HashSet<EventKey> = branches
+            .iter()
+            .flat_map(|(_, related)| related.iter().copied())
+            .collect();
         for new in generated.variants {
             self.counts.variants += 1;
             if let Some(label) = variant_key(trace, &new) {
@@ -258,13 +293,10 @@ impl Strategy for BranchDirected {
                     continue;
                 }
             }
-            let forced = path_keys(trace, &keys, &new);
+            let path = path_positions(trace, &keys, &new, &relevant);
             let groups = branches
                 .iter()
-                .map(|(id, related)| {
-                    let order = project(&forced, related);
-                    self.table.group(*id, related, order)
-                })
+                .map(|(id, related)| self.table.group(*id, related, path.project(related)))
                 .collect();
             self.pending_bytes += new.footprint();
             self.pending.push(Candidate {
