@@ -190,8 +190,9 @@ pub struct Cli {
     /// Which detector decides what a data race is: `hb` (happens-before,
     /// the default), `lockset` (Eraser's locking discipline: a location
     /// shared by threads and written by one must have a lock held at every
-    /// access; also finds an unlock of a lock not held) or `both`. With
-    /// --replay, default: the one the schedule file names.
+    /// access; also finds an unlock of a lock not held; the default of
+    /// --strategy branches) or `both`. With --replay, default: the one the
+    /// schedule file names.
     #[arg(long, value_enum, value_name = "DETECTOR")]
     pub race_detector: Option<RaceDetectorName>,
     /// Do not treat a non-zero exit code as a bug.

@@ -521,13 +521,13 @@ fn finding(
 /// same behaviour exposed it.
 fn signature(bug: &Bug, trace: &Trace, outcome: &Outcome) -> String {
     if let Some(found) = &bug.lockset {
-        let (a, b) = found.signature().sites;
+        let key = found.signature();
         return match found.kind {
             crate::analysis::lockset::LocksetKind::Race => {
-                format!("data_race lockset [{a:x}, {b:x}]")
+                format!("data_race lockset {:x}", key.address)
             }
             crate::analysis::lockset::LocksetKind::UnlockWithoutLock => {
-                format!("misuse lockset unlock {a:x}")
+                format!("misuse lockset unlock {:x} at {:x}", key.address, key.site)
             }
         };
     }

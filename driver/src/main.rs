@@ -528,12 +528,14 @@ fn shorten_first(executor: &mut Executor, summary: &mut Summary, options: &Explo
 }
 
 /// The data-race detector: `--race-detector`, else (replaying) the one
-/// the schedule file names, else `hb`.
+/// the schedule file names, else `lockset` for `--strategy branches` (the
+/// races its search covers) and `hb` for the others.
 fn race_detector(cli: &Cli, schedule: Option<&ScheduleFile>) -> Result<RaceDetector> {
     if let Some(name) = cli.race_detector {
         return Ok(name.into());
     }
     match schedule.and_then(|s| s.race_detector.as_deref()) {
+        None if cli.strategy == StrategyName::Branches => Ok(RaceDetector::Lockset),
         None => Ok(RaceDetector::Hb),
         Some(word) => RaceDetector::from_word(word).with_context(|| {
             format!("the schedule file names an unknown race detector {word:?} (hb, lockset, both)")

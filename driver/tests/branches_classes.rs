@@ -7,7 +7,7 @@
 mod exec_support;
 
 use exec_support::{runtime, scratch, workspace};
-use reach_native::bug::BugPolicy;
+use reach_native::bug::{BugPolicy, RaceDetector};
 use reach_native::exec::{ExecConfig, Executor, Request};
 use reach_native::explore::{explore, ExploreOptions};
 use reach_native::strategy::branches::manners::race_class;
@@ -16,7 +16,7 @@ use reach_native::strategy::optimal::OptimalDpor;
 use reach_native::strategy::{Divergence, Strategy};
 use reach_native::trace::Trace;
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -56,9 +56,9 @@ fn traced(file: &str) -> PathBuf {
     out
 }
 
-fn classes(program: &PathBuf, strategy: impl Strategy, trace_shared: bool) -> (BTreeSet<u64>, u64) {
+fn classes(program: &Path, strategy: impl Strategy, trace_shared: bool) -> (BTreeSet<u64>, u64) {
     let mut executor = Executor::new(ExecConfig {
-        program: program.clone(),
+        program: program.to_path_buf(),
         args: Vec::new(),
         runtime: runtime(),
         timeout: Duration::from_secs(20),
@@ -82,6 +82,7 @@ fn classes(program: &PathBuf, strategy: impl Strategy, trace_shared: bool) -> (B
         bug_policy: BugPolicy {
             data_races: false,
             exit_code_is_bug: false,
+            race_detector: RaceDetector::Hb,
         },
         count_partial_orders: false,
         interrupt: Arc::new(AtomicBool::new(false)),

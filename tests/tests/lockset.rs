@@ -63,7 +63,7 @@ fn check_then_act_is_a_lockset_race_in_the_first_execution_where_hb_sees_none() 
     );
     assert!(bug["signature"]
         .as_str()
-        .is_some_and(|s| s.starts_with("data_race lockset [")));
+        .is_some_and(|s| s.starts_with("data_race lockset ")));
     // The two racing steps are marked in the trace.
     let marked: Vec<&Value> = bug["trace"]
         .as_array()
@@ -120,7 +120,7 @@ fn check_then_act_is_a_lockset_race_in_the_first_execution_where_hb_sees_none() 
 }
 
 #[test]
-fn keep_going_collects_each_pair_of_sites_and_both_is_the_union() {
+fn keep_going_collects_each_racing_location_once_and_both_is_the_union() {
     let program = build_example("lockset_check_then_act.c");
     let signatures = |detector: &str| -> BTreeSet<String> {
         let run = reach(
@@ -139,10 +139,10 @@ fn keep_going_collects_each_pair_of_sites_and_both_is_the_union() {
     let lockset = signatures("lockset");
     let both = signatures("both");
     assert!(hb.iter().all(|s| !s.contains("lockset")), "{hb:?}");
-    assert!(lockset.iter().all(|s| s.starts_with("data_race lockset [")));
-    // careful's read and write against hasty's read and write, and hasty's
-    // write against main's initialisation: one bug per pair of sites.
-    assert_eq!(lockset.len(), 3, "{lockset:?}");
+    assert!(lockset.iter().all(|s| s.starts_with("data_race lockset ")));
+    // One location, `counter`, is inconsistently locked: one bug, whatever
+    // the order of the accesses of each execution.
+    assert_eq!(lockset.len(), 1, "{lockset:?}");
     assert_eq!(both, hb.union(&lockset).cloned().collect());
     // Parallel workers collect the same lockset races.
     let parallel = reach(

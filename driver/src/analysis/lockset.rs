@@ -1,23 +1,30 @@
 //! Lockset data-race detection on one trace (Savage et al., Eraser, TOCS
-//! 1997): a shared location must be protected by at least one lock that
-//! every thread holds whenever it accesses it.
+//! 1997; the consistent locking of Setiadi et al., Sec. 4.1): a shared
+//! location must be protected by at least one lock that every thread holds
+//! whenever it accesses it.
 //!
 //! Per thread the detector keeps the locks held: mutexes (a try or timed
 //! lock only when it succeeded), reader-writer locks in read or write mode,
 //! spinlocks; a condition wait releases its mutex and the re-lock takes it
 //! back. Per memory granule (the same granules as the happens-before
-//! detector, see [`super::objects`]) it runs Eraser's state machine:
+//! detector, see [`super::objects`]) it refines Eraser's candidate set
+//! C(v) at every access: intersected with the locks held (a write keeps
+//! only the locks held in write mode). A granule **races** once it was
+//! accessed by two threads, written by one of them, and C(v) is empty;
+//! reported once, at the access that made it so, with the latest access of
+//! another thread as the other side.
 //!
-//! * virgin → exclusive at the first access (its thread owns it: an
-//!   initialisation without locks is not a race);
-//! * exclusive → shared at a read by another thread, → shared-modified at a
-//!   write by another thread;
-//! * shared → shared-modified at a write;
-//! * from the shared states on, the candidate set C(v) is refined at every
-//!   access: intersected with the locks held (a write keeps only the locks
-//!   held in write mode);
-//! * a race is reported, once per granule, when C(v) is empty in
-//!   shared-modified.
+//! Eraser exempts initialisation with a state machine (a location stays
+//! *exclusive* to its first thread until another one touches it), which
+//! makes the verdict depend on the order of the accesses: a write followed
+//! by another thread's reads is an initialisation, the reverse order a
+//! race. Here the exemption is a property of the access instead: an access
+//! made while its thread is the only one that exists (before the first
+//! `pthread_create`, after joining every thread created) is not shared and
+//! takes no part. The verdict for a granule then depends only on which
+//! accesses each thread makes under which locks, not on their order: two
+//! executions with the same access manners have the same lockset races
+//! (what `--strategy branches` relies on).
 //!
 //! Atomic accesses are not plain accesses and are skipped; the order of
 //! the events (happens-before) plays no part. A second kind of finding is
@@ -82,15 +89,18 @@ pub enum LocksetKind {
     UnlockWithoutLock,
 }
 
-/// What tells lockset findings apart across executions: the kind and the
-/// source sites (for a race the two sites, smaller first; for an unlock its
-/// site twice).
+/// What tells lockset findings apart across executions: the kind and what
+/// it is about, independent of the order in which an execution made the
+/// accesses (for a race the granule's address; for an unlock the lock and
+/// the unlock's site).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LocksetKey {
     /// Kind of the finding.
     pub kind: LocksetKind,
-    /// The sites, smaller first.
-    pub sites: (u64, u64),
+    /// The racing granule's first byte, or the lock's address.
+    pub address: u64,
+    /// The unlock's site (0 for a race).
+    pub site: u64,
 }
 
 /// A lockset finding in one trace.
@@ -109,42 +119,35 @@ pub struct LocksetRace {
 }
 
 impl LocksetRace {
-    /// The finding's key: its kind and source sites.
+    /// The finding's key ([`LocksetKey`]).
     pub fn signature(&self) -> LocksetKey {
-        let a = self.access.site;
-        let b = self.previous.as_ref().map_or(a, |p| p.site);
         LocksetKey {
             kind: self.kind,
-            sites: (a.min(b), a.max(b)),
+            address: self.address,
+            site: match self.kind {
+                LocksetKind::Race => 0,
+                LocksetKind::UnlockWithoutLock => self.access.site,
+            },
         }
     }
 }
 
 /// Every lockset finding of `trace`, in trace order, one per
 /// [`LocksetRace::signature`] (the first; a ranged access racing over many
-/// granules gives one finding).
+/// granules gives one finding, for its first granule).
 pub fn races(trace: &Trace) -> Vec<LocksetRace> {
     let mut detector = Detector::default();
     for (step, event) in trace.events.iter().enumerate() {
         detector.apply(step, event.thread, &event.op, event.site);
     }
     let mut seen = std::collections::HashSet::new();
+    let mut steps = std::collections::HashSet::new();
     detector
         .found
         .into_iter()
         .filter(|r| seen.insert(r.signature()))
+        .filter(|r| r.kind != LocksetKind::Race || steps.insert(r.access.step))
         .collect()
-}
-
-/// Eraser's states of a granule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum State {
-    /// Accessed by one thread only.
-    Exclusive(u32),
-    /// Read by several threads, written by at most the first.
-    Shared,
-    /// Written by a thread other than the first.
-    SharedModified,
 }
 
 /// An access as remembered per granule: its step, kind and lockset.
@@ -154,12 +157,17 @@ struct Seen {
     site: u64,
     write: bool,
     locks: LocksetId,
+    /// Made while another thread existed.
+    shared: bool,
 }
 
 struct Granule {
-    state: State,
-    /// C(v), the candidate locks (meaningful from the shared states on).
-    candidates: SmallVec<[u64; 2]>,
+    /// C(v), the candidate locks (`None` before the first shared access).
+    candidates: Option<SmallVec<[u64; 2]>>,
+    /// Threads that made shared accesses (the first two are enough).
+    threads: SmallVec<[u32; 2]>,
+    /// A shared access wrote.
+    written: bool,
     /// Each thread's last access.
     last: SmallVec<[(u32, Seen); 2]>,
     reported: bool,
@@ -181,6 +189,8 @@ struct Detector {
     interned: HashMap<Vec<HeldLock>, LocksetId>,
     granules: HashMap<u64, Granule>,
     found: Vec<LocksetRace>,
+    /// Threads created and not yet joined (main included once it ran).
+    live: SmallVec<[u32; 8]>,
 }
 
 /// Acquired or released lock of an operation, as executed.
@@ -249,8 +259,28 @@ impl Detector {
         }
     }
 
+    /// True if `thread` is the only thread that exists: created and not
+    /// joined (a finished thread that nobody joined still counts).
+    fn alone(&self, thread: u32) -> bool {
+        self.live.iter().all(|&t| t == thread)
+    }
+
     fn apply(&mut self, step: usize, thread: u32, op: &Op, site: u64) {
         let t = self.thread(thread);
+        if !self.live.contains(&thread) {
+            self.live.push(thread);
+        }
+        match op.kind {
+            OpKind::ThreadCreate => {
+                if let Ok(child) = u32::try_from(op.object) {
+                    if !self.live.contains(&child) {
+                        self.live.push(child);
+                    }
+                }
+            }
+            OpKind::ThreadJoin => self.live.retain(|q| u64::from(*q) != op.object),
+            _ => {}
+        }
         match lock_effect(op) {
             Some(LockEffect::Acquire(lock, mode)) => {
                 let restored = if op.kind == OpKind::CondRelock {
@@ -315,38 +345,42 @@ impl Detector {
                 site,
                 write,
                 locks: id,
+                shared: !self.alone(thread),
             };
             let held = &self.locksets[id as usize];
             let protecting = |l: &&HeldLock| !write || l.mode == LockMode::Write;
+            let alone = self.alone(thread);
             let cell = self.granules.entry(granule).or_insert_with(|| Granule {
-                state: State::Exclusive(thread),
-                candidates: SmallVec::new(),
+                candidates: None,
+                threads: SmallVec::new(),
+                written: false,
                 last: SmallVec::new(),
                 reported: false,
             });
-            let before = cell.state;
-            cell.state = match (cell.state, write) {
-                (State::Exclusive(owner), _) if owner == thread => State::Exclusive(owner),
-                (State::Exclusive(_), false) => State::Shared,
-                (State::Exclusive(_), true) | (State::Shared, true) => State::SharedModified,
-                (state, _) => state,
-            };
-            match (before, cell.state) {
-                (_, State::Exclusive(_)) => {}
-                (State::Exclusive(_), _) => {
-                    cell.candidates = held.iter().filter(protecting).map(|l| l.lock).collect();
+            if !alone {
+                let mine = held.iter().filter(protecting).map(|l| l.lock);
+                match &mut cell.candidates {
+                    None => cell.candidates = Some(mine.collect()),
+                    Some(c) => {
+                        let mine: SmallVec<[u64; 4]> = mine.collect();
+                        c.retain(|l| mine.contains(l));
+                    }
                 }
-                _ => cell
-                    .candidates
-                    .retain(|c| held.iter().filter(protecting).any(|l| l.lock == *c)),
+                if !cell.threads.contains(&thread) && cell.threads.len() < 2 {
+                    cell.threads.push(thread);
+                }
+                cell.written |= write;
             }
-            let race =
-                cell.state == State::SharedModified && cell.candidates.is_empty() && !cell.reported;
+            let race = !alone
+                && !cell.reported
+                && cell.written
+                && cell.threads.len() >= 2
+                && cell.candidates.as_ref().is_some_and(|c| c.is_empty());
             let previous = race
                 .then(|| {
                     cell.last
                         .iter()
-                        .filter(|(q, _)| *q != thread)
+                        .filter(|(q, s)| *q != thread && s.shared)
                         .max_by_key(|(_, s)| s.step)
                         .copied()
                 })
@@ -443,13 +477,11 @@ mod tests {
     #[test]
     fn inconsistent_locks_race_with_both_sides_and_their_locksets() {
         let mut e = vec![spawn(1), spawn(2)];
-        // Thread 1 owns x (exclusive: its lock m is not looked at yet).
+        // Thread 1 under m: C(x) = {m}.
         e.extend(locked(1, M, &[load(1, X), store(1, X)])); // steps 2..=5
-                                                            // Thread 2 shares it under n: C(x) = {n}.
+        assert_eq!(races(&trace(&e)), Vec::new(), "one thread so far");
+        // Thread 2 under n: C(x) = {m} ∩ {n} = {} at its load (step 7).
         e.extend(locked(2, N, &[load(2, X), store(2, X)])); // steps 6..=9
-        assert_eq!(races(&trace(&e)), Vec::new(), "still protected by n");
-        // Thread 1 again under m: C(x) = {n} ∩ {m} = {}.
-        e.extend(locked(1, M, &[load(1, X)])); // steps 10..=12
         let found = races(&trace(&e));
         assert_eq!(found.len(), 1, "{found:?}");
         let race = &found[0];
@@ -458,30 +490,58 @@ mod tests {
         assert_eq!(
             race.access,
             LocksetAccess {
-                step: 11,
-                thread: 1,
-                site: 12,
+                step: 7,
+                thread: 2,
+                site: 8,
                 write: false,
-                locks: vec![held(M, LockMode::Write)],
+                locks: vec![held(N, LockMode::Write)],
             }
         );
         assert_eq!(
             race.previous,
             Some(LocksetAccess {
-                step: 8,
-                thread: 2,
-                site: 9,
+                step: 4,
+                thread: 1,
+                site: 5,
                 write: true,
-                locks: vec![held(N, LockMode::Write)],
+                locks: vec![held(M, LockMode::Write)],
             })
         );
         assert_eq!(
             race.signature(),
             LocksetKey {
                 kind: LocksetKind::Race,
-                sites: (9, 12)
+                address: X,
+                site: 0
             }
         );
+    }
+
+    #[test]
+    fn the_verdict_does_not_depend_on_the_order_of_the_accesses() {
+        // A write then another thread's read, and the reverse order: both
+        // unprotected, both races (Eraser's exclusive state would call the
+        // first one an initialisation).
+        let write_first = vec![spawn(1), spawn(2), store(1, X), load(2, X)];
+        let read_first = vec![spawn(1), spawn(2), load(2, X), store(1, X)];
+        let keys = |e: &[(u32, OpKind, u16, u64, u64)]| -> Vec<LocksetKey> {
+            races(&trace(e))
+                .iter()
+                .map(LocksetRace::signature)
+                .collect()
+        };
+        assert_eq!(keys(&write_first), keys(&read_first));
+        assert_eq!(keys(&write_first).len(), 1);
+    }
+
+    #[test]
+    fn accesses_after_joining_every_thread_are_not_shared() {
+        let mut e = vec![spawn(1)];
+        e.extend(locked(1, M, &[store(1, X)]));
+        e.push(op(0, OpKind::ThreadJoin, 1));
+        e.push(load(0, X));
+        e.push(store(0, X));
+        assert_eq!(races(&trace(&e)), Vec::new());
     }
 
     #[test]
@@ -601,7 +661,8 @@ mod tests {
             found[0].signature(),
             LocksetKey {
                 kind: LocksetKind::UnlockWithoutLock,
-                sites: (4, 4)
+                address: M,
+                site: 4
             }
         );
     }
@@ -657,6 +718,6 @@ mod tests {
         let found = races(&trace(&e));
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].address, X + 4, "x itself is thread 1's alone");
-        assert_eq!(found[0].access.step, 10);
+        assert_eq!(found[0].access.step, 6, "thread 2's first access of x+4");
     }
 }

@@ -19,6 +19,7 @@ use crate::strategy::rt::strategy::{check_variant, MAX_PENDING_BYTES};
 use crate::strategy::rt::variants::{generate_variants, Cut, Variant};
 use crate::strategy::{Divergence, Strategy};
 use crate::trace::Trace;
+use reach_channel::symbolic::{SYM_OVERFLOW_BRANCHES, SYM_OVERFLOW_NODES};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
 
@@ -131,16 +132,21 @@ impl BranchDirected {
     }
 }
 
+/// What one trace says of its branches.
+struct TraceBranches {
+    /// Each branch and its related operations.
+    related: Vec<(BranchId, RelatedOps)>,
+    /// Each branch's outcome (the last evaluation's).
+    outcomes: HashMap<BranchId, bool>,
+    /// Branch records left out.
+    dropped: usize,
+    /// Expressions cut at `MAX_LEAVES` shared reads.
+    widened: usize,
+}
+
 /// The related operations of each branch of a trace (loop evaluations
-/// merged), and its outcomes (the last evaluation's).
-fn branches_of(
-    trace: &Trace,
-    keys: &[EventKey],
-) -> (
-    Vec<(BranchId, RelatedOps)>,
-    HashMap<BranchId, bool>,
-    (usize, usize),
-) {
+/// merged), and its outcomes.
+fn branches_of(trace: &Trace, keys: &[EventKey]) -> TraceBranches {
     let flow = branch_flow(trace);
     let mut related: HashMap<BranchId, HashSet<EventKey>> = HashMap::default();
     let mut order: Vec<BranchId> = Vec::new();
@@ -157,7 +163,12 @@ fn branches_of(
         .into_iter()
         .filter_map(|id| related.remove(&id).map(|set| (id, Arc::new(set))))
         .collect();
-    (list, outcomes, (flow.dropped, flow.widened))
+    TraceBranches {
+        related: list,
+        outcomes,
+        dropped: flow.dropped,
+        widened: flow.widened,
+    }
 }
 
 /// Where the events of a variant's whole path that are in `relevant`
@@ -263,10 +274,20 @@ impl Strategy for BranchDirected {
         let variant = self.current.take().unwrap_or_default();
         check_variant(&variant, trace)?;
         let keys = Arc::new(event_keys(trace));
-        let (branches, outcomes, (dropped, widened)) = branches_of(trace, &keys);
+        let TraceBranches {
+            related: branches,
+            outcomes,
+            dropped,
+            widened,
+        } = branches_of(trace, &keys);
         self.counts.dropped_branches += dropped as u64;
         self.counts.widened += widened as u64;
-        if trace.symbolic.as_ref().is_some_and(|s| s.overflow != 0) {
+        let full = SYM_OVERFLOW_NODES | SYM_OVERFLOW_BRANCHES;
+        if trace
+            .symbolic
+            .as_ref()
+            .is_some_and(|s| s.overflow & full != 0)
+        {
             self.counts.overflowed += 1;
         }
         let groups = std::mem::take(&mut self.current_groups);
