@@ -69,6 +69,7 @@ fn executor_mode(
         fork_server,
         persistent,
         exit_cuts_threads: false,
+        commute_rmws: false,
         user_threads,
         symbolic_args: false,
         symbolic_stdin: 0,

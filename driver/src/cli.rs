@@ -26,6 +26,8 @@ Examples:
     reach-native --race-detector both --keep-going ./prog
   Search for a while with a randomised strategy:
     reach-native --strategy pct --max-time 60 ./prog
+  Count behaviours, counters updated with unused fetch_add commuting:
+    reach-native --strategy optimal --commute-rmws --stats ./prog
   Split the search over 4 machines, then merge their reports:
     reach-native --shard 0/4 --json shard-0.json ./prog   (and 1/4, 2/4, 3/4)
     reach-native merge shard-*.json
@@ -143,6 +145,14 @@ pub struct Cli {
     /// so no thread is cut short and the exit's place is never explored).
     #[arg(long)]
     pub exit_cuts_threads: bool,
+    /// Let atomic read-modify-writes whose result the program never uses
+    /// commute when they are of one family (add/sub, or, and, xor, min,
+    /// max) on the same bytes: N such increments are one behaviour, not N!
+    /// orders. Sound for the program's states; uninstrumented code reading
+    /// such a counter between two updates is not seen (README: Commuting
+    /// updates). Not with rt, unfold or branches.
+    #[arg(long)]
+    pub commute_rmws: bool,
     /// Unchanged re-reads after which a busy-waiting thread counts as blocked.
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub spin_threshold: u32,

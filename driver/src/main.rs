@@ -158,6 +158,14 @@ fn warn_unknown_env(quiet: bool) {
 
 fn run(cli: &Cli) -> Result<u8> {
     warn_unknown_env(cli.quiet);
+    if cli.commute_rmws
+        && matches!(
+            cli.strategy,
+            StrategyName::Rt | StrategyName::Unfold | StrategyName::Branches
+        )
+    {
+        bail!("--commute-rmws applies to --strategy dpor, dpor-cr, dpor-classic, optimal, exhaustive, pct, random and portfolio, not rt, unfold or branches");
+    }
     let program = reach_native::exec::locate_program(&cli.program)?;
     let binary = Binary::inspect(&program)?;
     if !binary.instrumented && !cli.quiet {
@@ -231,6 +239,7 @@ fn run(cli: &Cli) -> Result<u8> {
         persistent: !cli.no_persistent,
         exit_cuts_threads: cli.exit_cuts_threads
             || schedule.as_ref().is_some_and(|s| s.exit_cuts_threads),
+        commute_rmws: cli.commute_rmws || schedule.as_ref().is_some_and(|s| s.commute_rmws),
         user_threads: cli.user_threads && !cli.no_user_threads,
         symbolic_args: cli.symbolic_args || schedule.as_ref().is_some_and(|s| s.symbolic_args),
         symbolic_stdin: cli
@@ -728,6 +737,7 @@ fn search_options(cli: &Cli) -> reach_native::shard::SearchOptions {
         max_steps: cli.max_steps,
         max_recorded_steps: cli.max_recorded_steps,
         exit_cuts_threads: cli.exit_cuts_threads,
+        commute_rmws: cli.commute_rmws,
         spin_threshold: cli.spin_threshold,
         keep_going: cli.keep_going,
         ignore_races: cli.ignore_races,

@@ -127,6 +127,11 @@ pub struct ScheduleFile {
     /// other threads short), which `--replay` then applies too.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub exit_cuts_threads: bool,
+    /// The execution ran with `--commute-rmws` and has commuting updates
+    /// (whose races the race detector judges differently), which
+    /// `--replay` then applies too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub commute_rmws: bool,
     /// The `--race-detector` whose race the execution shows (`lockset`;
     /// absent for the default), which `--replay` applies unless given one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -308,6 +313,7 @@ impl ScheduleFile {
             strategy: None,
             seed: None,
             exit_cuts_threads: trace.events.iter().any(|e| e.op.cuts_threads()),
+            commute_rmws: trace.events.iter().any(|e| e.op.flags.family().is_some()),
             race_detector: None,
             inputs: recorded_inputs(trace),
             symbolic_args: trace.symbolic.as_ref().is_some_and(|s| s.args),
@@ -363,6 +369,7 @@ impl ScheduleFile {
                     strategy: None,
                     seed: None,
                     exit_cuts_threads: false,
+                    commute_rmws: false,
                     race_detector: None,
                     inputs: Vec::new(),
                     symbolic_args: false,
@@ -463,6 +470,9 @@ impl ScheduleFile {
         }
         if self.exit_cuts_threads {
             scalar(&mut out, "exit_cuts_threads", "true".into());
+        }
+        if self.commute_rmws {
+            scalar(&mut out, "commute_rmws", "true".into());
         }
         if let Some(detector) = &self.race_detector {
             scalar(&mut out, "race_detector", serde_json::to_string(detector)?);
@@ -623,6 +633,19 @@ mod tests {
         assert!(cutting.exit_cuts_threads);
         let back = ScheduleFile::parse(&cutting.to_text().unwrap(), "test").unwrap();
         assert!(back.exit_cuts_threads);
+    }
+
+    #[test]
+    fn commuting_updates_follow_the_trace() {
+        let mut events = vec![event(0, OpKind::AtomicRmw, 0x10)];
+        let plain = file_of(&Trace::new(events.clone(), Vec::new()));
+        assert!(!plain.commute_rmws);
+        assert!(!plain.to_text().unwrap().contains("commute_rmws"));
+        events[0].op.flags = EventFlags(EventFlags::update(reach_channel::RmwFamily::Or));
+        let commuting = file_of(&Trace::new(events, Vec::new()));
+        assert!(commuting.commute_rmws);
+        let back = ScheduleFile::parse(&commuting.to_text().unwrap(), "test").unwrap();
+        assert!(back.commute_rmws);
     }
 
     #[test]

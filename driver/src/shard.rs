@@ -286,6 +286,9 @@ pub struct SearchOptions {
     pub max_recorded_steps: u64,
     /// `--exit-cuts-threads`.
     pub exit_cuts_threads: bool,
+    /// `--commute-rmws` (absent in reports that predate it: off).
+    #[serde(default)]
+    pub commute_rmws: bool,
     /// `--spin-threshold`.
     pub spin_threshold: u32,
     /// `--keep-going`.

@@ -68,6 +68,7 @@ fn classes(program: &Path, strategy: impl Strategy, trace_shared: bool) -> (BTre
         fork_server: true,
         persistent: true,
         exit_cuts_threads: false,
+        commute_rmws: false,
         user_threads: false,
         symbolic_args: false,
         symbolic_stdin: 0,

@@ -66,6 +66,7 @@ fn config(program: &Path, args: &[&str], fork_server: bool) -> ExecConfig {
         fork_server,
         persistent: false,
         exit_cuts_threads: false,
+        commute_rmws: false,
         user_threads: false,
         symbolic_args: false,
         symbolic_stdin: 0,

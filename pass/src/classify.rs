@@ -63,6 +63,8 @@ pub(crate) enum Action {
         op: RmwOp,
         /// The value operand (passed when its value can be read as a `u64`).
         operand: Value,
+        /// Nothing uses the instruction's result (the old value).
+        result_unused: bool,
     },
     /// Atomic load/store/cmpxchg hook.
     Atomic {
@@ -138,6 +140,29 @@ fn sized(t: inkwell::llvm_sys::prelude::LLVMTypeRef) -> bool {
     llvm::type_kind(t) != LLVMTypeKind::LLVMScalableVectorTypeKind
 }
 
+/// True if the program never uses the value `inst` produces: it has no
+/// uses, or it is only stored into a local variable (an `alloca`) that
+/// nothing reads but loads whose values are unused in turn (the
+/// `atomic-temp` clang keeps the old value of a discarded
+/// `atomic_fetch_add` in without optimisation).
+fn result_unused(inst: Value) -> bool {
+    let unread_temporary = |ptr: Value| {
+        llvm::opcode(ptr) == Some(Op::LLVMAlloca)
+            && llvm::uses(ptr)
+                .into_iter()
+                .all(|(user, index)| match llvm::opcode(user) {
+                    Some(Op::LLVMStore) => index == 1,
+                    Some(Op::LLVMLoad) => !llvm::has_uses(user),
+                    _ => false,
+                })
+    };
+    llvm::uses(inst).into_iter().all(|(user, index)| {
+        llvm::opcode(user) == Some(Op::LLVMStore)
+            && index == 0
+            && unread_temporary(llvm::operand(user, 1))
+    })
+}
+
 /// The hook ABI's name for an `atomicrmw` operation, and its IR name.
 fn rmw_op(op: Rmw) -> (RmwOp, &'static str) {
     match op {
@@ -194,6 +219,7 @@ impl Classifier {
                     ordering,
                     op,
                     operand,
+                    result_unused: result_unused(inst),
                 })
             }
             Op::LLVMAtomicCmpXchg => {

@@ -234,6 +234,7 @@ pub(crate) fn emit_atomic_rmw<'ctx>(
         SEQ_CST,
         RmwOp::Unknown,
         None,
+        false,
     )?
     .as_value_ref())
 }

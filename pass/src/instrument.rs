@@ -217,6 +217,7 @@ fn emit<'ctx>(
             ordering,
             op,
             operand,
+            result_unused,
             ..
         } => {
             calls.push(emit_rmw(
@@ -228,6 +229,7 @@ fn emit<'ctx>(
                 *ordering,
                 *op,
                 Some(*operand),
+                *result_unused,
             )?);
         }
         Action::Fence { ordering, .. } => {
@@ -286,6 +288,8 @@ fn emit<'ctx>(
 /// value operand) is passed when [`rmw_operand_as_i64`] can read it, and the
 /// code says whether it was; an operation the pass cannot name passes
 /// [`RmwOp::Unknown`] and `None` (the runtime then counts it as a write).
+/// `result_unused` (nothing uses the old value the operation returns) adds
+/// [`hooks::RMW_RESULT_UNUSED`] to the code.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn emit_rmw<'ctx>(
     builder: &Builder<'ctx>,
@@ -296,6 +300,7 @@ pub(crate) fn emit_rmw<'ctx>(
     ordering: u32,
     op: RmwOp,
     operand: Option<Value>,
+    result_unused: bool,
 ) -> Result<InstructionValue<'ctx>, BuilderError> {
     let ctx = builder
         .get_insert_block()
@@ -307,7 +312,12 @@ pub(crate) fn emit_rmw<'ctx>(
         Some(v) => rmw_operand_as_i64(builder, op, v, size)?,
         None => None,
     };
-    let code = op.code(value.is_some());
+    let unused = if result_unused {
+        hooks::RMW_RESULT_UNUSED
+    } else {
+        0
+    };
+    let code = op.code(value.is_some()) | unused;
     let args: [BasicMetadataValueEnum<'ctx>; 6] = [
         i64t.const_int(site, false).into(),
         // SAFETY: the address operand of a memory instruction is a pointer.

@@ -41,6 +41,12 @@ pub(crate) fn operand(v: Value, i: u32) -> Value {
     unsafe { c::LLVMGetOperand(v, i) }
 }
 
+/// True if anything uses `v` (debug records are not uses).
+pub(crate) fn has_uses(v: Value) -> bool {
+    // SAFETY: reading the head of a live value's use list.
+    unsafe { !c::LLVMGetFirstUse(v).is_null() }
+}
+
 /// Every user of `v` paired with the operand index where `v` is used (one
 /// entry per use).
 pub(crate) fn uses(v: Value) -> Vec<(Value, u32)> {

@@ -4,9 +4,9 @@
 
 use crate::api::mk;
 use crate::sched::{run_access, run_op};
-use crate::state::{me, set_call_site};
+use crate::state::{me, set_call_site, state};
 use core::ffi::c_void;
-use reach_channel::hooks::RmwOp;
+use reach_channel::hooks::{RmwOp, RMW_RESULT_UNUSED};
 use reach_channel::{EventFlags, OpKind};
 
 #[inline]
@@ -44,7 +44,10 @@ pub extern "C" fn __reach_atomic_store(site: u64, addr: *const c_void, size: u64
 /// `operand` its operand when known. When the thread runs, an operation
 /// that would leave memory unchanged (an exchange of the current value,
 /// adding 0, ...) is recorded as one that did not change memory
-/// ([`EventFlags::FAILED`]): a read.
+/// ([`EventFlags::FAILED`]): a read. With `--commute-rmws`, one whose
+/// result the program does not use ([`RMW_RESULT_UNUSED`]) and whose
+/// operation has a family ([`RmwOp::family`]) is an update of that family
+/// ([`EventFlags::UNUSED_RESULT`]) instead.
 #[no_mangle]
 pub extern "C" fn __reach_atomic_rmw(
     site: u64,
@@ -57,11 +60,23 @@ pub extern "C" fn __reach_atomic_rmw(
     let Some(me) = me() else { return };
     let a = addr as u64;
     let (rmw, known) = RmwOp::decode(op);
-    run_op(me, mk(OpKind::AtomicRmw, 0, a, size), site, |_, _, op| {
-        if known && leaves_unchanged(rmw, a, size, operand) {
-            op.flags.0 |= EventFlags::FAILED;
+    let flags = match rmw.family() {
+        // SAFETY: read of a field set before the execution started.
+        Some(family) if op & RMW_RESULT_UNUSED != 0 && unsafe { state() }.commute_rmws => {
+            EventFlags::update(family)
         }
-    });
+        _ => 0,
+    };
+    run_op(
+        me,
+        mk(OpKind::AtomicRmw, flags, a, size),
+        site,
+        |_, _, op| {
+            if known && leaves_unchanged(rmw, a, size, operand) {
+                op.flags.0 |= EventFlags::FAILED;
+            }
+        },
+    );
 }
 
 /// Would `rmw` with `operand` leave the `size` bytes at `addr` as they are?

@@ -6,7 +6,7 @@ use crate::state::{set_debug, set_me, state, State, TState, MODE, MODE_ACTIVE};
 use crate::sys;
 use core::sync::atomic::Ordering;
 use reach_channel::layout::{
-    REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING, REQ_USER_THREADS,
+    REQ_COMMUTE_RMWS, REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING, REQ_USER_THREADS,
 };
 use reach_channel::{Policy, ThreadState};
 
@@ -57,6 +57,7 @@ pub fn load_request(st: &mut State) {
     st.sleep_sets = h.request_flags & REQ_SLEEP_SETS != 0;
     st.spin_blocking = h.request_flags & REQ_SPIN_BLOCKING != 0;
     st.exit_cuts_threads = h.request_flags & REQ_EXIT_CUTS_THREADS != 0;
+    st.commute_rmws = h.request_flags & REQ_COMMUTE_RMWS != 0;
     st.exit_waiting_since = u64::MAX;
     st.spin_threshold = u64::from(h.spin_threshold);
     st.sleep = if st.sleep_sets {

@@ -252,6 +252,9 @@ pub struct State {
     /// may cut other threads short); otherwise it waits until no other
     /// thread can run or [`EXIT_GRACE_STEPS`] steps have passed.
     pub exit_cuts_threads: bool,
+    /// Record unused-result read-modify-writes of a commuting family as
+    /// updates (`REQ_COMMUTE_RMWS`).
+    pub commute_rmws: bool,
     /// Step at which a thread first waited at the process exit (`u64::MAX`
     /// while none does).
     pub exit_waiting_since: u64,
@@ -321,6 +324,7 @@ static GLOBAL: Global = Global(UnsafeCell::new(State {
     sleep_sets: false,
     spin_blocking: false,
     exit_cuts_threads: false,
+    commute_rmws: false,
     exit_waiting_since: u64::MAX,
     spin_threshold: 0,
     prefix_len: 0,

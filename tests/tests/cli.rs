@@ -382,3 +382,19 @@ fn explicit_step_bound_is_a_hang_with_small_reports() {
     assert_eq!(replay.json["bug"]["trace"], run.json["bug"]["trace"]);
     assert_eq!(replay.json["bug"]["message"], run.json["bug"]["message"]);
 }
+
+/// `--commute-rmws` needs a strategy that uses the dependency relation it
+/// changes; reachability testing (and the branch-directed search built on
+/// it) and unfolding have their own models of read-modify-writes and
+/// refuse it with one line.
+#[test]
+fn commute_rmws_with_rt_or_unfold_is_one_clear_error() {
+    let program = build_example("ainc.c");
+    let program = program.to_str().expect("utf-8 path");
+    for strategy in ["rt", "unfold", "branches"] {
+        let (code, _, stderr) = run_raw(&["--strategy", strategy, "--commute-rmws", program]);
+        assert_eq!(code, 2, "{strategy}: {stderr}");
+        one_error_line(&stderr);
+        assert!(stderr.contains("--commute-rmws"), "{stderr}");
+    }
+}

@@ -166,6 +166,14 @@ examples! {
     oracle_condvar_signal: "oracle_condvar_signal.c", [], [] => Clean(2);
     oracle_create_join_chain: "oracle_create_join_chain.c", [], [] => Clean(1);
     oracle_fetch_add: "oracle_fetch_add.c", [], [] => Clean(6);
+    oracle_commute_used: "oracle_commute_used.c", [], [] => Clean(6);
+    oracle_commute_used_commuting: "oracle_commute_used.c", ["--commute-rmws"], [] => Clean(4);
+    oracle_commute_families: "oracle_commute_families.c", [], [] => Clean(24);
+    oracle_commute_families_commuting: "oracle_commute_families.c", ["--commute-rmws"], [] => Clean(18);
+    oracle_commute_race: "oracle_commute_race.c", [], [] => Bug("data_race");
+    oracle_commute_race_commuting: "oracle_commute_race.c", ["--commute-rmws"], [] => Bug("data_race");
+    ainc: "ainc.c", [], [] => Clean(24);
+    ainc_commuting: "ainc.c", ["--commute-rmws"], [] => Clean(1);
     oracle_independent_writers: "oracle_independent_writers.c", [], [] => Clean(1);
     oracle_lost_signal: "oracle_lost_signal.c", [], [] => Bug("deadlock");
     oracle_message_passing: "oracle_message_passing.c", [], [] => Clean(2);

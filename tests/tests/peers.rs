@@ -108,3 +108,60 @@ fn casrot_behaviours() {
     assert_eq!(dpor_orders, 43);
     assert_eq!(dpor_executions, 120);
 }
+
+/// ainc(N) (`c-examples/ainc.c`, built like the others at `-O0`): N
+/// threads add to one counter without using fetch_add's result. With
+/// `--commute-rmws` the additions commute: one behaviour, one execution for
+/// optimal and dpor; without it every order of them is one, N! (the
+/// exhaustive oracle counts the same).
+#[test]
+fn ainc_commuting_rmws() {
+    let mut factorial = 1;
+    for n in 2..=5u32 {
+        factorial *= u64::from(n);
+        let define = format!("-DN={n}");
+        let program = build_source(
+            "c-examples/ainc.c",
+            &["-O0", "-g", &define],
+            &format!("ainc_{n}"),
+        );
+        let run = |strategy: &str, commute: bool| {
+            let mut options = vec!["--strategy", strategy, "--stats"];
+            if commute {
+                options.push("--commute-rmws");
+            }
+            let run = reach(&program, &options, &[]);
+            assert!(run.complete(), "ainc({n}) {strategy}: {}", run.stderr);
+            assert!(run.json["bug"].is_null(), "ainc({n}): {}", run.stdout);
+            assert_eq!(
+                run.json["sleep_blocked"].as_u64(),
+                Some(0),
+                "ainc({n}) {strategy}"
+            );
+            (run.executions(), run.partial_orders())
+        };
+        assert_eq!(
+            run("optimal", true),
+            (1, 1),
+            "ainc({n}) optimal --commute-rmws"
+        );
+        assert_eq!(run("dpor", true), (1, 1), "ainc({n}) dpor --commute-rmws");
+        assert_eq!(
+            run("optimal", false),
+            (factorial, factorial),
+            "ainc({n}) optimal"
+        );
+        if n <= 4 {
+            assert_eq!(
+                run("exhaustive", true).1,
+                1,
+                "ainc({n}) exhaustive --commute-rmws"
+            );
+            assert_eq!(
+                run("exhaustive", false).1,
+                factorial,
+                "ainc({n}) exhaustive"
+            );
+        }
+    }
+}

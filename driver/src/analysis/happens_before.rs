@@ -11,17 +11,25 @@
 //! * an acquire and a release of the same lock are never co-enabled, so for a
 //!   pending acquire the racing candidate is the last *acquire* of the lock,
 //!   not the last release.
+//!
+//! Commuting updates (`--commute-rmws`, [`Mode::Update`]) are a third kind
+//! of access: they join `CW(o)` like writes (a read follows every update
+//! before it) but commute with the updates of their group. While the
+//! accesses of an object end with a run of updates of one group, the
+//! tracker keeps `CA(o)` as it was when the run began: an update of the
+//! same group follows that, not the run.
 
 use super::clock::VClock;
-use super::objects::{touched, ObjectKey};
+use super::objects::{touched, Group, Mode, ObjectKey};
 use crate::trace::TraceEvent;
 use reach_channel::ops::GRANULE;
-use reach_channel::{Class, EventFlags, Op, OpKind, Space};
+use reach_channel::{EventFlags, Op, OpKind, Space};
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
 
 #[derive(Default)]
 struct ObjectState {
+    /// Join of the writes and updates: what a read follows.
     write_clock: VClock,
     access_clock: VClock,
     last_write: Option<usize>,
@@ -33,6 +41,12 @@ struct ObjectState {
     /// backtracking point). Bounded by the number of threads, whatever the
     /// access pattern: a long run of re-reads costs nothing per pending write.
     last_reads: SmallVec<[(u32, usize); 4]>,
+    /// Each thread's last update of each group since the last write
+    /// (the updates' `LR(o)`).
+    last_updates: SmallVec<[(u32, Group, usize); 4]>,
+    /// The group of the run of updates the object's accesses end with, and
+    /// the access clock when the run began (what the run's updates follow).
+    run: Option<(Group, VClock)>,
     last_acquire: Option<usize>,
     /// Every access of this object, per thread, in trace order: what
     /// [`HappensBefore::accessed_between`] searches.
@@ -43,7 +57,10 @@ struct ObjectState {
 #[derive(Default)]
 struct AccessLog {
     all: Vec<u32>,
+    /// Writes and updates.
     writes: Vec<u32>,
+    /// Updates, with their group.
+    updates: Vec<(u32, Group)>,
 }
 
 impl AccessLog {
@@ -51,6 +68,19 @@ impl AccessLog {
     fn any_in(list: &[u32], from: usize, to: usize) -> bool {
         let at = list.partition_point(|&j| (j as usize) < from);
         list.get(at).is_some_and(|&j| (j as usize) < to)
+    }
+
+    /// True if an access in `from..to` conflicts with an update of `group`:
+    /// any access but an update of the same group.
+    fn conflicts_with_update(&self, group: Group, from: usize, to: usize) -> bool {
+        let at = self.all.partition_point(|&j| (j as usize) < from);
+        self.all[at..]
+            .iter()
+            .take_while(|&&j| (j as usize) < to)
+            .any(|&j| {
+                let u = self.updates.partition_point(|&(k, _)| k < j);
+                self.updates.get(u) != Some(&(j, group))
+            })
     }
 }
 
@@ -79,11 +109,11 @@ impl HappensBefore {
         }
     }
 
-    fn class(&self, class: Class) -> Class {
+    fn mode(&self, mode: Mode) -> Mode {
         if self.reads_conflict {
-            Class::Write
+            Mode::Write
         } else {
-            class
+            mode
         }
     }
     /// Clock `CP(t)` of thread `t`.
@@ -133,29 +163,45 @@ impl HappensBefore {
     /// acquire of a lock, the last acquire. Only candidates that do not
     /// happen before `p` are returned. The work is bounded by the number of
     /// threads and objects of `v`, not by the length of the trace.
+    ///
+    /// Updates since the last write count like reads for a write, like the
+    /// write for a read, and for an update those of other groups and the
+    /// reads do; where an update is among the candidates, only the maximal
+    /// ones (that happen before no other candidate) are kept, since an
+    /// update may happen before a later read or update of another group.
     pub fn racing_events(&self, p: u32, v: &Op) -> Vec<usize> {
         let mut found = Vec::new();
-        for (key, class) in touched(v) {
-            let class = self.class(class);
+        for (key, mode) in touched(v) {
+            let mode = self.mode(mode);
             let Some(state) = self.objects.get(&key) else {
                 continue;
             };
             let mut candidates: SmallVec<[usize; 4]> = SmallVec::new();
+            let concurrent = |&j: &usize| !self.event_precedes_thread(j, p);
+            let updates = state
+                .last_updates
+                .iter()
+                .filter(|&&(_, group, _)| mode.conflicts(Mode::Update(group)))
+                .map(|&(_, _, j)| j)
+                .filter(concurrent);
             if blocking_lock(v) == Some(key) {
                 candidates.extend(state.last_acquire);
-            } else if class == Class::Write {
-                candidates.extend(
-                    state
-                        .last_reads
-                        .iter()
-                        .map(|&(_, j)| j)
-                        .filter(|&j| !self.event_precedes_thread(j, p)),
-                );
+            } else {
+                candidates.extend(updates);
+                let with_updates = !candidates.is_empty();
+                if mode != Mode::Read {
+                    candidates.extend(state.last_reads.iter().map(|&(_, j)| j).filter(concurrent));
+                }
+                if with_updates {
+                    let all = candidates.clone();
+                    candidates.retain(|a| {
+                        !all.iter()
+                            .any(|&b| b != *a && self.event_precedes_event(*a, b))
+                    });
+                }
                 if candidates.is_empty() {
                     candidates.extend(state.last_write);
                 }
-            } else {
-                candidates.extend(state.last_write);
             }
             for i in candidates {
                 if !self.event_precedes_thread(i, p) && !found.contains(&i) {
@@ -192,7 +238,7 @@ impl HappensBefore {
         if from >= to {
             return false;
         }
-        touched(v).any(|(key, class)| {
+        touched(v).any(|(key, mode)| {
             let Some(log) = self
                 .objects
                 .get(&key)
@@ -200,11 +246,11 @@ impl HappensBefore {
             else {
                 return false;
             };
-            let list = match self.class(class) {
-                Class::Write => &log.all,
-                Class::Read => &log.writes,
-            };
-            AccessLog::any_in(list, from, to)
+            match self.mode(mode) {
+                Mode::Write => AccessLog::any_in(&log.all, from, to),
+                Mode::Read => AccessLog::any_in(&log.writes, from, to),
+                Mode::Update(group) => log.conflicts_with_update(group, from, to),
+            }
         })
     }
 
@@ -217,15 +263,19 @@ impl HappensBefore {
             self.last_event.resize(p as usize + 1, None);
         }
         self.last_event[p as usize] = Some(index);
-        let accesses: Vec<(ObjectKey, Class)> = touched(&event.op)
-            .map(|(key, class)| (key, self.class(class)))
+        let accesses: Vec<(ObjectKey, Mode)> = touched(&event.op)
+            .map(|(key, mode)| (key, self.mode(mode)))
             .collect();
         let mut cv = self.clock(p);
-        for (key, class) in &accesses {
+        for (key, mode) in &accesses {
             if let Some(state) = self.objects.get(key) {
-                match class {
-                    Class::Write => cv.join(&state.access_clock),
-                    Class::Read => cv.join(&state.write_clock),
+                match mode {
+                    Mode::Write => cv.join(&state.access_clock),
+                    Mode::Read => cv.join(&state.write_clock),
+                    Mode::Update(group) => match &state.run {
+                        Some((run, before)) if run == group => cv.join(before),
+                        _ => cv.join(&state.access_clock),
+                    },
                 }
             }
         }
@@ -240,7 +290,7 @@ impl HappensBefore {
         let acquired = event.op.kind.is_acquire()
             && !event.op.flags.has(EventFlags::FAILED)
             && (event.op.kind == OpKind::CondRelock || !event.op.flags.has(EventFlags::TIMED_OUT));
-        for (key, class) in accesses {
+        for (key, mode) in accesses {
             let state = self.objects.entry(key).or_default();
             if state.history.len() <= p as usize {
                 state
@@ -249,19 +299,39 @@ impl HappensBefore {
             }
             let log = &mut state.history[p as usize];
             log.all.push(index as u32);
-            match class {
-                Class::Write => {
+            match mode {
+                Mode::Write => {
                     log.writes.push(index as u32);
                     state.write_clock = cv.clone();
                     state.access_clock = cv.clone();
                     state.last_write = Some(index);
                     state.last_reads.clear();
+                    state.last_updates.clear();
+                    state.run = None;
                 }
-                Class::Read => {
+                Mode::Read => {
                     state.access_clock.join(&cv);
                     match state.last_reads.iter_mut().find(|(t, _)| *t == p) {
                         Some(entry) => entry.1 = index,
                         None => state.last_reads.push((p, index)),
+                    }
+                    state.run = None;
+                }
+                Mode::Update(group) => {
+                    log.writes.push(index as u32);
+                    log.updates.push((index as u32, group));
+                    if state.run.as_ref().is_none_or(|(run, _)| *run != group) {
+                        state.run = Some((group, state.access_clock.clone()));
+                    }
+                    state.write_clock.join(&cv);
+                    state.access_clock.join(&cv);
+                    match state
+                        .last_updates
+                        .iter_mut()
+                        .find(|(t, g, _)| *t == p && *g == group)
+                    {
+                        Some(entry) => entry.2 = index,
+                        None => state.last_updates.push((p, group, index)),
                     }
                 }
             }

@@ -32,7 +32,7 @@
 
 use super::objects::touched;
 use crate::trace::Trace;
-use reach_channel::{Class, EventFlags, Op, OpKind, Space};
+use reach_channel::{EventFlags, Op, OpKind, Space};
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
 
@@ -339,7 +339,7 @@ impl Detector {
             if space != Space::Memory {
                 continue;
             }
-            let write = class == Class::Write;
+            let write = class.writes();
             let seen = Seen {
                 step,
                 site,

@@ -5,16 +5,21 @@
 //! thread create/join, lock-like objects, and atomic accesses (each atomic
 //! operation synchronises with earlier atomic operations on the same
 //! location, the sequentially consistent reading). Plain accesses never
-//! order anything, as in a vector-clock race detector. A detached thread
+//! order anything, as in a vector-clock race detector. Commuting updates
+//! (`--commute-rmws`) of one group do not synchronise with each other: the
+//! search runs one order of them for all, and a program that uses none of
+//! their results cannot tell which came first, so an update follows the
+//! atomic operations before the run of updates it belongs to, not the run.
+//! A detached thread
 //! that finished happens before every later thread creation: the C library
 //! hands its stack to a new thread only after it exited, under its
 //! stack-cache lock (Rust's scoped and dropped threads are detached, and
 //! their stack slots are reused at the same addresses).
 
 use super::clock::VClock;
-use super::objects::{touched, ObjectKey};
+use super::objects::{touched, Group, Mode, ObjectKey};
 use crate::trace::Trace;
-use reach_channel::{Class, OpKind};
+use reach_channel::OpKind;
 use rustc_hash::FxHashMap as HashMap;
 
 /// A data race: two event indices (earlier first) and the granule address.
@@ -26,6 +31,15 @@ pub struct Race {
     pub second: usize,
     /// Address of the first byte of the granule they share.
     pub address: u64,
+}
+
+/// The synchronisation clock of an object: the join of the atomic and
+/// synchronising operations on it, and while they end with a run of
+/// updates of one group, the clock before the run.
+#[derive(Default)]
+struct SyncClock {
+    clock: VClock,
+    run: Option<(Group, VClock)>,
 }
 
 #[derive(Default)]
@@ -46,7 +60,7 @@ pub fn first_race(trace: &Trace) -> Option<Race> {
 pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
     let mut found: Vec<Race> = Vec::new();
     let mut clocks: Vec<VClock> = Vec::new();
-    let mut sync: HashMap<ObjectKey, VClock> = HashMap::default();
+    let mut sync: HashMap<ObjectKey, SyncClock> = HashMap::default();
     let mut shadow: HashMap<ObjectKey, Shadow> = HashMap::default();
     let threads = trace.final_pending.len();
     let mut last_event = vec![None; threads];
@@ -82,7 +96,7 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
                     .map(|(_, j)| j)
                     .into_iter()
                     .collect();
-                if class == Class::Write {
+                if class.writes() {
                     conflicting.extend(cell.reads.iter().filter(|r| unordered(r)).map(|r| r.1));
                 }
                 for j in conflicting {
@@ -99,16 +113,18 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
                 if found.len() >= limit {
                     return found;
                 }
-                match class {
-                    Class::Read => cell.reads.push((p, index)),
-                    Class::Write => {
-                        cell.last_write = Some((p, index));
-                        cell.reads.clear();
-                    }
+                if class.writes() {
+                    cell.last_write = Some((p, index));
+                    cell.reads.clear();
+                } else {
+                    cell.reads.push((p, index));
                 }
             } else {
-                let object_clock = sync.entry(key).or_default();
-                cv.join(object_clock);
+                let object = sync.entry(key).or_default();
+                match (class, &object.run) {
+                    (Mode::Update(group), Some((run, before))) if *run == group => cv.join(before),
+                    _ => cv.join(&object.clock),
+                }
             }
         }
         if event.op.kind == OpKind::ThreadDetach {
@@ -132,8 +148,20 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
         }
         cv.set(p, index as u32 + 1);
         if !plain {
-            for (key, _) in touched(&event.op) {
-                sync.insert(key, cv.clone());
+            for (key, mode) in touched(&event.op) {
+                let object = sync.entry(key).or_default();
+                match mode {
+                    Mode::Update(group) => {
+                        if object.run.as_ref().is_none_or(|(run, _)| *run != group) {
+                            object.run = Some((group, object.clock.clone()));
+                        }
+                        object.clock.join(&cv);
+                    }
+                    Mode::Read | Mode::Write => {
+                        object.clock = cv.clone();
+                        object.run = None;
+                    }
+                }
             }
         }
         if event.op.kind == OpKind::ThreadCreate {
@@ -146,4 +174,59 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
         clocks[t] = cv;
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::TraceEvent;
+    use reach_channel::{EventFlags, Op, RmwFamily, ThreadSet};
+
+    fn event(thread: u32, kind: OpKind, flags: u16, object: u64) -> TraceEvent {
+        TraceEvent {
+            thread,
+            op: Op {
+                kind,
+                flags: EventFlags(flags),
+                object,
+                aux: 4,
+            },
+            site: 0,
+            enabled: ThreadSet::EMPTY,
+        }
+    }
+
+    /// Thread 1 writes `data` and then adds to `done`; thread 2 adds to
+    /// `done` and then reads `data`, in that order. As writes the additions
+    /// order the accesses; as commuting updates they do not (the other
+    /// order of the additions is the same behaviour), so the race shows.
+    #[test]
+    fn commuting_updates_do_not_synchronise_with_each_other() {
+        const DATA: u64 = 0x1000;
+        const DONE: u64 = 0x2000;
+        let trace = |flags: u16| {
+            let events = vec![
+                event(0, OpKind::ThreadCreate, 0, 1),
+                event(0, OpKind::ThreadCreate, 0, 2),
+                event(1, OpKind::Store, 0, DATA),
+                event(1, OpKind::AtomicRmw, flags, DONE),
+                event(2, OpKind::AtomicRmw, flags, DONE),
+                event(2, OpKind::Load, 0, DATA),
+            ];
+            Trace::new(events, vec![None, None, None])
+        };
+        assert_eq!(first_race(&trace(0)), None);
+        let race = first_race(&trace(EventFlags::update(RmwFamily::Additive)));
+        assert_eq!(race.map(|r| (r.first, r.second)), Some((2, 5)));
+        // Updates of different families are ordered: they synchronise.
+        let mut mixed = trace(EventFlags::update(RmwFamily::Additive));
+        mixed.events[4].op.flags = EventFlags(EventFlags::update(RmwFamily::Or));
+        let mixed = Trace::new(mixed.events, vec![None, None, None]);
+        assert_eq!(first_race(&mixed), None);
+        // A load of the counter after both acquires from both.
+        let mut read = trace(EventFlags::update(RmwFamily::Additive));
+        read.events.insert(5, event(2, OpKind::AtomicLoad, 0, DONE));
+        let read = Trace::new(read.events, vec![None, None, None]);
+        assert_eq!(first_race(&read), None);
+    }
 }

@@ -3,7 +3,9 @@
 //! execution, and read back (as untrusted input) after it.
 
 use super::{ExecError, InputValue, Request};
-use reach_channel::layout::{REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING};
+use reach_channel::layout::{
+    REQ_COMMUTE_RMWS, REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING,
+};
 use reach_channel::symbolic::{
     InputSlot, SymHeader, SYM_MAX_INPUTS, SYM_MAX_INPUT_BYTES, SYM_REQ_ARGS, SYM_REQ_SHARED,
     SYM_REQ_STDIN,
@@ -113,8 +115,9 @@ impl Channel {
 
     /// Resets the whole header and thread table and writes `request` with
     /// the step bound (`None`: unbounded), the recording bound, the spin
-    /// threshold and where the process exit goes. Only call while no program
-    /// under test is alive.
+    /// threshold, where the process exit goes and whether unused-result
+    /// read-modify-writes commute. Only call while no program under test is
+    /// alive.
     pub fn prepare(
         &mut self,
         request: &Request,
@@ -122,6 +125,7 @@ impl Channel {
         record_steps: u64,
         spin_threshold: u32,
         exit_cuts_threads: bool,
+        commute_rmws: bool,
     ) -> Result<(), ExecError> {
         if request.prefix.len() > MAX_PREFIX {
             return Err(ExecError::PrefixTooLong {
@@ -160,6 +164,9 @@ impl Channel {
             }
             if exit_cuts_threads {
                 flags |= REQ_EXIT_CUTS_THREADS;
+            }
+            if commute_rmws {
+                flags |= REQ_COMMUTE_RMWS;
             }
             (*h).request_flags = flags;
             (*h).spin_threshold = spin_threshold;

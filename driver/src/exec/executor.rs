@@ -326,6 +326,7 @@ fn prepare(
         config.record_steps,
         config.spin_threshold,
         config.exit_cuts_threads,
+        config.commute_rmws,
     )?;
     channel.prepare_symbolic(
         &request.inputs,

@@ -52,6 +52,9 @@ pub struct ExecConfig {
     /// Take the process exit where a thread reaches it, cutting other
     /// threads short, instead of once no other thread can run.
     pub exit_cuts_threads: bool,
+    /// Record unused-result read-modify-writes of a commuting family as
+    /// updates that commute with each other (`--commute-rmws`).
+    pub commute_rmws: bool,
     /// Run the program's threads as user-level contexts on one kernel
     /// thread (it falls back to kernel threads, with a note, where a
     /// thread needs one of its own).

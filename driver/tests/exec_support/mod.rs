@@ -109,6 +109,7 @@ pub fn executor_full(program: &Path, args: &[&str], max_steps: u64, timeout: Dur
         fork_server: false,
         persistent: false,
         exit_cuts_threads: false,
+        commute_rmws: false,
         user_threads: false,
         symbolic_args: false,
         symbolic_stdin: 0,

@@ -5,7 +5,7 @@
 
 #![allow(dead_code)]
 
-use reach_channel::{EventFlags, Op, OpKind, ThreadSet};
+use reach_channel::{EventFlags, Op, OpKind, RmwFamily, ThreadSet};
 use reach_native::analysis::fingerprint::fingerprint;
 use reach_native::exec::Request;
 use reach_native::strategy::Strategy;
@@ -280,6 +280,48 @@ pub fn random_model(rng: &mut Rng, threads: usize, max_ops: usize) -> Model {
                 }
                 7 => ops.push(op(OpKind::SemPost, S)),
                 _ => ops.push(op(OpKind::SemWait, S)),
+            }
+        }
+        model.threads.push(ops);
+    }
+    model
+}
+
+/// An unused-result read-modify-write of `family` on 4 bytes at `object`,
+/// as the runtime records it with `--commute-rmws`.
+pub fn update(family: RmwFamily, object: u64) -> Op {
+    Op {
+        flags: EventFlags(EventFlags::update(family)),
+        ..op(OpKind::AtomicRmw, object)
+    }
+}
+
+/// A random program of `threads` threads with at most `max_ops` operations
+/// each over two variables: commuting updates of two families (one of them
+/// sometimes 8 bytes wide: another range on the same granule), loads,
+/// stores, plain read-modify-writes and lock sections.
+pub fn random_update_model(rng: &mut Rng, threads: usize, max_ops: usize) -> Model {
+    let mut model = Model::new(Vec::new());
+    model.exit_early = rng.below(8) == 0;
+    for _ in 0..threads {
+        let mut ops = Vec::new();
+        while ops.len() < max_ops && (ops.is_empty() || rng.below(4) != 0) {
+            let var = [X, Y][rng.below(2) as usize];
+            match rng.below(10) {
+                0..=3 => ops.push(update(RmwFamily::Additive, var)),
+                4 => ops.push(update(RmwFamily::Or, var)),
+                5 => ops.push(Op {
+                    aux: 8,
+                    ..update(RmwFamily::Additive, var)
+                }),
+                6 => ops.push(op(OpKind::AtomicLoad, var)),
+                7 => ops.push(op(OpKind::AtomicRmw, var)),
+                8 => ops.push(op(OpKind::AtomicStore, var)),
+                _ => {
+                    ops.push(op(OpKind::MutexLock, M));
+                    ops.push(update(RmwFamily::Additive, var));
+                    ops.push(op(OpKind::MutexUnlock, M));
+                }
             }
         }
         model.threads.push(ops);

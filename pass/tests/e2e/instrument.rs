@@ -1,7 +1,7 @@
 //! `reach-instrument` on C bitcode: which hooks appear, and where not.
 
 use super::common::*;
-use reach_channel::hooks::{Param, RmwOp, ALL};
+use reach_channel::hooks::{Param, RmwOp, ALL, RMW_RESULT_UNUSED};
 
 const SOURCE: &str = r#"#include <pthread.h>
 #include <stdatomic.h>
@@ -93,8 +93,9 @@ fn shared_accesses_atomics_ranges_and_calls_are_hooked() {
     assert!(has("ptr @counter, i64 4)"), "{worker}");
     assert!(has("@__reach_store.guard(i64 "), "{worker}");
     // relaxed = 2, acq_rel = 6, release = 5, seq_cst = 7 (LLVM AtomicOrdering).
-    // The fetch-add passes its operation and its (known) operand.
-    let add = RmwOp::Add.code(true);
+    // The fetch-add passes its operation and its (known) operand; its
+    // result goes only into clang's unread `atomic-temp`: unused.
+    let add = RmwOp::Add.code(true) | RMW_RESULT_UNUSED;
     assert!(has("@__reach_atomic_rmw.guard(i64 "), "{worker}");
     assert!(
         has(&format!("ptr @flag, i64 4, i32 2, i32 {add}, i64 ")),
@@ -194,7 +195,8 @@ fn inline_guards_leaves_compares_and_no_guard_calls() {
 
 /// Every `atomicrmw` passes its operation; the operand when the runtime can
 /// compute the result from it (integers and pointers up to 8 bytes, the
-/// bits of an exchanged float), else the code says it is unknown.
+/// bits of an exchanged float), else the code says it is unknown; and
+/// whether its result is unused (all but `%a` here).
 #[test]
 fn read_modify_writes_pass_operation_and_operand() {
     let ir = r#"
@@ -223,10 +225,13 @@ define void @rmw(ptr %q) {
         .filter(|l| l.contains("@__reach_atomic_rmw.guard("))
         .collect();
     assert_eq!(calls.len(), 7, "{body}");
-    let known = |op: RmwOp| op.code(true);
-    let unknown = |op: RmwOp| op.code(false);
+    let known = |op: RmwOp| op.code(true) | RMW_RESULT_UNUSED;
+    let unknown = |op: RmwOp| op.code(false) | RMW_RESULT_UNUSED;
     let expect = [
-        format!("ptr @i, i64 4, i32 7, i32 {}, i64 1)", known(RmwOp::Xchg)),
+        format!(
+            "ptr @i, i64 4, i32 7, i32 {}, i64 1)",
+            RmwOp::Xchg.code(true)
+        ),
         format!("ptr @i, i64 4, i32 2, i32 {}, i64 %", known(RmwOp::Or)),
         format!("ptr @p, i64 8, i32 4, i32 {}, i64 %", known(RmwOp::Xchg)),
         // float 1.0 = 0x3f800000
@@ -240,5 +245,58 @@ define void @rmw(ptr %q) {
     ];
     for (call, want) in calls.iter().zip(&expect) {
         assert!(call.contains(want.as_str()), "`{call}` lacks `{want}`");
+    }
+}
+
+/// The result of an `atomicrmw` counts as unused when nothing uses it, or
+/// when it only goes into a local temporary that nothing reads but loads
+/// whose values are unused (what clang emits for a discarded
+/// `atomic_fetch_add` at `-O0`); a comparison, a store to memory the
+/// program can read, or a temporary that is read make it used.
+#[test]
+fn read_modify_writes_say_whether_their_result_is_used() {
+    let ir = r#"
+@c = global i32 0
+@out = global i32 0
+define i32 @results() {
+  %temp = alloca i32
+  %read = alloca i32
+  %a = atomicrmw add ptr @c, i32 1 seq_cst
+  store i32 %a, ptr %temp
+  %dead = load i32, ptr %temp
+  %b = atomicrmw add ptr @c, i32 2 seq_cst
+  %first = icmp eq i32 %b, 0
+  %x = zext i1 %first to i32
+  %d = atomicrmw sub ptr @c, i32 3 seq_cst
+  store i32 %d, ptr @out
+  %e = atomicrmw xor ptr @c, i32 4 seq_cst
+  store i32 %e, ptr %read
+  %live = load i32, ptr %read
+  %sum = add i32 %x, %live
+  %f = atomicrmw or ptr @c, i32 5 seq_cst
+  ret i32 %sum
+}
+"#;
+    let dir = tempdir();
+    std::fs::write(dir.path().join("u.ll"), ir).expect("write");
+    ok_in(dir.path(), bin("reach-instrument"), &["u.ll", "-o", "u.bc"]);
+    let out = disassemble(&dir.path().join("u.bc"));
+    let body = function_body(&out, "results");
+    let codes: Vec<&str> = body
+        .lines()
+        .filter(|l| l.contains("@__reach_atomic_rmw.guard("))
+        .collect();
+    let expect = [
+        (RmwOp::Add, 1, true),
+        (RmwOp::Add, 2, false),
+        (RmwOp::Sub, 3, false),
+        (RmwOp::Xor, 4, false),
+        (RmwOp::Or, 5, true),
+    ];
+    assert_eq!(codes.len(), expect.len(), "{body}");
+    for (call, (op, operand, unused)) in codes.iter().zip(expect) {
+        let code = op.code(true) | if unused { RMW_RESULT_UNUSED } else { 0 };
+        let want = format!("i32 7, i32 {code}, i64 {operand})");
+        assert!(call.contains(&want), "`{call}` lacks `{want}`");
     }
 }

@@ -14,6 +14,8 @@
 //! module's site table ([`crate::sites::abi_record`]) and the driver refuses
 //! a program built for another one, whose hooks would pass other arguments.
 
+use crate::ops::RmwFamily;
+
 /// Version of the hook ABI (the hooks, their parameters and the encodings
 /// they carry). Version 2 added the operation and operand of
 /// `__reach_atomic_rmw`; tables without a version record are version 1.
@@ -65,8 +67,9 @@ pub const ATOMIC_STORE: HookSpec = HookSpec {
 };
 /// `__reach_atomic_rmw(site, addr, size, ordering, op, operand)`: before an
 /// `atomicrmw` (or another read-modify-write of `size` bytes at `addr`).
-/// `op` is an [`RmwOp`] code ([`RmwOp::code`]) and `operand` the value
-/// operand as a `u64` when the code says it is known. When the thread runs,
+/// `op` is an [`RmwOp`] code ([`RmwOp::code`], with [`RMW_RESULT_UNUSED`]
+/// when the program never uses the value the operation returns) and
+/// `operand` the value operand as a `u64` when the code says it is known. When the thread runs,
 /// the runtime computes whether the operation would leave memory unchanged
 /// (an exchange of the current value, adding 0, ...) and records such an
 /// operation as a read.
@@ -87,6 +90,14 @@ pub const ATOMIC_RMW: HookSpec = HookSpec {
 /// extended from the access size). Without it the operand is unknown and
 /// the operation counts as a write.
 pub const RMW_OPERAND_KNOWN: u32 = 0x100;
+
+/// Bit of an [`RmwOp`] code: the instruction's result (the old value) has
+/// no use in the program. With `--commute-rmws` the runtime then records an
+/// operation of a commuting family ([`RmwOp::family`]) as an update
+/// ([`crate::EventFlags::UNUSED_RESULT`]). Runtimes that do not know the bit
+/// ignore it, and modules that do not set it count as using every result,
+/// so it needs no new [`ABI_VERSION`].
+pub const RMW_RESULT_UNUSED: u32 = 0x200;
 
 /// The operation of a read-modify-write, as the low 8 bits of the `op`
 /// argument of [`ATOMIC_RMW`] carry it. The values are part of the hook ABI.
@@ -171,6 +182,35 @@ impl RmwOp {
     /// [`RMW_OPERAND_KNOWN`] if `operand` carries the operand.
     pub const fn code(self, operand_known: bool) -> u32 {
         self as u32 | if operand_known { RMW_OPERAND_KNOWN } else { 0 }
+    }
+
+    /// The family of operations this one commutes with on the same bytes
+    /// ([`RmwFamily`]), `None` for one that commutes with nothing
+    /// (exchange, `nand`, the conditional ones, floating point).
+    pub fn family(self) -> Option<RmwFamily> {
+        Some(match self {
+            RmwOp::Add | RmwOp::Sub => RmwFamily::Additive,
+            RmwOp::Or => RmwFamily::Or,
+            RmwOp::And => RmwFamily::And,
+            RmwOp::Xor => RmwFamily::Xor,
+            RmwOp::Max => RmwFamily::Max,
+            RmwOp::Min => RmwFamily::Min,
+            RmwOp::UMax => RmwFamily::UMax,
+            RmwOp::UMin => RmwFamily::UMin,
+            RmwOp::Unknown
+            | RmwOp::Xchg
+            | RmwOp::Nand
+            | RmwOp::FAdd
+            | RmwOp::FSub
+            | RmwOp::FMax
+            | RmwOp::FMin
+            | RmwOp::UIncWrap
+            | RmwOp::UDecWrap
+            | RmwOp::USubCond
+            | RmwOp::USubSat
+            | RmwOp::FMaximum
+            | RmwOp::FMinimum => return None,
+        })
     }
 
     /// Decodes an `op` argument: the operation ([`RmwOp::Unknown`] for an
@@ -328,6 +368,59 @@ mod tests {
         }
         assert_eq!(RmwOp::decode(0xfe), (RmwOp::Unknown, false));
         assert_eq!(RmwOp::decode(0), (RmwOp::Unknown, false));
+        let unused = RmwOp::Add.code(true) | RMW_RESULT_UNUSED;
+        assert_eq!(RmwOp::decode(unused), (RmwOp::Add, true));
+    }
+
+    /// Every operation of a family gives the same value in either order,
+    /// from any start value and operands; the ones outside a family do not.
+    #[test]
+    fn families_commute() {
+        let values = [
+            0u64,
+            1,
+            2,
+            3,
+            0x7f,
+            0x80,
+            0xff,
+            0x8000_0000,
+            0xffff_ffff,
+            u64::MAX,
+        ];
+        for &a in RmwOp::ALL {
+            for &b in RmwOp::ALL {
+                let same = a.family().is_some() && a.family() == b.family();
+                if !same {
+                    continue;
+                }
+                for size in [1, 2, 4, 8] {
+                    for &x in &values {
+                        for &u in &values {
+                            for &v in &values {
+                                let ab = a.result(x, u, size).and_then(|y| b.result(y, v, size));
+                                let ba = b.result(x, v, size).and_then(|y| a.result(y, u, size));
+                                assert!(ab.is_some() && ab == ba, "{a:?} {b:?} {size}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(RmwOp::Sub.family(), RmwOp::Add.family());
+        assert_ne!(RmwOp::Max.family(), RmwOp::UMax.family());
+        // An exchange does not commute with itself, nor does nand.
+        assert_ne!(RmwOp::Xchg.result(0, 1, 4), Some(2));
+        assert!(RmwOp::Xchg.family().is_none() && RmwOp::Nand.family().is_none());
+        assert_ne!(
+            RmwOp::Nand
+                .result(0, 1, 4)
+                .and_then(|y| RmwOp::Nand.result(y, 3, 4)),
+            RmwOp::Nand
+                .result(0, 3, 4)
+                .and_then(|y| RmwOp::Nand.result(y, 1, 4))
+        );
+        assert!(RmwOp::FAdd.family().is_none() && RmwOp::FMax.family().is_none());
     }
 
     #[test]

@@ -22,7 +22,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// Magic number at the start of the channel ("REACHCHN").
 pub const MAGIC: u64 = 0x4E48_4348_4341_4552;
 /// Channel layout / hook ABI version; bump on any incompatible change.
-pub const VERSION: u32 = 8;
+pub const VERSION: u32 = 9;
 /// Most threads one execution may create (thread ids are `0..MAX_THREADS`).
 pub const MAX_THREADS: usize = 256;
 /// Bytes reserved for the header region.
@@ -220,6 +220,11 @@ pub const REQ_PERSISTENT: u32 = 8;
 /// Request flag: run the program's threads as user-level contexts on one
 /// kernel thread (read per execution).
 pub const REQ_USER_THREADS: u32 = 16;
+/// Request flag: record an atomic read-modify-write of a commuting family
+/// whose result the program never uses as an update
+/// ([`crate::EventFlags::UNUSED_RESULT`]), so that such updates commute
+/// (`--commute-rmws`; read per execution).
+pub const REQ_COMMUTE_RMWS: u32 = 32;
 /// Bit of [`Header::user_threads_off`]: the execution was abandoned (it
 /// called something contexts cannot do) and must run again with kernel
 /// threads; its result means nothing.

@@ -19,5 +19,5 @@ pub use layout::{
     ChangePoint, Event, Header, Layout, ObjectKind, ObjectRecord, Policy, RunStatus, ThreadSet,
     ThreadSlot, ThreadState, MAGIC, MAX_CHANGE_POINTS, MAX_THREADS, VERSION,
 };
-pub use ops::{Access, Class, EventFlags, Op, OpKind, Space};
+pub use ops::{Access, Class, EventFlags, Op, OpKind, RmwFamily, Space};
 pub use view::{ChannelError, ChannelView, SymCounts};

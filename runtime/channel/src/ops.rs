@@ -10,11 +10,12 @@
 //! backtracking, paper Fig. 3):
 //!
 //! * every operation touches at most two [`Access`]es, each an object range
-//!   and a [`Class`] (read or write);
+//!   and a [`Class`] (read, write, or commuting update);
 //! * memory objects are byte ranges compared at [`GRANULE`]-byte granularity,
 //!   so mixed-size and ranged accesses that overlap conflict;
 //! * two operations conflict when they touch overlapping objects and at least
-//!   one of the two accesses writes;
+//!   one of the two accesses writes or updates, except two updates of the
+//!   same [`RmwFamily`] on the same byte range: those commute;
 //! * thread creation and joining are ordered by the driver's happens-before
 //!   edges (create → first event of the child, last event of a thread → join),
 //!   not by an object.
@@ -276,20 +277,113 @@ impl EventFlags {
     /// it, an exit waits until no other thread can run and conflicts with
     /// nothing ([`Op::cuts_threads`]).
     pub const CUTS_THREADS: u16 = 32;
+    /// An atomic read-modify-write whose result the program never uses, of
+    /// a commuting [`RmwFamily`] (in the bits of [`EventFlags::FAMILY_MASK`]),
+    /// with the driver's `--commute-rmws`: an update ([`Class::Update`])
+    /// that commutes with updates of its family on the same bytes. Set on
+    /// the pending operation and kept on the event, whatever it did to
+    /// memory (an update that left memory unchanged is still an update).
+    pub const UNUSED_RESULT: u16 = 64;
+    /// Where the [`RmwFamily`] of an [`EventFlags::UNUSED_RESULT`] update
+    /// sits: `(family as u16) << FAMILY_SHIFT`.
+    pub const FAMILY_SHIFT: u16 = 7;
+    /// The bits of the [`RmwFamily`] of an [`EventFlags::UNUSED_RESULT`] update.
+    pub const FAMILY_MASK: u16 = 0x7 << Self::FAMILY_SHIFT;
 
     /// True if every bit of `bit` is set.
     pub fn has(self, bit: u16) -> bool {
         self.0 & bit == bit
     }
+
+    /// The bits that mark an unused-result update of `family`.
+    pub const fn update(family: RmwFamily) -> u16 {
+        Self::UNUSED_RESULT | (family as u16) << Self::FAMILY_SHIFT
+    }
+
+    /// The family of an unused-result update, `None` without
+    /// [`EventFlags::UNUSED_RESULT`].
+    pub fn family(self) -> Option<RmwFamily> {
+        if !self.has(Self::UNUSED_RESULT) {
+            return None;
+        }
+        RmwFamily::from_bits((self.0 & Self::FAMILY_MASK) >> Self::FAMILY_SHIFT)
+    }
 }
 
-/// Whether an access reads or writes its object.
+/// A set of read-modify-write operations that commute with each other when
+/// applied to the same bytes: applied in any order, they leave the same
+/// value. Adding and subtracting (wrapping) form one family; every other
+/// family is one operation. Floating-point operations form none (`fadd`
+/// rounds differently in another order; `fmax`/`fmin` pick between `+0`
+/// and `-0` and between NaN payloads by order), nor do exchange, `nand` and
+/// the conditional decrements and increments. The values are part of the
+/// channel layout (in [`EventFlags::FAMILY_MASK`]).
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RmwFamily {
+    /// `add` and `sub`.
+    Additive = 0,
+    /// `or`.
+    Or = 1,
+    /// `and`.
+    And = 2,
+    /// `xor`.
+    Xor = 3,
+    /// `max`, signed.
+    Max = 4,
+    /// `min`, signed.
+    Min = 5,
+    /// `umax`.
+    UMax = 6,
+    /// `umin`.
+    UMin = 7,
+}
+
+impl RmwFamily {
+    /// Every family, in code order.
+    pub const ALL: &'static [RmwFamily] = &[
+        RmwFamily::Additive,
+        RmwFamily::Or,
+        RmwFamily::And,
+        RmwFamily::Xor,
+        RmwFamily::Max,
+        RmwFamily::Min,
+        RmwFamily::UMax,
+        RmwFamily::UMin,
+    ];
+
+    /// Decodes a family code (`None` if out of range).
+    pub fn from_bits(bits: u16) -> Option<RmwFamily> {
+        RmwFamily::ALL.get(usize::from(bits)).copied()
+    }
+
+    /// Short lower-case name used in reports (`add`, `or`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            RmwFamily::Additive => "add",
+            RmwFamily::Or => "or",
+            RmwFamily::And => "and",
+            RmwFamily::Xor => "xor",
+            RmwFamily::Max => "max",
+            RmwFamily::Min => "min",
+            RmwFamily::UMax => "umax",
+            RmwFamily::UMin => "umin",
+        }
+    }
+}
+
+/// Whether an access reads, writes or updates its object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Class {
     /// Reads commute with reads.
     Read,
     /// Writes conflict with everything on the same object.
     Write,
+    /// An unused-result read-modify-write of a commuting family
+    /// ([`EventFlags::UNUSED_RESULT`]): commutes with updates of the same
+    /// family on exactly the same bytes, conflicts with everything else on
+    /// the object (reads, writes, other families, other ranges).
+    Update(RmwFamily),
 }
 
 /// Which namespace an object key lives in. Memory and synchronisation objects
@@ -334,9 +428,22 @@ impl Access {
             && other.first_granule() <= self.last_granule()
     }
 
-    /// True if the two accesses overlap and at least one writes.
+    /// True if the two accesses overlap and do not commute: at least one
+    /// writes or updates, and they are not two updates of one family on
+    /// the same bytes. (Two additions on overlapping but different ranges
+    /// do not commute: a carry out of the narrower one is lost.)
     pub fn conflicts(&self, other: &Access) -> bool {
-        (self.class == Class::Write || other.class == Class::Write) && self.overlaps(other)
+        let commute = match (self.class, other.class) {
+            (Class::Read, Class::Read) => true,
+            (Class::Update(f), Class::Update(g)) => {
+                f == g
+                    && self.space == other.space
+                    && self.start == other.start
+                    && self.len == other.len
+            }
+            _ => false,
+        };
+        !commute && self.overlaps(other)
     }
 }
 
@@ -382,9 +489,16 @@ impl Op {
             OpKind::Store | OpKind::AtomicStore | OpKind::RangeWrite => [mem(Class::Write), None],
             // Under sequential consistency a compare-and-exchange that failed
             // and a read-modify-write that left memory unchanged are
-            // observationally reads.
+            // observationally reads. An unused-result update of a commuting
+            // family is an update whatever it did (see
+            // `EventFlags::UNUSED_RESULT`).
             OpKind::CmpXchg | OpKind::AtomicRmw => {
-                [mem(if failed { Class::Read } else { Class::Write }), None]
+                let class = match self.flags.family() {
+                    Some(family) if self.kind == OpKind::AtomicRmw => Class::Update(family),
+                    _ if failed => Class::Read,
+                    _ => Class::Write,
+                };
+                [mem(class), None]
             }
             OpKind::Fence
             | OpKind::Yield
@@ -470,13 +584,13 @@ impl Op {
         may_fail || self.made_no_progress()
     }
 
-    /// True if the operation may write one of its objects (the "v may write"
-    /// test of Fig. 3).
+    /// True if the operation may write or update one of its objects (the
+    /// "v may write" test of Fig. 3).
     pub fn may_write(&self) -> bool {
         self.accesses()
             .iter()
             .flatten()
-            .any(|a| a.class == Class::Write)
+            .any(|a| a.class != Class::Read)
     }
 
     /// True for a process exit that may happen while other threads can
@@ -567,6 +681,47 @@ mod tests {
         assert!(rmw.conflicts(&op(OpKind::Store, 0x2000, 4)));
         assert!(!rmw.may_write());
         assert!(rmw.made_no_progress());
+    }
+
+    fn update(family: RmwFamily, object: u64, aux: u64) -> Op {
+        Op {
+            flags: EventFlags(EventFlags::update(family)),
+            ..op(OpKind::AtomicRmw, object, aux)
+        }
+    }
+
+    #[test]
+    fn updates_of_one_family_on_the_same_bytes_commute() {
+        let add = update(RmwFamily::Additive, 0x2000, 4);
+        assert_eq!(add.flags.family(), Some(RmwFamily::Additive));
+        assert!(!add.conflicts(&add));
+        assert!(add.may_write());
+        for family in RmwFamily::ALL {
+            let u = update(*family, 0x2000, 4);
+            assert_eq!(u.flags.family(), Some(*family));
+            assert_eq!(u.conflicts(&add), *family != RmwFamily::Additive);
+        }
+        // Reads, writes, plain rmws and other ranges conflict.
+        assert!(add.conflicts(&op(OpKind::AtomicLoad, 0x2000, 4)));
+        assert!(add.conflicts(&op(OpKind::Load, 0x2002, 1)));
+        assert!(add.conflicts(&op(OpKind::AtomicStore, 0x2000, 4)));
+        assert!(add.conflicts(&op(OpKind::AtomicRmw, 0x2000, 4)));
+        assert!(add.conflicts(&update(RmwFamily::Additive, 0x2000, 8)));
+        assert!(!add.conflicts(&update(RmwFamily::Additive, 0x2004, 4)));
+        assert!(!add.conflicts(&op(OpKind::Load, 0x2004, 4)));
+        // One that left memory unchanged stays an update.
+        let mut same = update(RmwFamily::Or, 0x2000, 4);
+        same.flags.0 |= EventFlags::FAILED;
+        assert!(!same.conflicts(&update(RmwFamily::Or, 0x2000, 4)));
+        assert!(same.conflicts(&op(OpKind::AtomicLoad, 0x2000, 4)));
+        assert!(same.made_no_progress());
+        // The flag means nothing on other kinds.
+        let cas = Op {
+            flags: EventFlags(EventFlags::update(RmwFamily::Or)),
+            ..op(OpKind::CmpXchg, 0x2000, 4)
+        };
+        assert!(cas.conflicts(&cas));
+        assert_eq!(EventFlags::default().family(), None);
     }
 
     #[test]

@@ -24,11 +24,11 @@
 
 use super::events::BranchId;
 use super::manners::held_locks_after;
-use crate::analysis::objects::touched;
+use crate::analysis::objects::{touched, Mode};
 use crate::concolic::SymTrace;
 use crate::trace::Trace;
 use reach_channel::symbolic::{BranchKind, SymOp};
-use reach_channel::{Class, Space};
+use reach_channel::Space;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
 
@@ -125,7 +125,7 @@ fn accesses(trace: &Trace) -> Accesses {
             if space != Space::Memory {
                 continue;
             }
-            if class == Class::Read {
+            if class == Mode::Read {
                 reads.entry(i).or_default().push(granule);
             } else {
                 writes.entry(granule).or_default().push(i);

@@ -18,10 +18,10 @@
 //! versions read) label of a variant's forced prefix, and the search runs
 //! one variant per label.
 
-use crate::analysis::objects::touched;
+use crate::analysis::objects::{touched, Mode};
 use crate::strategy::rt::variants::Variant;
 use crate::trace::Trace;
-use reach_channel::{Class, Space};
+use reach_channel::Space;
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::{Hash, Hasher};
 
@@ -46,7 +46,7 @@ pub fn variant_key(parent: &Trace, variant: &Variant) -> Option<u64> {
                 continue;
             }
             let version = versions.entry(granule).or_insert(0);
-            if class == Class::Read {
+            if class == Mode::Read {
                 (thread, k, granule, *version).hash(&mut h);
             } else {
                 *version += 1;

@@ -14,8 +14,8 @@
 //! `O((n + a) log(n + a))` for `n` events and `a` granule accesses.
 
 use super::model::SynSequence;
-use crate::analysis::objects::{touched, ObjectKey};
-use reach_channel::{Class, OpKind};
+use crate::analysis::objects::{touched, Mode, ObjectKey};
+use reach_channel::OpKind;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -91,7 +91,7 @@ pub fn linearise(seq: &SynSequence, members: &[(usize, u64)]) -> Option<Vec<usiz
     }
 
     // Object orders, reads commuting.
-    let mut accesses: Vec<(ObjectKey, u64, usize, Class)> = Vec::new();
+    let mut accesses: Vec<(ObjectKey, u64, usize, Mode)> = Vec::new();
     for (k, &(g, slot)) in members.iter().enumerate() {
         for (key, class) in touched(&seq.events[g].op) {
             accesses.push((key, slot, k, class));
@@ -108,7 +108,7 @@ pub fn linearise(seq: &SynSequence, members: &[(usize, u64)]) -> Option<Vec<usiz
             if let Some(w) = last_write {
                 add(w, k, &mut edges);
             }
-            if class == Class::Write {
+            if class.writes() {
                 for &r in &reads {
                     add(r, k, &mut edges);
                 }

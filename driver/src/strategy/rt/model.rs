@@ -178,11 +178,7 @@ impl SynSequence {
             let mut object_past = Stamp::default();
             for (key, class) in touched(&event.op) {
                 if let Some(g) = objects.get(&key) {
-                    full_past.join(if class == Class::Write {
-                        &g.access
-                    } else {
-                        &g.write
-                    });
+                    full_past.join(if class.writes() { &g.access } else { &g.write });
                     object_past.join(&g.value);
                 }
             }
@@ -213,13 +209,12 @@ impl SynSequence {
             vstamp.set(t, counts[ti]);
             for (key, class) in touched(&event.op) {
                 let g = objects.entry(key).or_default();
-                match class {
-                    Class::Write => {
-                        g.write = stamp.clone();
-                        g.access = stamp.clone();
-                        g.value = vstamp.clone();
-                    }
-                    Class::Read => g.access.join(&stamp),
+                if class.writes() {
+                    g.write = stamp.clone();
+                    g.access = stamp.clone();
+                    g.value = vstamp.clone();
+                } else {
+                    g.access.join(&stamp);
                 }
             }
             if event.op.kind == OpKind::ThreadCreate {

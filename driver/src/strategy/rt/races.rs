@@ -32,7 +32,6 @@
 use super::model::{dependent, SynSequence};
 use crate::analysis::objects::{touched, ObjectKey};
 use crate::cancel::{Cancel, Checkpoint};
-use reach_channel::Class;
 use rustc_hash::FxHashMap as HashMap;
 
 /// How a race changes its receive.
@@ -71,7 +70,7 @@ pub fn race_sets(seq: &SynSequence, cancel: &Cancel) -> Option<Vec<Vec<Race>>> {
             if !event.read_only {
                 sends.push(key, event.id.thread, i);
             }
-            if class == Class::Write && i < seq.executed {
+            if class.writes() && i < seq.executed {
                 let list = writes.entry(key).or_default();
                 if list.last() != Some(&i) {
                     list.push(i);

@@ -202,9 +202,7 @@ fn new_source(seq: &SynSequence, e: usize, race: Race) -> Option<usize> {
             let w = race.partner;
             let keys: Vec<_> = touched(&seq.events[e].op).map(|(k, _)| k).collect();
             seq.events[..w].iter().rposition(|g| {
-                !g.read_only
-                    && touched(&g.op)
-                        .any(|(k, c)| c == reach_channel::Class::Write && keys.contains(&k))
+                !g.read_only && touched(&g.op).any(|(k, c)| c.writes() && keys.contains(&k))
             })
         }
     }
