@@ -194,12 +194,18 @@ struct Detector {
 }
 
 /// Acquired or released lock of an operation, as executed.
-enum LockEffect {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockEffect {
+    /// The operation took the lock at this address, in this mode.
     Acquire(u64, LockMode),
+    /// The operation released the lock at this address.
     Release(u64),
 }
 
-fn lock_effect(op: &Op) -> Option<LockEffect> {
+/// The lock an executed operation takes or releases: a lock that
+/// succeeded (not a failed try or timed lock), a condition wait (releases
+/// its mutex) and its re-lock (takes it back, even timed out), an unlock.
+pub fn lock_effect(op: &Op) -> Option<LockEffect> {
     let failed = op.flags.has(EventFlags::FAILED) || op.flags.has(EventFlags::TIMED_OUT);
     match op.kind {
         OpKind::MutexLock

@@ -221,6 +221,15 @@ impl OpKind {
         }
     }
 
+    /// True for every access of program memory: plain, atomic or ranged.
+    pub fn is_memory_access(self) -> bool {
+        self.is_plain_access()
+            || matches!(
+                self,
+                OpKind::AtomicLoad | OpKind::AtomicStore | OpKind::AtomicRmw | OpKind::CmpXchg
+            )
+    }
+
     /// True for plain (non-atomic, non-synchronising) memory accesses: the
     /// accesses that can form data races.
     pub fn is_plain_access(self) -> bool {

@@ -19,28 +19,18 @@
 //! (addresses are the same from one execution to the next: the runtime
 //! runs the program without address randomisation).
 
+use crate::analysis::lockset::{lock_effect, LockEffect};
 use crate::trace::Trace;
-use reach_channel::{EventFlags, Op, OpKind};
+use reach_channel::Op;
 use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
 
 /// How an operation changes its thread's held-lock count.
 fn lock_delta(op: &Op) -> i32 {
-    let failed = op.flags.has(EventFlags::FAILED) || op.flags.has(EventFlags::TIMED_OUT);
-    match op.kind {
-        OpKind::MutexLock
-        | OpKind::SpinLock
-        | OpKind::RwReadLock
-        | OpKind::RwWriteLock
-        | OpKind::MutexTryLock
-        | OpKind::MutexTimedLock
-            if !failed =>
-        {
-            1
-        }
-        OpKind::CondRelock => 1,
-        OpKind::MutexUnlock | OpKind::SpinUnlock | OpKind::RwUnlock | OpKind::CondWait => -1,
-        _ => 0,
+    match lock_effect(op) {
+        Some(LockEffect::Acquire(..)) => 1,
+        Some(LockEffect::Release(_)) => -1,
+        None => 0,
     }
 }
 
@@ -65,18 +55,7 @@ pub fn held_locks_after(trace: &Trace) -> Vec<u32> {
 /// True for an operation that is part of a manner: a memory access or a
 /// lock operation.
 fn in_manner(op: &Op) -> bool {
-    lock_delta(op) != 0
-        || matches!(
-            op.kind,
-            OpKind::Load
-                | OpKind::Store
-                | OpKind::AtomicLoad
-                | OpKind::AtomicStore
-                | OpKind::AtomicRmw
-                | OpKind::CmpXchg
-                | OpKind::RangeRead
-                | OpKind::RangeWrite
-        )
+    lock_delta(op) != 0 || op.kind.is_memory_access()
 }
 
 /// One operation of a manner: kind, site and object.

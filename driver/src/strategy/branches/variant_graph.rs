@@ -18,6 +18,7 @@
 //! versions read) label of a variant's forced prefix, and the search runs
 //! one variant per label.
 
+use crate::analysis::lockset::{lock_effect, LockEffect};
 use crate::analysis::objects::{touched, Mode};
 use crate::strategy::rt::variants::Variant;
 use crate::trace::Trace;
@@ -125,24 +126,16 @@ pub fn complete_path(parent: &Trace, variant: &Variant) -> Vec<usize> {
 
 /// The lock an operation takes, if it takes one.
 fn acquires(op: &reach_channel::Op) -> Option<u64> {
-    use reach_channel::{EventFlags, OpKind};
-    let failed = op.flags.has(EventFlags::FAILED) || op.flags.has(EventFlags::TIMED_OUT);
-    match op.kind {
-        OpKind::MutexLock | OpKind::SpinLock | OpKind::RwWriteLock | OpKind::RwReadLock => {
-            Some(op.object)
-        }
-        OpKind::MutexTryLock | OpKind::MutexTimedLock if !failed => Some(op.object),
-        OpKind::CondRelock => Some(op.aux),
+    match lock_effect(op) {
+        Some(LockEffect::Acquire(lock, _)) => Some(lock),
         _ => None,
     }
 }
 
 /// The lock an operation releases, if it releases one.
 fn releases(op: &reach_channel::Op) -> Option<u64> {
-    use reach_channel::OpKind;
-    match op.kind {
-        OpKind::MutexUnlock | OpKind::SpinUnlock | OpKind::RwUnlock => Some(op.object),
-        OpKind::CondWait => Some(op.aux),
+    match lock_effect(op) {
+        Some(LockEffect::Release(lock)) => Some(lock),
         _ => None,
     }
 }
