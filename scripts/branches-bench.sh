@@ -88,7 +88,7 @@ if [ "$write" = 1 ]; then
     echo "(built with \`reach-cc -O1 -g\`), all with \`--jobs 1 --stats --no-shorten"
     echo "--keep-going --race-detector lockset --max-time $max_time\`, one after the other"
     echo "on one machine. *lockset races* counts the distinct lockset races found"
-    echo "(by pair of source sites); the complete searches give the set \`branches\`"
+    echo "(by location); the complete searches give the set \`branches\`"
     echo "must match (checked by \`tests/tests/branches.rs\`). *µs per execution*"
     echo "includes the analysis: for \`branches\` the shadow computations, the data-flow"
     echo "fixpoint and the grouping of variants, for \`rt\` its variant generation."
