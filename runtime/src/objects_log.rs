@@ -85,9 +85,8 @@ fn record_heap(p: *mut c_void, size: usize, ret: u64) {
 fn record_free(p: *mut c_void) {
     if !p.is_null() {
         record(ObjectKind::Free, p as u64, 0, 0);
-        // SAFETY: a live block of the allocator, not yet freed.
-        let size = unsafe { libc::malloc_usable_size(p) };
-        crate::symbolic::forget(p as u64, size as u64);
+        // SAFETY: `p` is a live block, about to be freed.
+        unsafe { crate::symbolic::forget(p) };
     }
 }
 

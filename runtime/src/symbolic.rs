@@ -690,10 +690,14 @@ fn shadow_set(addr: u64, node: u32, byte: u32) {
     s.live += 1;
 }
 
-/// The block of `len` bytes at `addr` was freed: its bytes' shadows end
+/// The heap block at `p` is about to be freed: its bytes' shadows end
 /// with it, so a later allocation at the same address (a new generation
-/// of the address) does not inherit them.
-pub fn forget(addr: u64, len: u64) {
+/// of the address) does not inherit them. Costs nothing while no byte has
+/// a shadow.
+///
+/// # Safety
+/// `p` is a live block of the C library's allocator.
+pub unsafe fn forget(p: *mut c_void) {
     if me().is_none() {
         return;
     }
@@ -702,11 +706,12 @@ pub fn forget(addr: u64, len: u64) {
     if s.live == 0 {
         return;
     }
+    let addr = p as u64;
+    // SAFETY: the caller's contract.
+    let len = unsafe { libc::malloc_usable_size(p) } as u64;
     if len <= SHADOW_SLOTS as u64 {
         for i in 0..len {
-            if shadow_get(addr + i).0 != 0 {
-                shadow_set(addr + i, 0, 0);
-            }
+            shadow_set(addr + i, 0, 0);
         }
         return;
     }

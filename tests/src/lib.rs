@@ -138,10 +138,20 @@ impl Run {
 
     /// Signatures of every distinct bug, sorted.
     pub fn bug_signatures(&self) -> Vec<String> {
+        self.signatures_where(|_| true)
+    }
+
+    /// Signatures of every distinct bug of `kind`, sorted.
+    pub fn bug_signatures_of(&self, kind: &str) -> Vec<String> {
+        self.signatures_where(|b| b["kind"].as_str() == Some(kind))
+    }
+
+    fn signatures_where(&self, keep: impl Fn(&Value) -> bool) -> Vec<String> {
         let mut all: Vec<String> = self.json["bugs"]
             .as_array()
             .map(|a| {
                 a.iter()
+                    .filter(|b| keep(b))
                     .filter_map(|b| b["signature"].as_str().map(str::to_string))
                     .collect()
             })

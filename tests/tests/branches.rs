@@ -7,16 +7,7 @@ use reach_tests::{build_example, build_source_as, reach, Run};
 
 /// The signatures of the distinct data races a run found.
 fn races(run: &Run) -> Vec<String> {
-    let mut all: Vec<String> = run.json["bugs"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter(|b| b["kind"].as_str() == Some("data_race"))
-                .filter_map(|b| b["signature"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
-    all.sort();
+    let mut all = run.bug_signatures_of("data_race");
     all.dedup();
     all
 }

@@ -341,6 +341,7 @@ impl Detector {
     fn access(&mut self, step: usize, thread: u32, op: &Op, site: u64) {
         let t = thread as usize;
         let id = self.current[t];
+        let alone = self.alone(thread);
         for ((space, granule), class) in touched(op) {
             if space != Space::Memory {
                 continue;
@@ -351,11 +352,10 @@ impl Detector {
                 site,
                 write,
                 locks: id,
-                shared: !self.alone(thread),
+                shared: !alone,
             };
             let held = &self.locksets[id as usize];
             let protecting = |l: &&HeldLock| !write || l.mode == LockMode::Write;
-            let alone = self.alone(thread);
             let cell = self.granules.entry(granule).or_insert_with(|| Granule {
                 candidates: None,
                 threads: SmallVec::new(),
