@@ -217,6 +217,9 @@ struct Workers<'a, S: Splittable> {
     sharing: Option<(usize, usize)>,
     /// Workers that had nothing to share since their last execution.
     dry: HashSet<usize>,
+    /// Reports the coordinator's search forwarded down that are not yet
+    /// settled or back: the exploration is not over while there are any.
+    forwarded: std::cell::Cell<usize>,
 }
 
 impl<S: Splittable> Workers<'_, S> {
@@ -271,7 +274,11 @@ impl<S: Splittable> Workers<'_, S> {
                     .find(|(_, t)| t.parent == from && t.root == depth && t.branch == Some(branch));
                 match child {
                     Some((&id, child)) => {
-                        let _ = self.inboxes[child.worker].send(Order::Forward(id, from, report));
+                        let sent =
+                            self.inboxes[child.worker].send(Order::Forward(id, from, report));
+                        if sent.is_ok() && from.is_none() {
+                            self.forwarded.set(self.forwarded.get() + 1);
+                        }
                     }
                     None => self.deliver(from, report, master, &mut queue),
                 }
@@ -368,6 +375,7 @@ fn coordinate<S: Splittable>(
         available: (0..inboxes.len()).rev().collect(),
         sharing: None,
         dry: HashSet::new(),
+        forwarded: std::cell::Cell::new(0),
     };
     let mut signatures: HashSet<String> = summary
         .findings
@@ -394,7 +402,7 @@ fn coordinate<S: Splittable>(
                 }
             }
         }
-        if w.busy() == 0 && w.sharing.is_none() {
+        if w.busy() == 0 && w.sharing.is_none() && w.forwarded.get() == 0 {
             break;
         }
         let message = match from_workers.recv_timeout(POLL_SLICE) {
@@ -495,6 +503,9 @@ fn handle<S: Splittable>(
         }
         Message::Reported { task, reports } => w.route(Some(task), reports, master),
         Message::Settled { owner, settled } => {
+            if owner.is_none() {
+                w.forwarded.set(w.forwarded.get().saturating_sub(1));
+            }
             if let Some(report) = settled {
                 let mut queue = Vec::new();
                 w.deliver(owner, report, master, &mut queue);
@@ -502,6 +513,9 @@ fn handle<S: Splittable>(
             }
         }
         Message::Bounced { owner, report } => {
+            if owner.is_none() {
+                w.forwarded.set(w.forwarded.get().saturating_sub(1));
+            }
             let mut queue = Vec::new();
             w.deliver(owner, report, master, &mut queue);
             w.route(None, queue.into_iter().map(|(_, r)| r).collect(), master);

@@ -239,6 +239,10 @@ impl OptimalDpor {
             return;
         };
         let (head, rest) = sequence.split_first(thread, next);
+        if rest.steps.is_empty() {
+            // Used up on the way: `insert_[E]` leaves the tree unchanged.
+            return;
+        }
         // Its subtree is no longer a leaf: later sequences follow it in.
         self.nodes[depth].branches[k].leaf = false;
         if lent {
