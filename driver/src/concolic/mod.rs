@@ -31,6 +31,7 @@
 //! one had run).
 
 pub mod solver;
+pub mod tree;
 
 use crate::cancel::Cancel;
 use crate::exec::{ExecError, InputValue, Request};
@@ -207,6 +208,9 @@ pub struct ConcolicStats {
     /// outcomes) an earlier execution had already run: the price of
     /// repeating the scheduling search for each input vector.
     pub repeated_paths: u64,
+    /// Flips of the combined tree ([`tree`]) whose execution did not reach
+    /// the negated branch with the solved inputs.
+    pub diverged: u64,
     /// Time spent in z3.
     pub solver_time: Duration,
 }
@@ -215,6 +219,57 @@ pub struct ConcolicStats {
 fn mix(h: u64, x: u64) -> u64 {
     let v = (h ^ x.wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     v ^ (v >> 31)
+}
+
+/// True if the other outcome of path constraint `b` is worth a query: a
+/// conditional branch, or a `reach_assume` that failed.
+fn negatable(b: &BranchRecord) -> bool {
+    b.kind == BranchKind::Branch as u16 || (b.kind == BranchKind::Assume as u16 && b.taken == 0)
+}
+
+/// Hash of an execution's whole path in the combined tree: the thread of
+/// every event and, at its place among them, the site and outcome of every
+/// path constraint.
+fn path_key(sym: &SymTrace, trace: &Trace) -> u64 {
+    let mut position = 0x51_7C_C1_B7_27_22_0A_95u64;
+    let mut events = trace.events.iter();
+    let mut done = 0usize;
+    for b in &sym.branches {
+        let upto = usize::try_from(b.step).unwrap_or(usize::MAX);
+        while done < upto {
+            let Some(e) = events.next() else { break };
+            position = mix(position, 1 + u64::from(e.thread));
+            done += 1;
+        }
+        position = mix(mix(position, b.site), 2 + u64::from(b.taken != 0));
+    }
+    for e in events {
+        position = mix(position, 1 + u64::from(e.thread));
+    }
+    position
+}
+
+/// The concolic figures of `--stats`.
+fn stats_lines(s: &ConcolicStats) -> Vec<(&'static str, String)> {
+    vec![
+        ("input vectors", s.input_vectors.to_string()),
+        ("branch nodes", s.branch_nodes.to_string()),
+        ("targets", s.targets.to_string()),
+        ("solver calls", s.solver_calls.to_string()),
+        (
+            "sat/unsat/timeout",
+            format!("{}/{}/{}", s.sat, s.unsat, s.unknown),
+        ),
+        ("model cache hits", s.cache_hits.to_string()),
+        ("duplicate inputs", s.duplicate_inputs.to_string()),
+        ("diverged flips", s.diverged.to_string()),
+        ("symbolic overflow", s.overflowed.to_string()),
+        ("repeated paths", s.repeated_paths.to_string()),
+        (
+            "solver time",
+            format!("{:.3} s", s.solver_time.as_secs_f64()),
+        ),
+    ]
 }
 
 /// An unexplored branch outcome: negate `trace.branches[branch]` under the
@@ -310,9 +365,7 @@ impl Concolic {
             let key = |taken: bool| mix(mix(position, b.site), 2 + u64::from(taken));
             let taken = b.taken != 0;
             let here = key(taken);
-            let negatable = b.kind == BranchKind::Branch as u16
-                || (b.kind == BranchKind::Assume as u16 && !taken);
-            if negatable {
+            if negatable(b) {
                 if self.seen.insert(here) {
                     self.stats.branch_nodes += 1;
                 }
@@ -401,26 +454,8 @@ impl Strategy for Concolic {
     }
 
     fn stats(&self) -> Vec<(&'static str, String)> {
-        let s = &self.stats;
         let mut out = self.current.stats();
-        out.extend([
-            ("input vectors", s.input_vectors.to_string()),
-            ("branch nodes", s.branch_nodes.to_string()),
-            ("targets", s.targets.to_string()),
-            ("solver calls", s.solver_calls.to_string()),
-            (
-                "sat/unsat/timeout",
-                format!("{}/{}/{}", s.sat, s.unsat, s.unknown),
-            ),
-            ("model cache hits", s.cache_hits.to_string()),
-            ("duplicate inputs", s.duplicate_inputs.to_string()),
-            ("symbolic overflow", s.overflowed.to_string()),
-            ("repeated paths", s.repeated_paths.to_string()),
-            (
-                "solver time",
-                format!("{:.3} s", s.solver_time.as_secs_f64()),
-            ),
-        ]);
+        out.extend(stats_lines(&self.stats));
         out
     }
 }
