@@ -5,30 +5,33 @@
 //! The paper's combined execution tree interleaves scheduling nodes (the
 //! DPOR search) with symbolic branch nodes: after each visible operation
 //! comes the "concolic subtree" of the branches its thread takes before its
-//! next visible operation. [`Concolic`] explores that tree by re-execution:
+//! next visible operation. Two searches explore it by re-execution:
 //!
-//! * the scheduling part is any [`Strategy`] (`dpor`, `optimal`), run to
-//!   completion for one vector of input values;
-//! * every path constraint of every execution's trace is a branch node,
-//!   identified by its position in the combined tree: the schedule before
-//!   it (the thread of each earlier event) and the outcomes of all earlier
-//!   path constraints. One whose other outcome was not yet reached at that
-//!   position becomes a target (so is a failed `reach_assume`): the
-//!   constraints before it in the execution, sliced to the inputs the
-//!   branch depends on, and its negation go to z3 ([`solver`]); a
-//!   satisfiable target gives the next input vector (the previous values
-//!   with the model's), whose schedules the scheduling search explores in
-//!   turn. Unsatisfiable targets are dropped; a solver timeout is counted,
-//!   never fatal.
+//! * [`tree::CombinedTree`] (with `dpor`, `dpor-cr`, `dpor-classic`): the
+//!   paper's own, one tree shared by every input vector. Flipping a branch
+//!   node replays the schedule prefix up to it with the new inputs and
+//!   explores only the subtree below it; the scheduling nodes above are not
+//!   explored again, and the races found below add to their backtrack sets
+//!   (Sec. III-B). No combined-tree path runs twice.
+//! * [`Concolic`] (with `exhaustive`, `optimal`, `unfold`, a preemption
+//!   bound, or `--concolic-restart`): any [`Strategy`] run to completion
+//!   for one vector of input values, then the next vector. Every path
+//!   constraint of every execution's trace is a branch node, identified by
+//!   its position in the combined tree: the schedule before it (the thread
+//!   of each earlier event) and the outcomes of all earlier path
+//!   constraints. One whose other outcome was not yet reached at that
+//!   position becomes a target (so is a failed `reach_assume`). The
+//!   scheduling nodes above a flipped branch are explored again under the
+//!   new input; that is sound (the scheduling search is complete for a
+//!   fixed input and every branch node of every explored schedule is
+//!   flipped), and what it costs is counted as "repeated paths"
+//!   (executions whose whole combined-tree path an earlier one had run).
 //!
-//! Since a whole scheduling search runs for each input vector, the
-//! scheduling nodes above a flipped branch are explored again under the new
-//! input (the paper's tree shares them, and updates their backtrack sets
-//! from races found below the branch). The search is sound: the
-//! scheduling search is complete for a fixed input and every branch node
-//! of every explored schedule is flipped; what it costs is counted as
-//! "repeated paths" (executions whose whole combined-tree path an earlier
-//! one had run).
+//! Both negate a branch the same way ([`solver`]): the constraints before
+//! it in the execution, sliced to the inputs the branch depends on, and its
+//! negation go to z3; a satisfiable query gives the next input vector (the
+//! previous values with the model's). Unsatisfiable targets are dropped; a
+//! solver timeout is counted, never fatal.
 
 pub mod solver;
 pub mod tree;
