@@ -189,6 +189,8 @@ impl Strategy for CombinedTree {
             // Then that branch node's other outcome.
             let branch = self.open.pop()?;
             if self.dpor.depth() < branch.step {
+                // Beyond the recorded events: cannot be replayed to.
+                self.stats.diverged += 1;
                 continue;
             }
             let Some(inputs) = self
