@@ -154,11 +154,11 @@ impl CombinedTree {
     }
 }
 
-/// True if `trace` followed the path to `branch` and took its other
-/// outcome: the same path constraints before it (site, outcome, position),
-/// then the same branch the other way.
-fn reaches_flip(trace: &Trace, branch: &OpenBranch) -> bool {
-    let Some(sym) = &trace.symbolic else {
+/// True if an execution that recorded `sym` followed the path to `branch`
+/// and took its other outcome: the same path constraints before it (site,
+/// kind, outcome, position), then the same branch the other way.
+fn reaches_flip(sym: Option<&SymTrace>, branch: &OpenBranch) -> bool {
+    let Some(sym) = sym else {
         return false;
     };
     let old = &branch.trace.branches[..=branch.index];
@@ -211,7 +211,7 @@ impl Strategy for CombinedTree {
     fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence> {
         match self.pending.take() {
             Some(Pending::Flip { branch, previous }) => {
-                if !reaches_flip(trace, &branch) {
+                if !reaches_flip(trace.symbolic.as_deref(), &branch) {
                     self.stats.diverged += 1;
                     self.inputs = previous;
                     return Ok(());
@@ -270,5 +270,72 @@ impl Strategy for CombinedTree {
         let mut out = self.dpor.stats();
         out.extend(super::stats_lines(&self.stats));
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reach_channel::symbolic::{BranchKind, BranchRecord};
+
+    fn record(site: u64, taken: bool, step: u64) -> BranchRecord {
+        BranchRecord {
+            thread: 0,
+            kind: BranchKind::Branch as u16,
+            taken: u16::from(taken),
+            site,
+            expr: 1,
+            _reserved: 0,
+            step,
+        }
+    }
+
+    fn sym(branches: Vec<BranchRecord>) -> SymTrace {
+        SymTrace {
+            branches,
+            ..SymTrace::default()
+        }
+    }
+
+    /// The second path constraint of `[a taken, b not taken, c]` to flip.
+    fn open() -> OpenBranch {
+        OpenBranch {
+            trace: Arc::new(sym(vec![
+                record(1, true, 0),
+                record(2, false, 3),
+                record(3, true, 3),
+            ])),
+            index: 1,
+            step: 3,
+            sleep: ThreadSet::EMPTY,
+        }
+    }
+
+    #[test]
+    fn the_same_prefix_and_the_other_outcome_reach_the_flip() {
+        let new = sym(vec![record(1, true, 0), record(2, true, 3)]);
+        assert!(reaches_flip(Some(&new), &open()));
+        // What follows the flipped branch does not matter.
+        let longer = sym(vec![
+            record(1, true, 0),
+            record(2, true, 3),
+            record(9, false, 5),
+        ]);
+        assert!(reaches_flip(Some(&longer), &open()));
+    }
+
+    #[test]
+    fn the_same_outcome_or_another_prefix_does_not() {
+        let same = sym(vec![record(1, true, 0), record(2, false, 3)]);
+        assert!(!reaches_flip(Some(&same), &open()));
+        let other_before = sym(vec![record(1, false, 0), record(2, true, 3)]);
+        assert!(!reaches_flip(Some(&other_before), &open()));
+        let other_place = sym(vec![record(1, true, 0), record(2, true, 4)]);
+        assert!(!reaches_flip(Some(&other_place), &open()));
+        let other_site = sym(vec![record(1, true, 0), record(7, true, 3)]);
+        assert!(!reaches_flip(Some(&other_site), &open()));
+        let shorter = sym(vec![record(1, true, 0)]);
+        assert!(!reaches_flip(Some(&shorter), &open()));
+        assert!(!reaches_flip(None, &open()));
     }
 }
