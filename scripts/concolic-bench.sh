@@ -1,25 +1,32 @@
 #!/usr/bin/env bash
 # Concolic testing: for each concolic example (built with REACH_SYMBOLIC=1
-# reach-cc -O1 -g) the executions, input vectors, solver calls,
-# sat/unsat/timeout answers, model cache hits, repeated combined-tree paths
-# and times (medians of RUNS runs); then the cost of the shadow code with
-# the mode off: programs without inputs built with and without
-# REACH_SYMBOLIC=1, executions per second side by side (medians of RUNS
-# runs). Rewrites the "Concolic testing" section of BENCHMARKS.md unless
-# --no-write is given.
+# reach-cc -O1 -g), side by side, a whole scheduling search per input vector
+# (--concolic-restart, or the reach-native given with --baseline) and the
+# combined execution tree: executions, input vectors, repeated
+# combined-tree paths, sleep-set blocked executions, solver calls and times
+# (medians of RUNS runs, the two searches alternating); then the cost of
+# the shadow code with the mode off: programs without inputs built with and
+# without REACH_SYMBOLIC=1, executions per second side by side (medians of
+# RUNS runs). Rewrites the "Concolic testing" section of BENCHMARKS.md
+# unless --no-write is given.
 #
-# Usage: scripts/concolic-bench.sh [--no-write] [--runs N]
-#   --runs N  runs per measurement (default 5)
+# Usage: scripts/concolic-bench.sh [--no-write] [--runs N] [--baseline BIN]
+#   --runs N        runs per measurement (default 5)
+#   --baseline BIN  the per-input search is BIN (an earlier reach-native,
+#                   with its runtime library beside it) instead of this
+#                   build with --concolic-restart
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 write=1
 runs=5
+baseline=
 while [ $# -gt 0 ]; do
   case $1 in
     --no-write) write=0; shift ;;
     --runs) runs=$2; shift 2 ;;
+    --baseline) baseline=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
@@ -45,50 +52,71 @@ programs=(
   "concolic_resize_index.c|||"
   "concolic_updater.c|||"
   "concolic_updater_deadlock.c|||"
+  "concolic_counter_loop.c|||"
+  "concolic_input_deadlock.c|--keep-going||"
+  "concolic_input_race.c|--keep-going||"
+  "concolic_schedule_branch.c|--keep-going||"
+  "concolic_resize_index.c|--keep-going||"
+  "concolic_updater_deadlock.c|--keep-going||"
+  "concolic_counter_loop.c|--keep-going||"
+  "concolic_updater.c|--strategy dpor-cr||"
   "concolic_updater.c|--strategy optimal||"
   "concolic_updater_deadlock.c|--strategy optimal||"
 )
 
-# Prints one table row from RUNS --stats outputs (files given).
+# Prints one table row from RUNS --stats outputs of each search: the
+# per-input search's files, then the combined tree's.
 row() {
   python3 - "$@" <<'PY'
 import re, statistics, sys
-label, files = sys.argv[1], sys.argv[2:]
+label, runs = sys.argv[1], int(sys.argv[2])
+files = sys.argv[3:]
+old = [open(f).read() for f in files[:runs]]
+new = [open(f).read() for f in files[runs:]]
 def stat(text, name):
     m = re.search(r"^\s*" + re.escape(name) + r":\s*(.+)$", text, re.M)
     return m.group(1).strip() if m else "-"
-texts = [open(f).read() for f in files]
-t = texts[0]
-result = "bug: " + re.search(r"^BUG: (.+?) \(", t, re.M).group(1) if t.startswith("BUG") or "\nBUG" in t else "no bug"
-inputs = re.search(r"^\s*inputs: (.+)$", t, re.M)
-if inputs:
-    result += " (" + inputs.group(1) + ")"
+def result(t):
+    r = "bug: " + re.search(r"^BUG: (.+?) \(", t, re.M).group(1) if t.startswith("BUG") or "\nBUG" in t else "no bug"
+    inputs = re.search(r"^\s*inputs: (.+)$", t, re.M)
+    return r + (" (" + inputs.group(1) + ")" if inputs else "")
 def secs(text, name):
     v = stat(text, name)
     return float(v.split()[0]) if v != "-" else 0.0
-time = statistics.median(secs(x, "time") for x in texts)
-solver = statistics.median(secs(x, "solver time") for x in texts)
-print(f"| {label} | {result} | {stat(t, 'executions')} | {stat(t, 'input vectors')} | "
-      f"{stat(t, 'branch nodes')} | {stat(t, 'solver calls')} | {stat(t, 'sat/unsat/timeout')} | "
-      f"{stat(t, 'model cache hits')} | {stat(t, 'repeated paths')} | {time:.3f} | {solver:.3f} |")
+def both(name):
+    return f"{stat(old[0], name)} / {stat(new[0], name)}"
+def median(texts, name):
+    return statistics.median(secs(x, name) for x in texts)
+res = result(new[0]) if result(new[0]) == result(old[0]) else f"{result(old[0])} / {result(new[0])}"
+print(f"| {label} | {res} | {both('executions')} | {both('input vectors')} | {both('repeated paths')} | "
+      f"{both('sleep-set blocked')} | {both('solver calls')} | {median(old, 'time'):.3f} / {median(new, 'time'):.3f} |")
 PY
 }
 
-header1="| program (options) | result | executions | input vectors | branch nodes | solver calls | sat/unsat/timeout | model cache hits | repeated paths | time (s) | solver time (s) |"
+header1="| program (options) | result | executions | input vectors | repeated paths | sleep-set blocked | solver calls | time (s) |"
 rows1=()
 for entry in "${programs[@]}"; do
   IFS='|' read -r source options args stdin <<<"$entry"
   stem=${source%.c}
   exe=$work/$stem
   REACH_SYMBOLIC=1 "$bin/reach-cc" -O1 -g "c-examples/$source" -o "$exe" || exit 2
-  files=()
+  old=()
+  new=()
+  tag=$stem$(echo "$options" | tr -c 'a-z0-9\n' '_')
   for r in $(seq "$runs"); do
-    out=$work/$stem-$r.txt
+    out=$work/$tag-restart-$r.txt
+    if [ -n "$baseline" ]; then
+      (cd "$work" && "$baseline" --jobs 1 --stats $options "$exe" $args </dev/null >"$out" 2>/dev/null)
+    else
+      (cd "$work" && "$bin/reach-native" --jobs 1 --stats --concolic-restart $options "$exe" $args </dev/null >"$out" 2>/dev/null)
+    fi
+    old+=("$out")
+    out=$work/$tag-tree-$r.txt
     (cd "$work" && "$bin/reach-native" --jobs 1 --stats $options "$exe" $args </dev/null >"$out" 2>/dev/null)
-    files+=("$out")
+    new+=("$out")
   done
   label="\`$stem\`${options:+ ($options)}${args:+ \`$args\`}"
-  rows1+=("$(row "$label" "${files[@]}")")
+  rows1+=("$(row "$label" "$runs" "${old[@]}" "${new[@]}")")
   echo "${rows1[-1]}"
 done
 
@@ -128,12 +156,15 @@ section=$work/section.md
   echo "## Concolic testing"
   echo
   echo "\`scripts/concolic-bench.sh --runs $runs\` on $(nproc) cores (load average $(cut -d' ' -f1 /proc/loadavg) at the end), \`--jobs 1\`;"
-  echo "each program built with \`REACH_SYMBOLIC=1 reach-cc -O1 -g\`. Counts are exact and deterministic; times are medians of $runs runs."
-  echo "*Repeated paths*: executions whose whole path in the combined tree (schedule and every branch outcome) an earlier execution had already run,"
-  echo "the price of repeating the scheduling search for each input vector (see ARCHITECTURE.md, Concolic testing)."
+  echo "each program built with \`REACH_SYMBOLIC=1 reach-cc -O1 -g\`. Each cell is *per-input search / combined tree*:"
+  echo "${baseline:+the per-input search is \`$(basename "$baseline")\` (an earlier build), }${baseline:-the per-input search is \`--concolic-restart\` (a whole scheduling search from scratch for each input vector, as before the combined tree), }"
+  echo "the combined tree is the default (Saarikivi et al., Sec. III-B; \`dpor\`, \`dpor-cr\`, \`dpor-classic\`; other strategies always search per input vector,"
+  echo "so their two columns agree). Counts are exact and deterministic; times are medians of $runs runs, the two searches alternating."
+  echo "*Repeated paths*: executions whose whole path in the combined tree (schedule and every branch outcome) an earlier execution had already run."
+  echo "*Sleep-set blocked*: executions ended because every enabled thread sleeps; below a flipped branch the sleep set of its state carries over."
   echo
   echo "$header1"
-  echo "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|"
   printf '%s\n' "${rows1[@]}"
   echo
   echo "The shadow code with the mode off: programs that read no input, built with and without \`REACH_SYMBOLIC=1\`,"

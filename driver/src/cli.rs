@@ -121,6 +121,12 @@ pub struct Cli {
     /// query that hits it is counted, and its target dropped).
     #[arg(long, value_name = "MS", default_value_t = 5000)]
     pub solver_timeout: u64,
+    /// Concolic testing: run a whole scheduling search from scratch for
+    /// each input vector, as other strategies than dpor, dpor-cr and
+    /// dpor-classic always do, instead of sharing one combined execution
+    /// tree across input vectors (for comparison).
+    #[arg(long)]
+    pub concolic_restart: bool,
     /// Wall-clock bound of one execution, in seconds; exceeding it is a hang.
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     pub timeout: f64,

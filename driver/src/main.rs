@@ -400,11 +400,29 @@ fn run(cli: &Cli) -> Result<u8> {
                 {
                     eprintln!("reach-native: note: concolic testing combines inputs with dpor, dpor-cr, dpor-classic, exhaustive, optimal or unfold; using dpor");
                 }
-                strategy = Box::new(reach_native::concolic::Concolic::new(
-                    Box::new(make),
-                    Vec::new(),
-                    std::time::Duration::from_millis(cli.solver_timeout),
-                ));
+                let timeout = std::time::Duration::from_millis(cli.solver_timeout);
+                // One combined execution tree for the DPOR variants
+                // (Saarikivi et al., Sec. III-B); a search per input vector
+                // for the others.
+                let tree_search = match name {
+                    _ if bound.is_some() || cli.concolic_restart => None,
+                    StrategyName::DporCr => Some(Dpor::new(false)),
+                    StrategyName::DporClassic => Some(Dpor::classic()),
+                    StrategyName::Exhaustive | StrategyName::Optimal | StrategyName::Unfold => None,
+                    _ => Some(Dpor::new(true)),
+                };
+                strategy = match tree_search {
+                    Some(dpor) => Box::new(reach_native::concolic::tree::CombinedTree::new(
+                        dpor,
+                        Vec::new(),
+                        timeout,
+                    )),
+                    None => Box::new(reach_native::concolic::Concolic::new(
+                        Box::new(make),
+                        Vec::new(),
+                        timeout,
+                    )),
+                };
             }
             explore(&mut executor, strategy.as_mut(), &options, &mut |s| {
                 progress.update(s)

@@ -1,8 +1,11 @@
 //! Concolic testing: programs built with `REACH_SYMBOLIC=1` (the
 //! `// reach: symbolic` marker) whose inputs the driver chooses with z3,
-//! combined with the DPOR schedule search. Sequential programs run exactly
-//! once per feasible path; the concurrent ones have bugs that need both an
-//! input and an interleaving, and replay with the same inputs.
+//! combined with the DPOR schedule search over one combined execution tree
+//! (`--concolic-restart`: a whole scheduling search per input vector).
+//! Sequential programs run exactly once per feasible path; the concurrent
+//! ones have bugs that need both an input and an interleaving, and replay
+//! with the same inputs; the combined tree covers the partial orders and
+//! bugs that every interleaving of every input vector covers.
 
 use reach_tests::{bin, build_example, build_source_as, reach, root, schedule_of, Run};
 use serde_json::Value;
@@ -89,6 +92,7 @@ fn sequential_paths_are_counted_exactly() {
         // own input vector.
         assert_eq!(run.executions(), paths, "{file}: {}", run.stdout);
         assert_eq!(stat(&run, "input vectors"), paths.to_string(), "{file}");
+        assert_eq!(stat(&run, "repeated paths"), "0", "{file}");
     }
 }
 
@@ -139,8 +143,16 @@ fn an_input_guarded_data_race_is_found_and_replayed() {
 #[test]
 fn the_updater_deadlock_needs_two_inputs_and_an_interleaving() {
     let program = build_example("concolic_updater_deadlock.c");
-    let run = found_and_replayed(&program, &[], "deadlock", &["a = 10", "b = -4"]);
-    assert_eq!(run.executions(), 22, "{}", run.stdout);
+    let run = found_and_replayed(&program, &[], "deadlock", &["a = 10", "b = -5"]);
+    assert_eq!(run.executions(), 14, "{}", run.stdout);
+    // A whole dpor search per input vector needs more executions.
+    let restart = found_and_replayed(
+        &program,
+        &["--concolic-restart"],
+        "deadlock",
+        &["a = 10", "b = -4"],
+    );
+    assert_eq!(restart.executions(), 22, "{}", restart.stdout);
 }
 
 #[test]
@@ -149,9 +161,104 @@ fn the_updater_without_the_deadlock_is_clean_with_exact_counts() {
     let run = reach(&program, &["--stats"], &[]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert!(run.complete() && run.json["bug"].is_null());
-    assert_eq!(run.executions(), 47, "{}", run.stdout);
-    // a in {<= 5, 6..8, > 8} times b in {>= 0, -2..-1, < -2}.
-    assert_eq!(stat(&run, "input vectors"), "9", "{}", run.stdout);
+    assert_eq!(run.executions(), 36, "{}", run.stdout);
+    // Each flip of a branch node starts an input vector, for the subtree
+    // below that node only.
+    assert_eq!(stat(&run, "input vectors"), "20", "{}", run.stdout);
+    assert_eq!(stat(&run, "repeated paths"), "0", "{}", run.stdout);
+}
+
+#[test]
+fn a_counter_jump_that_needs_two_loop_bounds_and_an_interleaving_is_found_and_replayed() {
+    let program = build_example("concolic_counter_loop.c");
+    let run = found_and_replayed(&program, &[], "assertion", &["n1 = 2", "n2 = 1"]);
+    assert_eq!(run.executions(), 15, "{}", run.stdout);
+}
+
+/// `--keep-going --stats` runs of `program` with `options`.
+fn keep_going(program: &Path, options: &[&str]) -> Run {
+    let run = reach(
+        program,
+        &[&["--keep-going", "--stats"][..], options].concat(),
+        &[],
+    );
+    assert!(run.complete(), "{}\n{}", run.stdout, run.stderr);
+    run
+}
+
+#[test]
+fn the_combined_tree_covers_what_every_interleaving_of_every_input_vector_covers() {
+    // The oracle: `--strategy exhaustive` runs every interleaving of each
+    // input vector it solves for (a whole search per input vector). The
+    // combined tree of dpor (DPOR-CR with sleep sets) and of dpor-cr must
+    // run the same partial orders and find the same bugs, in the pinned
+    // numbers of executions (deterministic for a fixed exploration order).
+    for (file, oracle_executions, dpor_executions, dpor_cr_executions) in [
+        ("concolic_input_deadlock.c", 108, 5, 7),
+        ("concolic_input_race.c", 15, 6, 10),
+        ("concolic_schedule_branch.c", 4, 3, 3),
+        ("concolic_counter_loop.c", 1497, 65, 203),
+    ] {
+        let program = build_example(file);
+        let oracle = keep_going(&program, &["--strategy", "exhaustive"]);
+        assert_eq!(oracle.executions(), oracle_executions, "{file}: oracle");
+        assert!(!oracle.bug_signatures().is_empty(), "{file}: oracle bugs");
+        for (strategy, executions) in [("dpor", dpor_executions), ("dpor-cr", dpor_cr_executions)] {
+            let tree = keep_going(&program, &["--strategy", strategy]);
+            assert_eq!(
+                tree.fingerprints(),
+                oracle.fingerprints(),
+                "{file} {strategy}: other partial orders than the oracle"
+            );
+            assert_eq!(
+                tree.bug_signatures(),
+                oracle.bug_signatures(),
+                "{file} {strategy}: other bugs than the oracle"
+            );
+            assert_eq!(tree.executions(), executions, "{file} {strategy}");
+            assert_eq!(stat(&tree, "repeated paths"), "0", "{file} {strategy}");
+        }
+    }
+}
+
+#[test]
+fn the_combined_tree_runs_fewer_executions_than_a_search_per_input_vector() {
+    // Branches on inputs and on shared values read from inputs under every
+    // interleaving: the combined tree explores the scheduling nodes above
+    // a flipped branch once, a search per input vector again for each.
+    for (file, tree_executions, restart_executions, restart_repeated) in [
+        // Oracle (exhaustive per input vector): 4 executions, 3 partial
+        // orders (see the test above).
+        ("concolic_schedule_branch.c", 3, 4, 1),
+        // Five threads: the oracle is out of reach; dpor per input vector
+        // (complete for each) is the reference.
+        ("concolic_updater.c", 36, 47, 14),
+    ] {
+        let program = build_example(file);
+        let tree = keep_going(&program, &[]);
+        let restart = keep_going(&program, &["--concolic-restart"]);
+        assert_eq!(
+            tree.executions(),
+            tree_executions,
+            "{file}: {}",
+            tree.stdout
+        );
+        assert_eq!(
+            restart.executions(),
+            restart_executions,
+            "{file}: {}",
+            restart.stdout
+        );
+        assert!(tree.executions() < restart.executions(), "{file}");
+        assert_eq!(stat(&tree, "repeated paths"), "0", "{file}");
+        assert_eq!(
+            stat(&restart, "repeated paths"),
+            restart_repeated.to_string(),
+            "{file}"
+        );
+        assert_eq!(tree.fingerprints(), restart.fingerprints(), "{file}");
+        assert_eq!(tree.bug_signatures(), restart.bug_signatures(), "{file}");
+    }
 }
 
 #[test]

@@ -5,32 +5,36 @@
 //! The paper's combined execution tree interleaves scheduling nodes (the
 //! DPOR search) with symbolic branch nodes: after each visible operation
 //! comes the "concolic subtree" of the branches its thread takes before its
-//! next visible operation. [`Concolic`] explores that tree by re-execution:
+//! next visible operation. Two searches explore it by re-execution:
 //!
-//! * the scheduling part is any [`Strategy`] (`dpor`, `optimal`), run to
-//!   completion for one vector of input values;
-//! * every path constraint of every execution's trace is a branch node,
-//!   identified by its position in the combined tree: the schedule before
-//!   it (the thread of each earlier event) and the outcomes of all earlier
-//!   path constraints. One whose other outcome was not yet reached at that
-//!   position becomes a target (so is a failed `reach_assume`): the
-//!   constraints before it in the execution, sliced to the inputs the
-//!   branch depends on, and its negation go to z3 ([`solver`]); a
-//!   satisfiable target gives the next input vector (the previous values
-//!   with the model's), whose schedules the scheduling search explores in
-//!   turn. Unsatisfiable targets are dropped; a solver timeout is counted,
-//!   never fatal.
+//! * [`tree::CombinedTree`] (with `dpor`, `dpor-cr`, `dpor-classic`): the
+//!   paper's own, one tree shared by every input vector. Flipping a branch
+//!   node replays the schedule prefix up to it with the new inputs and
+//!   explores only the subtree below it; the scheduling nodes above are not
+//!   explored again, and the races found below add to their backtrack sets
+//!   (Sec. III-B). No combined-tree path runs twice.
+//! * [`Concolic`] (with `exhaustive`, `optimal`, `unfold`, a preemption
+//!   bound, or `--concolic-restart`): any [`Strategy`] run to completion
+//!   for one vector of input values, then the next vector. Every path
+//!   constraint of every execution's trace is a branch node, identified by
+//!   its position in the combined tree: the schedule before it (the thread
+//!   of each earlier event) and the outcomes of all earlier path
+//!   constraints. One whose other outcome was not yet reached at that
+//!   position becomes a target (so is a failed `reach_assume`). The
+//!   scheduling nodes above a flipped branch are explored again under the
+//!   new input; that is sound (the scheduling search is complete for a
+//!   fixed input and every branch node of every explored schedule is
+//!   flipped), and what it costs is counted as "repeated paths"
+//!   (executions whose whole combined-tree path an earlier one had run).
 //!
-//! Since a whole scheduling search runs for each input vector, the
-//! scheduling nodes above a flipped branch are explored again under the new
-//! input (the paper's tree shares them, and updates their backtrack sets
-//! from races found below the branch). The search is sound: the
-//! scheduling search is complete for a fixed input and every branch node
-//! of every explored schedule is flipped; what it costs is counted as
-//! "repeated paths" (executions whose whole combined-tree path an earlier
-//! one had run).
+//! Both negate a branch the same way ([`solver`]): the constraints before
+//! it in the execution, sliced to the inputs the branch depends on, and its
+//! negation go to z3; a satisfiable query gives the next input vector (the
+//! previous values with the model's). Unsatisfiable targets are dropped; a
+//! solver timeout is counted, never fatal.
 
 pub mod solver;
+pub mod tree;
 
 use crate::cancel::Cancel;
 use crate::exec::{ExecError, InputValue, Request};
@@ -207,6 +211,9 @@ pub struct ConcolicStats {
     /// outcomes) an earlier execution had already run: the price of
     /// repeating the scheduling search for each input vector.
     pub repeated_paths: u64,
+    /// Flips of the combined tree ([`tree`]) whose execution did not reach
+    /// the negated branch with the solved inputs.
+    pub diverged: u64,
     /// Time spent in z3.
     pub solver_time: Duration,
 }
@@ -215,6 +222,57 @@ pub struct ConcolicStats {
 fn mix(h: u64, x: u64) -> u64 {
     let v = (h ^ x.wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     v ^ (v >> 31)
+}
+
+/// True if the other outcome of path constraint `b` is worth a query: a
+/// conditional branch, or a `reach_assume` that failed.
+fn negatable(b: &BranchRecord) -> bool {
+    b.kind == BranchKind::Branch as u16 || (b.kind == BranchKind::Assume as u16 && b.taken == 0)
+}
+
+/// Hash of an execution's whole path in the combined tree: the thread of
+/// every event and, at its place among them, the site and outcome of every
+/// path constraint.
+fn path_key(sym: &SymTrace, trace: &Trace) -> u64 {
+    let mut position = 0x51_7C_C1_B7_27_22_0A_95u64;
+    let mut events = trace.events.iter();
+    let mut done = 0usize;
+    for b in &sym.branches {
+        let upto = usize::try_from(b.step).unwrap_or(usize::MAX);
+        while done < upto {
+            let Some(e) = events.next() else { break };
+            position = mix(position, 1 + u64::from(e.thread));
+            done += 1;
+        }
+        position = mix(mix(position, b.site), 2 + u64::from(b.taken != 0));
+    }
+    for e in events {
+        position = mix(position, 1 + u64::from(e.thread));
+    }
+    position
+}
+
+/// The concolic figures of `--stats`.
+fn stats_lines(s: &ConcolicStats) -> Vec<(&'static str, String)> {
+    vec![
+        ("input vectors", s.input_vectors.to_string()),
+        ("branch nodes", s.branch_nodes.to_string()),
+        ("targets", s.targets.to_string()),
+        ("solver calls", s.solver_calls.to_string()),
+        (
+            "sat/unsat/timeout",
+            format!("{}/{}/{}", s.sat, s.unsat, s.unknown),
+        ),
+        ("model cache hits", s.cache_hits.to_string()),
+        ("duplicate inputs", s.duplicate_inputs.to_string()),
+        ("diverged flips", s.diverged.to_string()),
+        ("symbolic overflow", s.overflowed.to_string()),
+        ("repeated paths", s.repeated_paths.to_string()),
+        (
+            "solver time",
+            format!("{:.3} s", s.solver_time.as_secs_f64()),
+        ),
+    ]
 }
 
 /// An unexplored branch outcome: negate `trace.branches[branch]` under the
@@ -310,9 +368,7 @@ impl Concolic {
             let key = |taken: bool| mix(mix(position, b.site), 2 + u64::from(taken));
             let taken = b.taken != 0;
             let here = key(taken);
-            let negatable = b.kind == BranchKind::Branch as u16
-                || (b.kind == BranchKind::Assume as u16 && !taken);
-            if negatable {
+            if negatable(b) {
                 if self.seen.insert(here) {
                     self.stats.branch_nodes += 1;
                 }
@@ -401,26 +457,8 @@ impl Strategy for Concolic {
     }
 
     fn stats(&self) -> Vec<(&'static str, String)> {
-        let s = &self.stats;
         let mut out = self.current.stats();
-        out.extend([
-            ("input vectors", s.input_vectors.to_string()),
-            ("branch nodes", s.branch_nodes.to_string()),
-            ("targets", s.targets.to_string()),
-            ("solver calls", s.solver_calls.to_string()),
-            (
-                "sat/unsat/timeout",
-                format!("{}/{}/{}", s.sat, s.unsat, s.unknown),
-            ),
-            ("model cache hits", s.cache_hits.to_string()),
-            ("duplicate inputs", s.duplicate_inputs.to_string()),
-            ("symbolic overflow", s.overflowed.to_string()),
-            ("repeated paths", s.repeated_paths.to_string()),
-            (
-                "solver time",
-                format!("{:.3} s", s.solver_time.as_secs_f64()),
-            ),
-        ]);
+        out.extend(stats_lines(&self.stats));
         out
     }
 }

@@ -63,6 +63,9 @@ pub struct Dpor {
     /// forced nodes get every enabled thread as backtrack choices, and
     /// frontier subtrees.
     shard_plan: Option<crate::shard::PathPlan>,
+    /// Sleep set of the final state of the last observed execution (the
+    /// state after its last event, which has no node).
+    final_sleep: ThreadSet,
 }
 
 /// What a parallel worker learned about a node above its subtree.
@@ -90,6 +93,7 @@ impl Dpor {
             preemption_bound: None,
             pruned: false,
             shard_plan: None,
+            final_sleep: ThreadSet::EMPTY,
         }
     }
 
@@ -174,6 +178,81 @@ impl Dpor {
         !n.backtrack.minus(&n.done).minus(&n.sleep).is_empty()
     }
 
+    /// [`Strategy::next_request`] within the subtree of the path's first
+    /// `floor` nodes: the nodes from `floor` on are explored and popped, and
+    /// `None` is returned once the path has `floor` nodes left (the
+    /// combined execution tree of concolic testing,
+    /// [`crate::concolic::tree`], flips a branch node there before the
+    /// scheduling nodes above it are backtracked).
+    pub fn next_request_below(&mut self, floor: usize) -> Option<Request> {
+        if !self.started {
+            self.started = true;
+            return Some(self.request(Vec::new(), ThreadSet::EMPTY));
+        }
+        self.waiting = false;
+        while let Some(node) = self
+            .path
+            .nodes
+            .last()
+            .filter(|_| self.path.nodes.len() > floor)
+        {
+            let i = self.path.nodes.len() - 1;
+            if self.root.is_some_and(|r| i <= r) {
+                return None;
+            }
+            let todo = node.backtrack.minus(&node.done).minus(&node.sleep);
+            if let Some(next) = todo.first() {
+                if let Some(bound) = self.preemption_bound {
+                    if self.path.is_preemption(i, next) && self.path.preemptions_before(i) >= bound
+                    {
+                        self.pruned = true;
+                        self.path.nodes[i].backtrack.remove(next);
+                        continue;
+                    }
+                }
+                let candidate_sleep = self.candidate_sleep(node);
+                let node = &mut self.path.nodes[i];
+                node.done.insert(next);
+                node.chosen = next;
+                let prefix = self.path.prefix_to(i, next);
+                return Some(self.request(prefix, candidate_sleep));
+            }
+            if self.lent.contains(&i) {
+                self.waiting = true;
+                return None;
+            }
+            self.path.nodes.pop();
+        }
+        None
+    }
+
+    /// Number of scheduling nodes on the current path.
+    pub fn depth(&self) -> usize {
+        self.path.nodes.len()
+    }
+
+    /// Sleep set of state `state` of the last observed execution (Sec.
+    /// IV-D): a node's, or for the final state the one computed last.
+    pub fn sleep_at(&self, state: usize) -> ThreadSet {
+        self.path
+            .nodes
+            .get(state)
+            .map_or(self.final_sleep, |n| n.sleep)
+    }
+
+    /// A request that replays the path's first `len` choices and lets the
+    /// runtime continue from there with the sleep set `sleep` of that state,
+    /// after cutting the path to those nodes: how the combined execution
+    /// tree re-enters the subtree below a flipped branch node (Saarikivi et
+    /// al., Sec. III-B). The observed execution's nodes from `len` on are
+    /// new ones, and its races update the backtrack sets of the nodes above.
+    pub fn resume_at(&mut self, len: usize, sleep: ThreadSet) -> Request {
+        self.started = true;
+        self.path.nodes.truncate(len);
+        let prefix = self.path.nodes.iter().map(|n| n.chosen).collect();
+        self.request(prefix, sleep)
+    }
+
     /// Gives the first unexplored choice of node `i` away as a subtree.
     fn give_away(&mut self, i: usize) -> Option<(Request, Dpor)> {
         let node = &self.path.nodes[i];
@@ -203,6 +282,7 @@ impl Dpor {
             preemption_bound: self.preemption_bound,
             pruned: false,
             shard_plan: None,
+            final_sleep: ThreadSet::EMPTY,
         };
         Some((self.request(prefix, sleep), worker))
     }
@@ -457,40 +537,7 @@ impl Strategy for Dpor {
     }
 
     fn next_request(&mut self) -> Option<Request> {
-        if !self.started {
-            self.started = true;
-            return Some(self.request(Vec::new(), ThreadSet::EMPTY));
-        }
-        self.waiting = false;
-        while let Some(node) = self.path.nodes.last() {
-            let i = self.path.nodes.len() - 1;
-            if self.root.is_some_and(|r| i <= r) {
-                return None;
-            }
-            let todo = node.backtrack.minus(&node.done).minus(&node.sleep);
-            if let Some(next) = todo.first() {
-                if let Some(bound) = self.preemption_bound {
-                    if self.path.is_preemption(i, next) && self.path.preemptions_before(i) >= bound
-                    {
-                        self.pruned = true;
-                        self.path.nodes[i].backtrack.remove(next);
-                        continue;
-                    }
-                }
-                let candidate_sleep = self.candidate_sleep(node);
-                let node = &mut self.path.nodes[i];
-                node.done.insert(next);
-                node.chosen = next;
-                let prefix = self.path.prefix_to(i, next);
-                return Some(self.request(prefix, candidate_sleep));
-            }
-            if self.lent.contains(&i) {
-                self.waiting = true;
-                return None;
-            }
-            self.path.nodes.pop();
-        }
-        None
+        self.next_request_below(0)
     }
 
     fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence> {
@@ -560,6 +607,7 @@ impl Strategy for Dpor {
             last_ran[event.thread as usize] = Some(state);
             cursor.advance();
         }
+        self.final_sleep = sleep;
         if let Some(plan) = &mut self.shard_plan {
             let new = self.path.nodes.get(first_new_state..).unwrap_or_default();
             let natural: Vec<ThreadSet> = new.iter().map(|n| n.backtrack.minus(&n.sleep)).collect();
