@@ -126,7 +126,7 @@ const UFFD_FEATURE_WP_UNPOPULATED: u64 = 1 << 13;
 const UFFD_FEATURE_WP_ASYNC: u64 = 1 << 15;
 const UFFDIO_REGISTER_MODE_WP: u64 = 2;
 const UFFD_USER_MODE_ONLY: i64 = 1;
-const SCAN_VEC: usize = 512;
+const SCAN_VEC: usize = 128;
 
 /// Saved registers of the checkpoint (see the assembly below).
 #[repr(C)]
@@ -174,6 +174,8 @@ struct Control {
     /// The lowest descriptor number free at `main`.
     lowest_free_fd: i64,
     scan: [PageRegion; SCAN_VEC],
+    /// What the last restore found to protect again.
+    protect: ProtectSpans,
     maps: [u8; MAPS_BYTES],
     /// Where the copies start (the area follows this struct).
     data_base: usize,
@@ -1002,40 +1004,123 @@ fn protect_written(c: &mut Control) -> bool {
     )
 }
 
-/// Copies the saved contents of `[s, e)` back (the parts of it in saved
-/// ranges). Only for memory that is still mapped writable as at the
-/// checkpoint: a write-tracked page is.
-fn copy_pages(c: &Control, s: usize, e: usize) {
-    for r in &c.ranges[..c.n] {
-        if !r.saved() || r.end <= s || r.start >= e {
+/// Most separate spans re-protected one by one after a restore (more: one
+/// walk over everything tracked).
+const MAX_PROTECT_SPANS: usize = 64;
+
+/// The pages to write-protect again after a restore, as spans (adjacent
+/// pages merged).
+#[derive(Clone, Copy)]
+struct ProtectSpans {
+    n: usize,
+    spans: [(usize, usize); MAX_PROTECT_SPANS],
+    /// More spans than room: protect with one walk instead.
+    overflow: bool,
+}
+
+impl ProtectSpans {
+    const EMPTY: ProtectSpans = ProtectSpans {
+        n: 0,
+        spans: [(0, 0); MAX_PROTECT_SPANS],
+        overflow: false,
+    };
+
+    fn add(&mut self, s: usize, e: usize) {
+        if self.n > 0 && self.spans[self.n - 1].1 == s {
+            self.spans[self.n - 1].1 = e;
+        } else if self.n < MAX_PROTECT_SPANS {
+            self.spans[self.n] = (s, e);
+            self.n += 1;
+        } else {
+            self.overflow = true;
+        }
+    }
+}
+
+/// Puts the saved contents of `[s, e)` back (the parts of it in saved
+/// ranges) and notes in `protect` the pages to write-protect again. Only
+/// for memory that is still mapped writable as at the checkpoint: a
+/// write-tracked page is.
+///
+/// A page that was dropped (`present` false) is copied back and protected
+/// again. A present page the execution wrote is compared with its saved
+/// copy first: if it differs it is copied back and left unprotected, so
+/// the next scan reports it written again and the next restore looks at it
+/// again (a page written in every execution then costs neither a
+/// write-protection fault nor a re-protection, each dearer than a compare
+/// and a copy); if it is equal, restoring it would change nothing and it
+/// is protected again, as an unwritten page is. Either way the page ends
+/// as saved, and every page left unprotected is looked at by the next
+/// restore: the restore stays exact.
+///
+/// Regions come in address order, as the recorded ranges are: `next` is
+/// the first range that may still hold one (kept between calls).
+fn restore_pages(
+    c: &Control,
+    s: usize,
+    e: usize,
+    present: bool,
+    next: &mut usize,
+    protect: &mut ProtectSpans,
+) {
+    while *next < c.n && c.ranges[*next].end <= s {
+        *next += 1;
+    }
+    for r in &c.ranges[*next..c.n] {
+        if r.start >= e {
+            break;
+        }
+        if !r.saved() {
             continue;
         }
         let a = s.max(r.start);
         let b = e.min(r.end);
-        // SAFETY: `[a, b)` lies in a saved range, mapped writable (it is
-        // write-tracked), and its copy is in the data area.
-        unsafe {
-            core::ptr::copy_nonoverlapping(
-                (c.data_base + r.data + (a - r.start)) as *const u8,
-                a as *mut u8,
-                b - a,
-            );
+        let saved = c.data_base + r.data + (a - r.start);
+        if !present {
+            // SAFETY: `[a, b)` lies in a saved range, mapped writable (it
+            // is write-tracked), and its copy is in the data area.
+            unsafe {
+                core::ptr::copy_nonoverlapping(saved as *const u8, a as *mut u8, b - a);
+            }
+            protect.add(a, b);
+            continue;
+        }
+        let mut p = a;
+        while p < b {
+            let q = (p + PAGE).min(b);
+            // SAFETY: as above, page by page; a live page and its copy do
+            // not overlap (the data area is in the control region).
+            let (live, copy) = unsafe {
+                (
+                    core::slice::from_raw_parts_mut(p as *mut u8, q - p),
+                    core::slice::from_raw_parts((saved + (p - a)) as *const u8, q - p),
+                )
+            };
+            if live == copy {
+                protect.add(p, q);
+            } else {
+                live.copy_from_slice(copy);
+            }
+            p = q;
         }
     }
 }
 
 /// Checks that the write-tracked memory is exactly the saved ranges (none
-/// of them unmapped, moved or replaced) and copies back every page written
-/// or dropped since the last protection, in one walk of the page tables:
-/// every write-tracked region comes back with its categories; the written
-/// or dropped ones are copied back as they come (a tracked page is mapped
-/// writable as at the checkpoint, so this is safe even when the tracking
-/// turns out not to be intact). True if the tracking was intact, in which
-/// case the copy is complete.
+/// of them unmapped, moved or replaced) and restores every page written
+/// or dropped since it was last protected ([`restore_pages`]), in one walk
+/// of the page tables: every write-tracked region comes back with its
+/// categories; the written or dropped ones are restored as they come (a
+/// tracked page is mapped writable as at the checkpoint, so this is safe
+/// even when the tracking turns out not to be intact). The pages to
+/// protect again are left in `c.protect`. True if the tracking was intact,
+/// in which case the restore is complete.
 fn intact_and_copied(c: &mut Control) -> bool {
     let mut k = 0usize;
     let mut open: Option<(usize, usize)> = None;
     let mut ok = true;
+    let mut protect = ProtectSpans::EMPTY;
+    let mut next = 0usize;
     let scanned = scan(
         c,
         0,
@@ -1044,8 +1129,9 @@ fn intact_and_copied(c: &mut Control) -> bool {
         PAGE_IS_WPALLOWED | PAGE_IS_WRITTEN | PAGE_IS_PRESENT,
         |c, r| {
             let (s, e) = (r.start as usize, r.end as usize);
-            if r.categories & PAGE_IS_WRITTEN != 0 || r.categories & PAGE_IS_PRESENT == 0 {
-                copy_pages(c, s, e);
+            let present = r.categories & PAGE_IS_PRESENT != 0;
+            if r.categories & PAGE_IS_WRITTEN != 0 || !present {
+                restore_pages(c, s, e, present, &mut next, &mut protect);
             }
             match open {
                 Some((a, b)) if b == s => open = Some((a, e)),
@@ -1062,7 +1148,39 @@ fn intact_and_copied(c: &mut Control) -> bool {
         ok &= k < c.ntracked && c.tracked[k] == prev;
         k += 1;
     }
+    c.protect = protect;
     scanned && ok && k == c.ntracked
+}
+
+/// Write-protects again the pages the restore noted ([`restore_pages`]):
+/// span by span, each with a `PAGEMAP_SCAN` that returns nothing (the
+/// kernel's quickest walk, whose TLB flush covers only the span), or, if
+/// there were too many spans, with one walk over everything tracked.
+fn protect_again(c: &mut Control) -> bool {
+    if c.protect.overflow {
+        return protect_written(c);
+    }
+    for i in 0..c.protect.n {
+        let (s, e) = c.protect.spans[i];
+        let mut arg = PmScanArg {
+            size: core::mem::size_of::<PmScanArg>() as u64,
+            flags: PM_SCAN_WP_MATCHING,
+            start: s as u64,
+            end: e as u64,
+            walk_end: 0,
+            vec: 0,
+            vec_len: 0,
+            max_pages: 0,
+            category_inverted: 0,
+            category_mask: PAGE_IS_WPALLOWED,
+            category_anyof_mask: PAGE_IS_WRITTEN,
+            return_mask: 0,
+        };
+        if ioctl(c.pagemap, PAGEMAP_SCAN, (&mut arg as *mut PmScanArg).cast()) < 0 {
+            return false;
+        }
+    }
+    true
 }
 
 /// Unmaps what the execution mapped (everything in the gaps of the
@@ -1093,7 +1211,7 @@ fn restore_memory(c: &mut Control) -> bool {
 /// execution and resumes at the checkpoint (or ends the worker).
 extern "C" fn restore_and_resume() -> ! {
     let Some(c) = ctl() else { sys::exit_group(0) };
-    let ok = restore_memory(c) && protect_written(c);
+    let ok = restore_memory(c) && protect_again(c);
     let fallback = if ok { 0 } else { Cause::MemoryLayout as u32 };
     report(c, fallback);
     if !ok {
