@@ -14,8 +14,11 @@
 //!    mapped (thread stacks, arenas, `mmap` blocks);
 //! 2. walks the write-tracked memory once with `PAGEMAP_SCAN`, which both
 //!    checks that it is exactly the recorded layout and gives the written
-//!    (or dropped) pages, copied back as they come; then write-protects
-//!    them again with a second, matching walk;
+//!    (or dropped) pages, restored as they come ([`restore_pages`]: a
+//!    written page that differs from its copy is copied back and left
+//!    unprotected, so it costs no write fault in the next execution and is
+//!    looked at again by the next restore); then write-protects again the
+//!    pages it found unchanged or dropped, span by span ([`protect_again`]);
 //! 3. restores the signal mask, reports the execution's end to the driver
 //!    like a reaped child, and resumes at the checkpoint, which returns a
 //!    second time: the worker then waits for the next request.
@@ -142,6 +145,8 @@ struct Control {
     started: u64,
     /// Wait status of the execution being ended.
     status: i32,
+    /// The worker's (main thread's) kernel id.
+    tid: i32,
     /// Why the execution cannot be undone (0: it can).
     taint: u32,
     /// The worker cannot go on (threads left); not a reason to stop persisting.
@@ -222,6 +227,12 @@ pub fn shared() -> Option<&'static Shared> {
 #[inline]
 pub fn is_worker() -> bool {
     WORKER.load(Ordering::Relaxed) != 0
+}
+
+/// The kernel id of the main thread in a persistent worker (the same in
+/// each of its executions), without asking the kernel again.
+pub fn worker_tid() -> Option<i32> {
+    ctl().map(|c| c.tid)
 }
 
 /// Marks the current execution as one memory cannot undo.
@@ -780,6 +791,7 @@ fn setup(request_fd: i32, response_fd: i32) -> Result<(), Cause> {
     c.region_len = region_len;
     c.request_fd = request_fd;
     c.response_fd = response_fd;
+    c.tid = sys::gettid();
     // The stacks of user-level threads outlive executions: their pages
     // stay mapped and are reused rather than faulted in again.
     c.hole_len = region_len
