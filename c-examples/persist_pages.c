@@ -8,8 +8,8 @@
  * Which pages an execution writes, and with what, changes from one
  * interleaving to the next: a persistent worker must put back every page
  * the previous execution left different (also one it leaves unprotected
- * because it was written before) and may treat a page written back to its
- * own contents as unwritten. Any page left as the previous execution
+ * because it was written before, or because earlier executions wrote it
+ * back to its own contents). Any page left as the previous execution
  * wrote it fails main's check (abort).
  *
  * The threads write disjoint bytes: the only conflicts are the three adds.
@@ -36,6 +36,11 @@ static void *worker(void *arg) {
     /* Written, then put back: the page ends as it started. */
     memset(pages[PAGES - 1] + 2048 + 8 * me, 9, 8);
     memset(pages[PAGES - 1] + 2048 + 8 * me, 0, 8);
+    /* ... and, in the interleavings where thread 0 comes last, left
+     * different: a page the worker may keep unprotected as one written
+     * back to what it held must still be put back. */
+    if (me == 0 && t == 2)
+        memset(pages[PAGES - 1] + 3072, 5, 8);
     memset(&initialised[t + 3], me + 1, sizeof(int));
     char *block = malloc(3 * PAGE);
     if (block) {

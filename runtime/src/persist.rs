@@ -181,6 +181,8 @@ struct Control {
     scan: [PageRegion; SCAN_VEC],
     /// What the last restore found to protect again.
     protect: ProtectSpans,
+    /// Pages kept unprotected although found unchanged.
+    kept: KeptPages,
     maps: [u8; MAPS_BYTES],
     /// Where the copies start (the area follows this struct).
     data_base: usize,
@@ -1047,6 +1049,65 @@ impl ProtectSpans {
             self.overflow = true;
         }
     }
+
+    fn contains(&self, p: usize) -> bool {
+        self.spans[..self.n].iter().any(|&(s, e)| s <= p && p < e)
+    }
+}
+
+/// Most pages kept unprotected although a restore found them unchanged.
+const MAX_KEPT: usize = 16;
+/// How many restores in a row may find a kept page unchanged before it is
+/// protected again.
+const KEPT_FOR: u32 = 64;
+
+/// Pages that executions write back to what they held (a lock taken and
+/// released, a thread-local value set and cleared): found unchanged but
+/// written again right after their re-protection, they are kept
+/// unprotected for a while instead of costing a write fault and a
+/// re-protection in every execution. Unprotected, they are compared by
+/// every restore like any written page.
+#[derive(Clone, Copy)]
+struct KeptPages {
+    n: usize,
+    /// Page address and how many more restores may find it unchanged.
+    pages: [(usize, u32); MAX_KEPT],
+}
+
+impl KeptPages {
+    /// Whether the page at `p`, written and found unchanged, stays
+    /// unprotected; `reprotected`: the last restore protected it again (so
+    /// this execution wrote it again).
+    fn keep(&mut self, p: usize, reprotected: bool) -> bool {
+        if let Some(i) = (0..self.n).find(|&i| self.pages[i].0 == p) {
+            self.pages[i].1 -= 1;
+            if self.pages[i].1 > 0 {
+                return true;
+            }
+            self.n -= 1;
+            self.pages[i] = self.pages[self.n];
+            return false;
+        }
+        if reprotected && self.n < MAX_KEPT {
+            self.pages[self.n] = (p, KEPT_FOR);
+            self.n += 1;
+            return true;
+        }
+        false
+    }
+}
+
+/// What one restore walk carries from region to region (the control
+/// region starts zeroed: no page kept, none protected last).
+struct RestoreWalk {
+    /// The first recorded range that may still hold a region (regions come
+    /// in address order, as the recorded ranges are).
+    next: usize,
+    /// The pages to protect again.
+    protect: ProtectSpans,
+    /// The pages the previous restore protected again.
+    last: ProtectSpans,
+    kept: KeptPages,
 }
 
 /// Puts the saved contents of `[s, e)` back (the parts of it in saved
@@ -1064,21 +1125,14 @@ impl ProtectSpans {
 /// is protected again, as an unwritten page is. Either way the page ends
 /// as saved, and every page left unprotected is looked at by the next
 /// restore: the restore stays exact.
-///
-/// Regions come in address order, as the recorded ranges are: `next` is
-/// the first range that may still hold one (kept between calls).
-fn restore_pages(
-    c: &Control,
-    s: usize,
-    e: usize,
-    present: bool,
-    next: &mut usize,
-    protect: &mut ProtectSpans,
-) {
-    while *next < c.n && c.ranges[*next].end <= s {
-        *next += 1;
+/// A page found unchanged that was protected again by the last restore
+/// and written again since is kept unprotected for a while instead
+/// ([`KeptPages`]).
+fn restore_pages(c: &Control, s: usize, e: usize, present: bool, w: &mut RestoreWalk) {
+    while w.next < c.n && c.ranges[w.next].end <= s {
+        w.next += 1;
     }
-    for r in &c.ranges[*next..c.n] {
+    for r in &c.ranges[w.next..c.n] {
         if r.start >= e {
             break;
         }
@@ -1094,7 +1148,7 @@ fn restore_pages(
             unsafe {
                 core::ptr::copy_nonoverlapping(saved as *const u8, a as *mut u8, b - a);
             }
-            protect.add(a, b);
+            w.protect.add(a, b);
             continue;
         }
         let mut p = a;
@@ -1109,7 +1163,9 @@ fn restore_pages(
                 )
             };
             if live == copy {
-                protect.add(p, q);
+                if !w.kept.keep(p, w.last.contains(p)) {
+                    w.protect.add(p, q);
+                }
             } else {
                 live.copy_from_slice(copy);
             }
@@ -1131,8 +1187,12 @@ fn intact_and_copied(c: &mut Control) -> bool {
     let mut k = 0usize;
     let mut open: Option<(usize, usize)> = None;
     let mut ok = true;
-    let mut protect = ProtectSpans::EMPTY;
-    let mut next = 0usize;
+    let mut w = RestoreWalk {
+        next: 0,
+        protect: ProtectSpans::EMPTY,
+        last: c.protect,
+        kept: c.kept,
+    };
     let scanned = scan(
         c,
         0,
@@ -1143,7 +1203,7 @@ fn intact_and_copied(c: &mut Control) -> bool {
             let (s, e) = (r.start as usize, r.end as usize);
             let present = r.categories & PAGE_IS_PRESENT != 0;
             if r.categories & PAGE_IS_WRITTEN != 0 || !present {
-                restore_pages(c, s, e, present, &mut next, &mut protect);
+                restore_pages(c, s, e, present, &mut w);
             }
             match open {
                 Some((a, b)) if b == s => open = Some((a, e)),
@@ -1160,7 +1220,8 @@ fn intact_and_copied(c: &mut Control) -> bool {
         ok &= k < c.ntracked && c.tracked[k] == prev;
         k += 1;
     }
-    c.protect = protect;
+    c.protect = w.protect;
+    c.kept = w.kept;
     scanned && ok && k == c.ntracked
 }
 
