@@ -18,7 +18,9 @@
 //!    written page that differs from its copy is copied back and left
 //!    unprotected, so it costs no write fault in the next execution and is
 //!    looked at again by the next restore); then write-protects again the
-//!    pages it found unchanged or dropped, span by span ([`protect_again`]);
+//!    pages it found unchanged or dropped, span by span ([`protect_again`]),
+//!    except a few that executions keep writing back to what they held
+//!    ([`KeptPages`]);
 //! 3. restores the signal mask, reports the execution's end to the driver
 //!    like a reaped child, and resumes at the checkpoint, which returns a
 //!    second time: the worker then waits for the next request.
