@@ -313,6 +313,7 @@ fn run(cli: &Cli) -> Result<u8> {
         StrategyName::DporClassic => Some(Dpor::classic()),
         _ => None,
     };
+    let parallel_optimal = cli.strategy == StrategyName::Optimal && !concolic;
     let sharded = shard.map(|spec| sharded(cli.strategy, spec)).transpose()?;
     let pipelined_search = (jobs > 1 && sharded.is_none() && !concolic)
         .then(|| single_search(cli, seed))
@@ -348,6 +349,15 @@ fn run(cli: &Cli) -> Result<u8> {
                 &mut |s| progress.update(s),
             )
         }
+        _ if parallel_optimal && jobs > 1 => reach_native::parallel::explore_parallel(
+            &mut executor,
+            &config_for_workers,
+            OptimalDpor::new(),
+            jobs,
+            &placement,
+            &options,
+            &mut |s| progress.update(s),
+        ),
         Some(search) if jobs > 1 => reach_native::parallel::explore_parallel(
             &mut executor,
             &config_for_workers,

@@ -60,6 +60,22 @@ enum Message<S: Splittable> {
     },
     /// Asked to share, the worker had nothing to give away.
     NothingToShare(usize),
+    /// Reports a task made between executions (applying others).
+    Reported {
+        task: TaskId,
+        reports: Vec<S::Report>,
+    },
+    /// A report forwarded down to `task` was applied: `settled` goes to
+    /// the search that sent it (`owner`: a task, or the coordinator's).
+    Settled {
+        owner: Option<TaskId>,
+        settled: Option<S::Report>,
+    },
+    /// A report forwarded down found its task finished: it goes back.
+    Bounced {
+        owner: Option<TaskId>,
+        report: S::Report,
+    },
     /// The worker cannot go on.
     Failed(String),
 }
@@ -72,6 +88,9 @@ enum Order<S: Splittable> {
     Share,
     /// Facts a subtree given away learned about the task's nodes.
     Reports(TaskId, Vec<S::Report>),
+    /// A fact the owner of the task's root learned about its subtree
+    /// ([`Splittable::forward_to`]), from `owner`.
+    Forward(TaskId, Option<TaskId>, S::Report),
     /// The subtree the task lent from the node at this depth is done.
     SubtreeDone(TaskId, usize),
     /// Stop.
@@ -87,6 +106,8 @@ struct Task {
     root: usize,
     /// The worker exploring it.
     worker: usize,
+    /// Which branch of the root node it is ([`Splittable::lent_branch`]).
+    branch: Option<usize>,
 }
 
 /// Explores with `jobs` workers. `master` must be a fresh DPOR search; the
@@ -211,6 +232,7 @@ impl<S: Splittable> Workers<'_, S> {
         let id = self.next_task;
         self.next_task += 1;
         let root = search.root().unwrap_or(0);
+        let branch = search.lent_branch();
         if self.inboxes[worker]
             .send(Order::Explore(id, request, search))
             .is_ok()
@@ -221,6 +243,7 @@ impl<S: Splittable> Workers<'_, S> {
                     parent,
                     root,
                     worker,
+                    branch,
                 },
             );
             self.stacks[worker].push(id);
@@ -231,15 +254,32 @@ impl<S: Splittable> Workers<'_, S> {
         self.stacks.iter().filter(|s| !s.is_empty()).count()
     }
 
-    /// Delivers reports of `task` about nodes above its subtree to the
-    /// owner of each node: the nearest ancestor task whose subtree contains
-    /// it, or the coordinator's search.
-    fn route(&self, task: TaskId, reports: Vec<S::Report>, master: &mut S) {
-        let Some(reporter) = self.tasks.get(&task) else {
-            return;
-        };
-        let mut by_owner: HashMap<TaskId, Vec<S::Report>> = HashMap::new();
-        for report in reports {
+    /// Delivers reports of `task` (`None`: the coordinator's search): those
+    /// about nodes above its subtree to the owner of each node, the nearest
+    /// ancestor task whose subtree contains it, or the coordinator's
+    /// search; those about a subtree it gave away
+    /// ([`Splittable::forward_to`]) to that subtree's worker, or back if it
+    /// is finished.
+    fn route(&self, task: Option<TaskId>, reports: Vec<S::Report>, master: &mut S) {
+        let mut queue: Vec<(Option<TaskId>, S::Report)> =
+            reports.into_iter().map(|r| (task, r)).collect();
+        while let Some((from, report)) = queue.pop() {
+            if let Some((depth, branch)) = S::forward_to(&report) {
+                let child = self
+                    .tasks
+                    .iter()
+                    .find(|(_, t)| t.parent == from && t.root == depth && t.branch == Some(branch));
+                match child {
+                    Some((&id, child)) => {
+                        let _ = self.inboxes[child.worker].send(Order::Forward(id, from, report));
+                    }
+                    None => self.deliver(from, report, master, &mut queue),
+                }
+                continue;
+            }
+            let Some(reporter) = from.and_then(|t| self.tasks.get(&t)) else {
+                continue;
+            };
             let depth = S::report_depth(&report);
             let mut owner = reporter.parent;
             let mut lost = false;
@@ -254,15 +294,30 @@ impl<S: Splittable> Workers<'_, S> {
                     }
                 }
             }
-            match owner {
-                _ if lost => {}
-                Some(t) => by_owner.entry(t).or_default().push(report),
-                None => master.apply_reports(vec![report]),
+            if !lost {
+                self.deliver(owner, report, master, &mut queue);
             }
         }
-        for (t, reports) in by_owner {
-            if let Some(owner) = self.tasks.get(&t) {
-                let _ = self.inboxes[owner.worker].send(Order::Reports(t, reports));
+    }
+
+    /// Gives `report` to the search of task `owner` (`None`: the
+    /// coordinator's, whose own new reports join `queue`).
+    fn deliver(
+        &self,
+        owner: Option<TaskId>,
+        report: S::Report,
+        master: &mut S,
+        queue: &mut Vec<(Option<TaskId>, S::Report)>,
+    ) {
+        match owner {
+            Some(t) => {
+                if let Some(found) = self.tasks.get(&t) {
+                    let _ = self.inboxes[found.worker].send(Order::Reports(t, vec![report]));
+                }
+            }
+            None => {
+                master.apply_reports(vec![report]);
+                queue.extend(master.take_reports().into_iter().map(|r| (None, r)));
             }
         }
     }
@@ -399,7 +454,7 @@ fn handle<S: Splittable>(
             if let Some(t) = w.tasks.get(&task) {
                 w.dry.remove(&t.worker);
             }
-            w.route(task, reports, master);
+            w.route(Some(task), reports, master);
             summary.record(&crate::explore::Examined {
                 steps,
                 sleep_blocked,
@@ -437,6 +492,19 @@ fn handle<S: Splittable>(
         Message::Done(worker, task) => {
             w.dry.remove(&worker);
             w.finished(worker, task);
+        }
+        Message::Reported { task, reports } => w.route(Some(task), reports, master),
+        Message::Settled { owner, settled } => {
+            if let Some(report) = settled {
+                let mut queue = Vec::new();
+                w.deliver(owner, report, master, &mut queue);
+                w.route(None, queue.into_iter().map(|(_, r)| r).collect(), master);
+            }
+        }
+        Message::Bounced { owner, report } => {
+            let mut queue = Vec::new();
+            w.deliver(owner, report, master, &mut queue);
+            w.route(None, queue.into_iter().map(|(_, r)| r).collect(), master);
         }
         Message::Failed(message) => {
             summary.stop = StopReason::Error(message);
@@ -551,12 +619,39 @@ fn worker<S: Splittable>(
                         l.search.apply_reports(reports);
                     }
                 }
+                Order::Forward(task, owner, report) => {
+                    let message = match stack.iter_mut().find(|l| l.task == task) {
+                        Some(l) => {
+                            let settled = S::settled(&report);
+                            l.search.apply_reports(vec![report]);
+                            // A task that had nothing left may have again.
+                            if l.request.is_none() && !l.search.paused() {
+                                l.request = l.search.next_request();
+                            }
+                            Message::Settled { owner, settled }
+                        }
+                        None => Message::Bounced { owner, report },
+                    };
+                    if outbox.send(message).is_err() {
+                        return;
+                    }
+                }
                 Order::SubtreeDone(task, depth) => {
                     if let Some(l) = stack.iter_mut().find(|l| l.task == task) {
                         l.search.subtree_done(depth);
                     }
                 }
                 Order::Quit => return,
+            }
+        }
+        // Applying reports may make reports (forwards to lent subtrees).
+        for level in stack.iter_mut() {
+            let reports = level.search.take_reports();
+            if !reports.is_empty() {
+                let task = level.task;
+                if outbox.send(Message::Reported { task, reports }).is_err() {
+                    return;
+                }
             }
         }
         let stopping = stop.load(Ordering::Relaxed) || executor.is_none();

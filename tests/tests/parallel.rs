@@ -2,12 +2,19 @@
 //! exactly the bugs of `--jobs 1`, on programs with and without bugs. With
 //! more workers than the coordinator has subtrees, busy workers share parts
 //! of theirs (nested ownership of nodes), which three workers exercise.
+//! The same for optimal DPOR, whose owners also forward sequences down to
+//! the subtrees they gave away.
 
 use reach_tests::{build_example, reach};
 
 fn same_as_one_job(file: &str, args: &[&str]) {
+    same_as_one_job_with(file, &[], args);
+}
+
+/// [`same_as_one_job`] with more options (a strategy).
+fn same_as_one_job_with(file: &str, extra: &[&str], args: &[&str]) {
     let program = build_example(file);
-    let options = ["--keep-going", "--stats", "--ignore-races"];
+    let options = [&["--keep-going", "--stats", "--ignore-races"][..], extra].concat();
     let one = reach(&program, &[&["--jobs", "1"][..], &options].concat(), args);
     assert!(one.complete(), "{file}: {}", one.stderr);
     assert!(!one.fingerprints().is_empty());
@@ -74,4 +81,33 @@ fn a_bug_stops_the_workers() {
     let run = reach(&program, &["--jobs", "2"], &[]);
     assert_eq!(run.code, 1);
     assert_eq!(run.bug_kind().as_deref(), Some("deadlock"));
+}
+
+#[test]
+fn optimal_indexer() {
+    same_as_one_job_with("indexer.c", &["--strategy", "optimal"], &["13"]);
+}
+
+#[test]
+fn optimal_monitors() {
+    same_as_one_job_with("dp_monitor.c", &["--strategy", "optimal"], &[]);
+    same_as_one_job_with("bounded_buffer.c", &["--strategy", "optimal"], &[]);
+}
+
+#[test]
+fn optimal_deadlocks() {
+    same_as_one_job_with("unf_dining.c", &["--strategy", "optimal"], &[]);
+}
+
+#[test]
+fn optimal_crash_and_assertion() {
+    same_as_one_job_with("crash_segfault.c", &["--strategy", "optimal"], &[]);
+    same_as_one_job_with("oracle_rare_order.c", &["--strategy", "optimal"], &[]);
+}
+
+#[test]
+fn optimal_joining_and_returning_main() {
+    same_as_one_job_with("lastzero.c", &["--strategy", "optimal"], &[]);
+    // Its main checks the values without joining.
+    same_as_one_job_with("fib_bench.c", &["--strategy", "optimal"], &[]);
 }

@@ -51,4 +51,24 @@ pub trait Splittable: Strategy + Send + Sized {
 
     /// The depth of the node a report is about.
     fn report_depth(report: &Self::Report) -> usize;
+
+    /// For a subtree given away: which of its root node's branches it is
+    /// (for [`Splittable::forward_to`]); `None` if reports never go down.
+    fn lent_branch(&self) -> Option<usize> {
+        None
+    }
+
+    /// For a report that goes down, from the owner of a node to a subtree
+    /// it gave away from it: the node's depth and the subtree's
+    /// [`Splittable::lent_branch`]. If that subtree is finished, the
+    /// report goes back to the search that made it.
+    fn forward_to(_report: &Self::Report) -> Option<(usize, usize)> {
+        None
+    }
+
+    /// For a report that went down and was applied: the report that tells
+    /// the search that made it so.
+    fn settled(_report: &Self::Report) -> Option<Self::Report> {
+        None
+    }
 }

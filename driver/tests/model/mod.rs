@@ -401,3 +401,156 @@ pub fn explore(model: &Model, strategy: &mut dyn Strategy) -> Run {
     }
     run
 }
+
+/// A subtree being explored in [`explore_split`].
+struct SimTask<S> {
+    search: S,
+    /// The task that gave it away (`None`: the first search).
+    parent: Option<usize>,
+    root: usize,
+    branch: Option<usize>,
+    request: Option<Request>,
+}
+
+/// Explores `model` as `--jobs` does, in one thread: the first search runs
+/// the first execution and hands out subtrees; tasks run one execution at a
+/// time in an order `rng` picks and are asked to share at random; reports
+/// go where the coordinator of `reach_native::parallel` sends them: up to
+/// the nearest ancestor that owns the node, or down to a subtree given
+/// away (back to the sender if that subtree is finished).
+pub fn explore_split<S: reach_native::strategy::split::Splittable>(
+    model: &Model,
+    mut master: S,
+    rng: &mut Rng,
+) -> Run {
+    let mut run = Run {
+        executions: 0,
+        orders: HashSet::new(),
+        deadlocks: 0,
+        sleep_blocked: 0,
+    };
+    let record = |run: &mut Run, execution: &Execution| {
+        run.executions += 1;
+        assert!(run.executions < 200_000, "exploration does not terminate");
+        run.sleep_blocked += usize::from(execution.sleep_blocked);
+        if !execution.sleep_blocked {
+            run.orders.insert(fingerprint(&execution.trace));
+        }
+        run.deadlocks += usize::from(execution.deadlock);
+    };
+    let Some(first) = master.next_request() else {
+        return run;
+    };
+    let execution = model.run(&first);
+    master
+        .observe(&first, &execution.trace)
+        .unwrap_or_else(|d| panic!("first execution diverged ({d}) in\n{}", describe(model)));
+    record(&mut run, &execution);
+    let mut tasks: Vec<Option<SimTask<S>>> = Vec::new();
+    loop {
+        let live: Vec<usize> = (0..tasks.len()).filter(|&t| tasks[t].is_some()).collect();
+        let action = rng.below(4);
+        if live.is_empty() || action == 0 {
+            if let Some((request, search)) = master.take_subtree() {
+                tasks.push(Some(SimTask {
+                    root: search.root().unwrap_or(0),
+                    branch: search.lent_branch(),
+                    search,
+                    parent: None,
+                    request: Some(request),
+                }));
+                continue;
+            }
+            if live.is_empty() {
+                break;
+            }
+        }
+        let t = live[rng.below(live.len() as u64) as usize];
+        if action == 1 {
+            let task = tasks[t].as_mut().expect("live task");
+            if let Some((request, search)) = task.search.split() {
+                tasks.push(Some(SimTask {
+                    root: search.root().unwrap_or(0),
+                    branch: search.lent_branch(),
+                    search,
+                    parent: Some(t),
+                    request: Some(request),
+                }));
+            }
+            continue;
+        }
+        let task = tasks[t].as_mut().expect("live task");
+        let Some(request) = task.request.take() else {
+            if task.search.paused() {
+                task.request = task.search.next_request();
+                if task.request.is_some() || task.search.paused() {
+                    continue;
+                }
+            }
+            let done = tasks[t].take().expect("live task");
+            if let Some(p) = done.parent {
+                if let Some(parent) = tasks[p].as_mut() {
+                    parent.search.subtree_done(done.root);
+                }
+            }
+            continue;
+        };
+        let execution = model.run(&request);
+        task.search
+            .observe(&request, &execution.trace)
+            .unwrap_or_else(|d| panic!("a subtree diverged ({d}) in\n{}", describe(model)));
+        record(&mut run, &execution);
+        let reports = task.search.take_reports();
+        task.request = task.search.next_request();
+        let mut queue: Vec<(Option<usize>, S::Report)> =
+            reports.into_iter().map(|r| (Some(t), r)).collect();
+        while let Some((from, report)) = queue.pop() {
+            let target = match S::forward_to(&report) {
+                Some((depth, branch)) => {
+                    let child = (0..tasks.len()).find(|&c| {
+                        tasks[c].as_ref().is_some_and(|c| {
+                            c.parent == from && c.root == depth && c.branch == Some(branch)
+                        })
+                    });
+                    match child {
+                        Some(c) => {
+                            // Reported up from the child, it reaches the sender.
+                            if let Some(settled) = S::settled(&report) {
+                                queue.push((Some(c), settled));
+                            }
+                            Some(c)
+                        }
+                        None => from,
+                    }
+                }
+                None => {
+                    let depth = S::report_depth(&report);
+                    let mut owner = from.and_then(|f| tasks[f].as_ref()).and_then(|f| f.parent);
+                    while let Some(o) = owner {
+                        let found = tasks[o].as_ref().expect("an owner outlives its subtrees");
+                        if depth > found.root {
+                            break;
+                        }
+                        owner = found.parent;
+                    }
+                    owner
+                }
+            };
+            let search = match target {
+                Some(o) => &mut tasks[o].as_mut().expect("owner").search,
+                None => &mut master,
+            };
+            let forwarded = S::forward_to(&report).is_some();
+            search.apply_reports(vec![report]);
+            queue.extend(search.take_reports().into_iter().map(|r| (target, r)));
+            if let (true, Some(c)) = (forwarded, target) {
+                // A task that had nothing left may have again.
+                let child = tasks[c].as_mut().expect("live task");
+                if child.request.is_none() && !child.search.paused() {
+                    child.request = child.search.next_request();
+                }
+            }
+        }
+    }
+    run
+}

@@ -21,7 +21,12 @@
 //! the release that enabled it), and a blocking call whose thread was not
 //! enabled before `e` (or that `e` released) is not moved before `e`.
 
+mod place;
+mod split;
 pub mod wakeup;
+
+use place::Sequence;
+pub use split::Report;
 
 use super::{Divergence, Strategy};
 use crate::analysis::happens_before::HappensBefore;
@@ -30,7 +35,7 @@ use crate::exec::Request;
 use crate::strategy::tree::describe;
 use crate::trace::{as_pending, Trace};
 use reach_channel::{Op, OpKind, ThreadSet};
-use wakeup::{weak_initial, Branch, Order, Step, WakeupTree};
+use wakeup::{Branch, Order, Step, WakeupTree};
 
 /// One state on the current path.
 #[derive(Clone, Debug)]
@@ -51,6 +56,29 @@ struct Node {
     next: Vec<Option<Op>>,
     /// Sequences still to explore from here.
     wut: WakeupTree,
+    /// The branches taken from here, in the order they were started.
+    branches: Vec<Started>,
+    /// The branch (in `branches`) the current path takes.
+    current: usize,
+    /// Branches to explore again, each with the sleep set it first had
+    /// ([`place`]).
+    revisits: Vec<(ThreadSet, Branch)>,
+}
+
+/// A branch taken from a node.
+#[derive(Clone, Debug)]
+struct Started {
+    thread: u32,
+    /// The sleep set its exploration started with, at the node.
+    candidate: ThreadSet,
+    /// No wakeup sequence continued below its step when it started (a
+    /// leaf of the wakeup tree, or a free step).
+    leaf: bool,
+    /// Given away to another worker.
+    lent: bool,
+    /// The wakeup subtree below its step when it started, kept once the
+    /// search divides its work ([`place`]).
+    subtree: Option<Vec<Branch>>,
 }
 
 /// Where the execution in flight left the path: the branch node and the
@@ -73,12 +101,96 @@ pub struct OptimalDpor {
     started: bool,
     in_flight: Option<InFlight>,
     cancel: Cancel,
+    /// For a subtree explored by a worker (`--jobs`): the node it hangs
+    /// from. Nodes up to it belong to the search that gave it away.
+    root: Option<usize>,
+    /// Facts about nodes up to `root`, for their owner.
+    reports: Vec<Report>,
+    /// Nodes from which subtrees were given away and are not done yet.
+    lent: Vec<usize>,
+    /// Keep each branch's wakeup subtree (once work is divided).
+    keep_subtrees: bool,
+    /// Nodes with sequences forwarded to a subtree given away from them,
+    /// not yet taken in (one entry per sequence).
+    pending: Vec<usize>,
+    /// The last `next_request` stopped at a node that waits for subtrees
+    /// it lent.
+    waiting: bool,
+}
+
+impl Node {
+    /// The next branch to explore from here: the leftmost of the wakeup
+    /// tree, else a branch to explore again with its first sleep set.
+    fn next_branch(&mut self) -> Option<(Branch, Option<ThreadSet>)> {
+        if let Some(branch) = self.wut.pop_first() {
+            return Some((branch, None));
+        }
+        self.revisits
+            .pop()
+            .map(|(sleep, branch)| (branch, Some(sleep)))
+    }
+
+    /// Records `branch` as started from here with sleep set `candidate`;
+    /// returns its index in `branches`.
+    fn record(&mut self, branch: &Branch, candidate: ThreadSet, lent: bool, keep: bool) -> usize {
+        self.done.insert(branch.step.thread);
+        self.branches.push(Started {
+            thread: branch.step.thread,
+            candidate,
+            leaf: branch.children.is_empty(),
+            lent,
+            subtree: keep.then(|| branch.children.clone()),
+        });
+        self.branches.len() - 1
+    }
+
+    /// True if a branch is still to be explored from here.
+    fn has_branch(&self) -> bool {
+        !self.wut.is_empty() || !self.revisits.is_empty()
+    }
 }
 
 impl OptimalDpor {
     /// A new search.
     pub fn new() -> OptimalDpor {
         OptimalDpor::default()
+    }
+
+    /// Takes `branch` of node `i`'s wakeup tree: the node's thread and
+    /// operation become the branch's, and the request runs the path to
+    /// the node, then the branch's leftmost sequence.
+    fn start_branch(&mut self, i: usize, branch: Branch, sleep: Option<ThreadSet>) -> Request {
+        let candidate = sleep.unwrap_or_else(|| Self::candidate(&self.nodes[i]));
+        let node = &mut self.nodes[i];
+        node.current = node.record(&branch, candidate, false, self.keep_subtrees);
+        self.launch(i, branch, candidate)
+    }
+
+    /// Takes the recorded `branch` of node `i`, with sleep set `candidate`
+    /// there: the request for it, and the execution in flight.
+    fn launch(&mut self, i: usize, branch: Branch, candidate: ThreadSet) -> Request {
+        let node = &mut self.nodes[i];
+        node.chosen = branch.step.thread;
+        node.op = branch.step.op;
+        let mut prefix: Vec<u32> = self.nodes[..i].iter().map(|n| n.chosen).collect();
+        let path = branch.leftmost_threads();
+        prefix.extend(&path);
+        // The sleep set before the last step of the prefix (the runtime
+        // applies that step itself): sleeping threads do not run in a
+        // wakeup sequence, so their next operations stay those of node i.
+        let next = &self.nodes[i].next;
+        let mut sleep = candidate;
+        let mut walk = &branch;
+        for _ in 1..path.len() {
+            sleep = Self::after(sleep, next, &walk.step);
+            walk = &walk.children[0];
+        }
+        self.in_flight = Some(InFlight {
+            branch: i,
+            candidate,
+            subtree: branch.children,
+        });
+        request(prefix, sleep)
     }
 
     /// The sleep set of the state after `executed`, from `candidate`: the
@@ -222,35 +334,25 @@ impl Strategy for OptimalDpor {
             self.in_flight = None;
             return Some(request(Vec::new(), ThreadSet::EMPTY));
         }
+        self.waiting = false;
         while let Some(i) = self.nodes.len().checked_sub(1) {
-            let Some(branch) = self.nodes[i].wut.pop_first() else {
-                self.nodes.pop();
-                continue;
-            };
-            let node = &mut self.nodes[i];
-            let candidate = Self::candidate(node);
-            node.done.insert(branch.step.thread);
-            node.chosen = branch.step.thread;
-            node.op = branch.step.op;
-            let mut prefix: Vec<u32> = self.nodes[..i].iter().map(|n| n.chosen).collect();
-            let path = branch.leftmost_threads();
-            prefix.extend(&path);
-            // The sleep set before the last step of the prefix (the runtime
-            // applies that step itself): sleeping threads do not run in a
-            // wakeup sequence, so their next operations stay those of node i.
-            let next = &self.nodes[i].next;
-            let mut sleep = candidate;
-            let mut walk = &branch;
-            for _ in 1..path.len() {
-                sleep = Self::after(sleep, next, &walk.step);
-                walk = &walk.children[0];
+            if self.root.is_some_and(|r| i < r) {
+                return None;
             }
-            self.in_flight = Some(InFlight {
-                branch: i,
-                candidate,
-                subtree: branch.children,
-            });
-            return Some(request(prefix, sleep));
+            if self.root == Some(i) {
+                // The root's branch, explored again with what was forwarded
+                // to it once it was finished (it stays the same branch).
+                let (sleep, branch) = self.nodes[i].revisits.pop()?;
+                return Some(self.launch(i, branch, sleep));
+            }
+            if let Some((branch, sleep)) = self.nodes[i].next_branch() {
+                return Some(self.start_branch(i, branch, sleep));
+            }
+            if self.lent.contains(&i) || self.pending.contains(&i) {
+                self.waiting = true;
+                return None;
+            }
+            self.nodes.pop();
         }
         None
     }
@@ -330,10 +432,14 @@ impl Strategy for OptimalDpor {
                 done.insert(event.thread);
                 // Along a wakeup sequence: its other branches stay here.
                 let mut wut = WakeupTree::default();
+                let mut leaf = true;
+                let mut kept = None;
                 if !subtree.is_empty() {
                     let first = subtree.remove(0);
                     wut = WakeupTree::of(std::mem::take(&mut subtree));
                     subtree = first.children;
+                    leaf = subtree.is_empty();
+                    kept = self.keep_subtrees.then(|| subtree.clone());
                 }
                 self.nodes.push(Node {
                     enabled: event.enabled,
@@ -344,6 +450,15 @@ impl Strategy for OptimalDpor {
                     crashed: ThreadSet::EMPTY,
                     next,
                     wut,
+                    branches: vec![Started {
+                        thread: event.thread,
+                        candidate,
+                        leaf,
+                        lent: false,
+                        subtree: kept,
+                    }],
+                    current: 0,
+                    revisits: Vec::new(),
                 });
             } else if state == branch {
                 self.nodes[state].op = event.op;
@@ -383,8 +498,12 @@ impl Strategy for OptimalDpor {
             }
         }
         if let Some(c) = crash {
+            let thread = trace.events[c].thread;
             if let Some(node) = self.nodes.get_mut(c) {
-                node.crashed.insert(trace.events[c].thread);
+                node.crashed.insert(thread);
+            }
+            if self.root.is_some_and(|r| c <= r) {
+                self.reports.push(Report::Crashed(c, thread));
             }
         }
         let since = enabled_since(trace);
@@ -485,23 +604,21 @@ impl OptimalDpor {
             precedes: &precedes,
             independent: &independent,
         };
-        let all: Vec<usize> = (0..seq.len()).collect();
-        let mut sleeping = node.sleep.iter().chain(node.done.iter());
-        // A thread whose step from here crashed covers the sequences it
-        // starts (they end in the same crash), and no other.
-        let covered = sleeping.any(|q| {
-            let op = if node.crashed.contains(q) {
-                Some(CRASH)
-            } else {
-                node.next.get(q as usize).copied().flatten()
-            };
-            op.is_some_and(|op| weak_initial(q, &op, &seq, &all, &order).is_some())
-        });
-        drop(sleeping);
-        if covered {
-            return;
+        let from = Some(node.current);
+        if self.root.is_some_and(|r| i <= r) {
+            // The owner of the node decides; what this copy of it already
+            // covers, the owner covers too.
+            if place::covered_up_to(node, &seq, &order, from) {
+                return;
+            }
+            self.reports.push(Report::Insert {
+                depth: i,
+                from: node.current,
+                sequence: Sequence::of(seq.clone(), &order),
+            });
+        } else {
+            self.place(i, &seq, &order, from);
         }
-        self.nodes[i].wut.insert(&seq, &order);
     }
 
     /// For a blocking call `v` of thread `p` (executed at `k`, or pending at
