@@ -1127,6 +1127,7 @@ struct RestoreWalk {
 /// is protected again, as an unwritten page is. Either way the page ends
 /// as saved, and every page left unprotected is looked at by the next
 /// restore: the restore stays exact.
+///
 /// A page found unchanged that was protected again by the last restore
 /// and written again since is kept unprotected for a while instead
 /// ([`KeptPages`]).
@@ -1233,6 +1234,8 @@ fn intact_and_copied(c: &mut Control) -> bool {
 /// there were too many spans, with one walk over everything tracked.
 fn protect_again(c: &mut Control) -> bool {
     if c.protect.overflow {
+        // Every page is protected again, kept ones too.
+        c.kept.n = 0;
         return protect_written(c);
     }
     for i in 0..c.protect.n {
