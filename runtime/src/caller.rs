@@ -121,3 +121,30 @@ pub fn program_return_address() -> u64 {
     crate::state::set_me(me);
     search.found
 }
+
+/// [`program_return_address`] as seen from the C library's start code
+/// (`__libc_start_call_main` and its callers), once found; 0 until then.
+/// Stored as the address plus one, so that "none found" is kept too.
+static FROM_START: AtomicU64 = AtomicU64::new(0);
+
+/// Finds, from `main`'s caller, the return address into the program that
+/// [`program_return_address`] finds from any call made by the C library's
+/// start code after `main` returns (it unwinds through the same frames of
+/// the start code to the same one in the program's `_start`). Called once,
+/// before `main` (in a fork server, before the first fork), so that the
+/// process exit after `main` returns does not unwind in every execution.
+pub fn note_start_code_return_address() {
+    if crate::state::me().is_none() {
+        return;
+    }
+    let found = program_return_address();
+    FROM_START.store(found.wrapping_add(1), Ordering::Relaxed);
+}
+
+/// What [`note_start_code_return_address`] found, if it ran.
+pub fn start_code_return_address() -> Option<u64> {
+    match FROM_START.load(Ordering::Relaxed) {
+        0 => None,
+        v => Some(v.wrapping_sub(1)),
+    }
+}

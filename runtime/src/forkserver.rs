@@ -266,7 +266,7 @@ fn start_execution(pre_main: u64) {
     crate::init::load_request(st);
     st.running = 0;
     st.chan.set_running(0);
-    st.chan.slot(0).tid = sys::gettid() as u32;
+    st.chan.slot(0).tid = crate::persist::worker_tid().unwrap_or_else(sys::gettid) as u32;
     // Steps of the prefix that fall before main must name thread 0.
     for step in 0..st.prefix_len.min(pre_main) {
         let t = st.chan.prefix(step);

@@ -14,8 +14,13 @@
 //!    mapped (thread stacks, arenas, `mmap` blocks);
 //! 2. walks the write-tracked memory once with `PAGEMAP_SCAN`, which both
 //!    checks that it is exactly the recorded layout and gives the written
-//!    (or dropped) pages, copied back as they come; then write-protects
-//!    them again with a second, matching walk;
+//!    (or dropped) pages, restored as they come ([`restore_pages`]: a
+//!    written page that differs from its copy is copied back and left
+//!    unprotected, so it costs no write fault in the next execution and is
+//!    looked at again by the next restore); then write-protects again the
+//!    pages it found unchanged or dropped, span by span ([`protect_again`]),
+//!    except a few that executions keep writing back to what they held
+//!    ([`KeptPages`]);
 //! 3. restores the signal mask, reports the execution's end to the driver
 //!    like a reaped child, and resumes at the checkpoint, which returns a
 //!    second time: the worker then waits for the next request.
@@ -126,7 +131,7 @@ const UFFD_FEATURE_WP_UNPOPULATED: u64 = 1 << 13;
 const UFFD_FEATURE_WP_ASYNC: u64 = 1 << 15;
 const UFFDIO_REGISTER_MODE_WP: u64 = 2;
 const UFFD_USER_MODE_ONLY: i64 = 1;
-const SCAN_VEC: usize = 512;
+const SCAN_VEC: usize = 128;
 
 /// Saved registers of the checkpoint (see the assembly below).
 #[repr(C)]
@@ -142,6 +147,8 @@ struct Control {
     started: u64,
     /// Wait status of the execution being ended.
     status: i32,
+    /// The worker's (main thread's) kernel id.
+    tid: i32,
     /// Why the execution cannot be undone (0: it can).
     taint: u32,
     /// The worker cannot go on (threads left); not a reason to stop persisting.
@@ -174,6 +181,10 @@ struct Control {
     /// The lowest descriptor number free at `main`.
     lowest_free_fd: i64,
     scan: [PageRegion; SCAN_VEC],
+    /// What the last restore found to protect again.
+    protect: ProtectSpans,
+    /// Pages kept unprotected although found unchanged.
+    kept: KeptPages,
     maps: [u8; MAPS_BYTES],
     /// Where the copies start (the area follows this struct).
     data_base: usize,
@@ -220,6 +231,12 @@ pub fn shared() -> Option<&'static Shared> {
 #[inline]
 pub fn is_worker() -> bool {
     WORKER.load(Ordering::Relaxed) != 0
+}
+
+/// The kernel id of the main thread in a persistent worker (the same in
+/// each of its executions), without asking the kernel again.
+pub fn worker_tid() -> Option<i32> {
+    ctl().map(|c| c.tid)
 }
 
 /// Marks the current execution as one memory cannot undo.
@@ -778,6 +795,7 @@ fn setup(request_fd: i32, response_fd: i32) -> Result<(), Cause> {
     c.region_len = region_len;
     c.request_fd = request_fd;
     c.response_fd = response_fd;
+    c.tid = sys::gettid();
     // The stacks of user-level threads outlive executions: their pages
     // stay mapped and are reused rather than faulted in again.
     c.hole_len = region_len
@@ -1002,40 +1020,182 @@ fn protect_written(c: &mut Control) -> bool {
     )
 }
 
-/// Copies the saved contents of `[s, e)` back (the parts of it in saved
-/// ranges). Only for memory that is still mapped writable as at the
-/// checkpoint: a write-tracked page is.
-fn copy_pages(c: &Control, s: usize, e: usize) {
-    for r in &c.ranges[..c.n] {
-        if !r.saved() || r.end <= s || r.start >= e {
+/// Most separate spans re-protected one by one after a restore (more: one
+/// walk over everything tracked).
+const MAX_PROTECT_SPANS: usize = 64;
+
+/// The pages to write-protect again after a restore, as spans (adjacent
+/// pages merged).
+#[derive(Clone, Copy)]
+struct ProtectSpans {
+    n: usize,
+    spans: [(usize, usize); MAX_PROTECT_SPANS],
+    /// More spans than room: protect with one walk instead.
+    overflow: bool,
+}
+
+impl ProtectSpans {
+    const EMPTY: ProtectSpans = ProtectSpans {
+        n: 0,
+        spans: [(0, 0); MAX_PROTECT_SPANS],
+        overflow: false,
+    };
+
+    fn add(&mut self, s: usize, e: usize) {
+        if self.n > 0 && self.spans[self.n - 1].1 == s {
+            self.spans[self.n - 1].1 = e;
+        } else if self.n < MAX_PROTECT_SPANS {
+            self.spans[self.n] = (s, e);
+            self.n += 1;
+        } else {
+            self.overflow = true;
+        }
+    }
+
+    fn contains(&self, p: usize) -> bool {
+        self.spans[..self.n].iter().any(|&(s, e)| s <= p && p < e)
+    }
+}
+
+/// Most pages kept unprotected although a restore found them unchanged.
+const MAX_KEPT: usize = 16;
+/// How many restores in a row may find a kept page unchanged before it is
+/// protected again.
+const KEPT_FOR: u32 = 64;
+
+/// Pages that executions write back to what they held (a lock taken and
+/// released, a thread-local value set and cleared): found unchanged but
+/// written again right after their re-protection, they are kept
+/// unprotected for a while instead of costing a write fault and a
+/// re-protection in every execution. Unprotected, they are compared by
+/// every restore like any written page.
+#[derive(Clone, Copy)]
+struct KeptPages {
+    n: usize,
+    /// Page address and how many more restores may find it unchanged.
+    pages: [(usize, u32); MAX_KEPT],
+}
+
+impl KeptPages {
+    /// Whether the page at `p`, written and found unchanged, stays
+    /// unprotected; `reprotected`: the last restore protected it again (so
+    /// this execution wrote it again).
+    fn keep(&mut self, p: usize, reprotected: bool) -> bool {
+        if let Some(i) = (0..self.n).find(|&i| self.pages[i].0 == p) {
+            self.pages[i].1 -= 1;
+            if self.pages[i].1 > 0 {
+                return true;
+            }
+            self.n -= 1;
+            self.pages[i] = self.pages[self.n];
+            return false;
+        }
+        if reprotected && self.n < MAX_KEPT {
+            self.pages[self.n] = (p, KEPT_FOR);
+            self.n += 1;
+            return true;
+        }
+        false
+    }
+}
+
+/// What one restore walk carries from region to region (the control
+/// region starts zeroed: no page kept, none protected last).
+struct RestoreWalk {
+    /// The first recorded range that may still hold a region (regions come
+    /// in address order, as the recorded ranges are).
+    next: usize,
+    /// The pages to protect again.
+    protect: ProtectSpans,
+    /// The pages the previous restore protected again.
+    last: ProtectSpans,
+    kept: KeptPages,
+}
+
+/// Puts the saved contents of `[s, e)` back (the parts of it in saved
+/// ranges) and notes in `protect` the pages to write-protect again. Only
+/// for memory that is still mapped writable as at the checkpoint: a
+/// write-tracked page is.
+///
+/// A page that was dropped (`present` false) is copied back and protected
+/// again. A present page the execution wrote is compared with its saved
+/// copy first: if it differs it is copied back and left unprotected, so
+/// the next scan reports it written again and the next restore looks at it
+/// again (a page written in every execution then costs neither a
+/// write-protection fault nor a re-protection, each dearer than a compare
+/// and a copy); if it is equal, restoring it would change nothing and it
+/// is protected again, as an unwritten page is. Either way the page ends
+/// as saved, and every page left unprotected is looked at by the next
+/// restore: the restore stays exact.
+///
+/// A page found unchanged that was protected again by the last restore
+/// and written again since is kept unprotected for a while instead
+/// ([`KeptPages`]).
+fn restore_pages(c: &Control, s: usize, e: usize, present: bool, w: &mut RestoreWalk) {
+    while w.next < c.n && c.ranges[w.next].end <= s {
+        w.next += 1;
+    }
+    for r in &c.ranges[w.next..c.n] {
+        if r.start >= e {
+            break;
+        }
+        if !r.saved() {
             continue;
         }
         let a = s.max(r.start);
         let b = e.min(r.end);
-        // SAFETY: `[a, b)` lies in a saved range, mapped writable (it is
-        // write-tracked), and its copy is in the data area.
-        unsafe {
-            core::ptr::copy_nonoverlapping(
-                (c.data_base + r.data + (a - r.start)) as *const u8,
-                a as *mut u8,
-                b - a,
-            );
+        let saved = c.data_base + r.data + (a - r.start);
+        if !present {
+            // SAFETY: `[a, b)` lies in a saved range, mapped writable (it
+            // is write-tracked), and its copy is in the data area.
+            unsafe {
+                core::ptr::copy_nonoverlapping(saved as *const u8, a as *mut u8, b - a);
+            }
+            w.protect.add(a, b);
+            continue;
+        }
+        let mut p = a;
+        while p < b {
+            let q = (p + PAGE).min(b);
+            // SAFETY: as above, page by page; a live page and its copy do
+            // not overlap (the data area is in the control region).
+            let (live, copy) = unsafe {
+                (
+                    core::slice::from_raw_parts_mut(p as *mut u8, q - p),
+                    core::slice::from_raw_parts((saved + (p - a)) as *const u8, q - p),
+                )
+            };
+            if live == copy {
+                if !w.kept.keep(p, w.last.contains(p)) {
+                    w.protect.add(p, q);
+                }
+            } else {
+                live.copy_from_slice(copy);
+            }
+            p = q;
         }
     }
 }
 
 /// Checks that the write-tracked memory is exactly the saved ranges (none
-/// of them unmapped, moved or replaced) and copies back every page written
-/// or dropped since the last protection, in one walk of the page tables:
-/// every write-tracked region comes back with its categories; the written
-/// or dropped ones are copied back as they come (a tracked page is mapped
-/// writable as at the checkpoint, so this is safe even when the tracking
-/// turns out not to be intact). True if the tracking was intact, in which
-/// case the copy is complete.
+/// of them unmapped, moved or replaced) and restores every page written
+/// or dropped since it was last protected ([`restore_pages`]), in one walk
+/// of the page tables: every write-tracked region comes back with its
+/// categories; the written or dropped ones are restored as they come (a
+/// tracked page is mapped writable as at the checkpoint, so this is safe
+/// even when the tracking turns out not to be intact). The pages to
+/// protect again are left in `c.protect`. True if the tracking was intact,
+/// in which case the restore is complete.
 fn intact_and_copied(c: &mut Control) -> bool {
     let mut k = 0usize;
     let mut open: Option<(usize, usize)> = None;
     let mut ok = true;
+    let mut w = RestoreWalk {
+        next: 0,
+        protect: ProtectSpans::EMPTY,
+        last: c.protect,
+        kept: c.kept,
+    };
     let scanned = scan(
         c,
         0,
@@ -1044,8 +1204,9 @@ fn intact_and_copied(c: &mut Control) -> bool {
         PAGE_IS_WPALLOWED | PAGE_IS_WRITTEN | PAGE_IS_PRESENT,
         |c, r| {
             let (s, e) = (r.start as usize, r.end as usize);
-            if r.categories & PAGE_IS_WRITTEN != 0 || r.categories & PAGE_IS_PRESENT == 0 {
-                copy_pages(c, s, e);
+            let present = r.categories & PAGE_IS_PRESENT != 0;
+            if r.categories & PAGE_IS_WRITTEN != 0 || !present {
+                restore_pages(c, s, e, present, &mut w);
             }
             match open {
                 Some((a, b)) if b == s => open = Some((a, e)),
@@ -1062,7 +1223,42 @@ fn intact_and_copied(c: &mut Control) -> bool {
         ok &= k < c.ntracked && c.tracked[k] == prev;
         k += 1;
     }
+    c.protect = w.protect;
+    c.kept = w.kept;
     scanned && ok && k == c.ntracked
+}
+
+/// Write-protects again the pages the restore noted ([`restore_pages`]):
+/// span by span, each with a `PAGEMAP_SCAN` that returns nothing (the
+/// kernel's quickest walk, whose TLB flush covers only the span), or, if
+/// there were too many spans, with one walk over everything tracked.
+fn protect_again(c: &mut Control) -> bool {
+    if c.protect.overflow {
+        // Every page is protected again, kept ones too.
+        c.kept.n = 0;
+        return protect_written(c);
+    }
+    for i in 0..c.protect.n {
+        let (s, e) = c.protect.spans[i];
+        let mut arg = PmScanArg {
+            size: core::mem::size_of::<PmScanArg>() as u64,
+            flags: PM_SCAN_WP_MATCHING,
+            start: s as u64,
+            end: e as u64,
+            walk_end: 0,
+            vec: 0,
+            vec_len: 0,
+            max_pages: 0,
+            category_inverted: 0,
+            category_mask: PAGE_IS_WPALLOWED,
+            category_anyof_mask: PAGE_IS_WRITTEN,
+            return_mask: 0,
+        };
+        if ioctl(c.pagemap, PAGEMAP_SCAN, (&mut arg as *mut PmScanArg).cast()) < 0 {
+            return false;
+        }
+    }
+    true
 }
 
 /// Unmaps what the execution mapped (everything in the gaps of the
@@ -1093,7 +1289,7 @@ fn restore_memory(c: &mut Control) -> bool {
 /// execution and resumes at the checkpoint (or ends the worker).
 extern "C" fn restore_and_resume() -> ! {
     let Some(c) = ctl() else { sys::exit_group(0) };
-    let ok = restore_memory(c) && protect_written(c);
+    let ok = restore_memory(c) && protect_again(c);
     let fallback = if ok { 0 } else { Cause::MemoryLayout as u32 };
     report(c, fallback);
     if !ok {

@@ -50,6 +50,16 @@ pub fn set_call_site(site: u64) {
     CALL_SITE.with(|c| c.set(site));
 }
 
+/// Records `site` as the site of the next interposed call unless one was
+/// announced already.
+pub fn default_call_site(site: u64) {
+    CALL_SITE.with(|c| {
+        if c.get() == 0 {
+            c.set(site);
+        }
+    });
+}
+
 /// Takes the site announced for this interposed call; if none was (an
 /// uninstrumented caller), the call's return address into the program, 0
 /// if not found.

@@ -188,6 +188,7 @@ examples! {
     oracle_two_writers_reader: "oracle_two_writers_reader.c", [], [] => Clean(6);
     oracle_write_read: "oracle_write_read.c", [], [] => Clean(2);
     parallel_pi: "parallel_pi.c", [], [] => Clean(6);
+    persist_pages: "persist_pages.c", [], [] => Clean(6);
     prim_barrier: "prim_barrier.c", [], [] => Clean(36);
     prim_cond_timedwait: "prim_cond_timedwait.c", [], [] => Clean(3);
     prim_detach: "prim_detach.c", [], [] => Clean(8);

@@ -86,7 +86,12 @@ const FORK: &[&str] = &["--no-persistent", "--no-user-threads"];
 /// malloc arena its allocations come from): user-level threads place it
 /// elsewhere than kernel threads, so their partial orders are compared by
 /// number, not by hashes (which include addresses).
-const THREAD_MEMORY_ROWS: &[&str] = &["cpp_call_once", "cpp_condvar", "thread_exit_heap"];
+const THREAD_MEMORY_ROWS: &[&str] = &[
+    "cpp_call_once",
+    "cpp_condvar",
+    "persist_pages",
+    "thread_exit_heap",
+];
 
 /// Compares the fork server with `mode` (named `label`) on one row; the
 /// differences found, if any.

@@ -113,7 +113,7 @@ impl Channel {
         u64::from(self.layout.event_capacity)
     }
 
-    /// Resets the whole header and thread table and writes `request` with
+    /// Resets the header and the thread slots in use and writes `request` with
     /// the step bound (`None`: unbounded), the recording bound, the spin
     /// threshold, where the process exit goes and whether unused-result
     /// read-modify-writes commute. Only call while no program under test is
@@ -138,9 +138,19 @@ impl Channel {
         // table and prefix (checked by Layout arithmetic at creation), and no
         // other process maps it now. The cut region is not cleared: it is
         // read only as far as the header's `cut_threads` says the runtime
-        // wrote it.
+        // wrote it. Nor are the thread slots past the last execution's
+        // thread count: a slot is read only below the count, and the
+        // runtime writes a slot whole when it creates its thread, before
+        // counting it (slot 0 is cleared always: at start the runtime
+        // writes only some of its fields).
         unsafe {
-            std::ptr::write_bytes(self.base.as_ptr(), 0, layout.cut_offset());
+            let used = {
+                let h = self.base.as_ptr() as *const Header;
+                let n = (*h).thread_count.load(std::sync::atomic::Ordering::Relaxed) as usize;
+                n.clamp(1, reach_channel::MAX_THREADS)
+            };
+            let slots = used * std::mem::size_of::<ThreadSlot>();
+            std::ptr::write_bytes(self.base.as_ptr(), 0, layout.threads_offset() + slots);
             let h = self.base.as_ptr() as *mut Header;
             (*h).magic = MAGIC;
             (*h).version = VERSION;

@@ -20,7 +20,7 @@ use crate::real;
 use crate::sched::run_op;
 use crate::state::{me, take_call_site, MODE, MODE_ENDED};
 use core::ffi::{c_char, c_int, c_void};
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use reach_channel::{EventFlags, OpKind, RunStatus};
 
 type MainFn = unsafe extern "C" fn(c_int, *mut *mut c_char, *mut *mut c_char) -> c_int;
@@ -69,6 +69,7 @@ fn exit_cuts_threads() -> bool {
 /// Runs last among the exit handlers: takes the exit step after the
 /// program's handlers and static destructors.
 extern "C" fn exit_handler(status: c_int, _arg: *mut c_void) {
+    exit_site_from_start_code();
     process_exit(status);
     // A persistent worker's execution is over here (the process would only
     // flush stdio and end): flush, restore the memory and run the next one.
@@ -103,13 +104,32 @@ unsafe extern "C" fn main_wrapper(
     // Before the fork server (children inherit the CPUs they may use).
     crate::sched::adapt_waiting_to_cpus();
     // With a fork server this returns only in a child, once per execution.
+    crate::caller::note_start_code_return_address();
     crate::forkserver::serve_if_requested();
     // SAFETY: calling the program's main with the arguments it expects.
     let code = unsafe { main(argc, argv, envp) };
+    MAIN_RETURNED.store(true, Ordering::Relaxed);
     if exit_cuts_threads() {
+        exit_site_from_start_code();
         process_exit(code);
     }
     code
+}
+
+/// `main` returned on the main thread: the C library's start code calls
+/// `exit` next.
+static MAIN_RETURNED: AtomicBool = AtomicBool::new(false);
+
+/// On the main thread after `main` returned, where the process exit was
+/// called from is the start code's return address into the program, found
+/// once before `main` ([`crate::caller::note_start_code_return_address`]):
+/// the exit takes it instead of unwinding the same frames again.
+fn exit_site_from_start_code() {
+    if MAIN_RETURNED.load(Ordering::Relaxed) && me() == Some(0) {
+        if let Some(site) = crate::caller::start_code_return_address() {
+            crate::state::default_call_site(site);
+        }
+    }
 }
 
 /// Interposed C start routine: runs `main` through a wrapper that reports
