@@ -300,6 +300,34 @@ fn may_run_before(v: &Op, e: &Op) -> bool {
     !releases(e)
 }
 
+/// For a write acquisition `v` of an rwlock by thread `p`: does a thread
+/// other than `p` and the one of event `i` hold the lock for reading in
+/// the state before event `i`? Readers share the lock, so the previous
+/// acquisition (a read) does not leave it free before it, as a mutex's
+/// does; the write could not run there.
+fn read_held_by_others(v: &Op, i: usize, p: u32, trace: &Trace) -> bool {
+    if v.kind != OpKind::RwWriteLock || v.flags.has(reach_channel::EventFlags::TRY) {
+        return false;
+    }
+    let Some(at_i) = trace.events.get(i) else {
+        return false;
+    };
+    let mut held = vec![0u32; trace.thread_count()];
+    for event in trace.events[..i].iter().filter(|e| e.op.object == v.object) {
+        let Some(count) = held.get_mut(event.thread as usize) else {
+            continue;
+        };
+        match event.op.kind {
+            OpKind::RwReadLock | OpKind::RwWriteLock => *count += 1,
+            OpKind::RwUnlock => *count = count.saturating_sub(1),
+            _ => {}
+        }
+    }
+    held.iter()
+        .enumerate()
+        .any(|(t, &n)| n > 0 && t as u32 != p && t as u32 != at_i.thread)
+}
+
 /// True for an operation that may let a blocked call of another thread go
 /// on (a release, a post, a signal, an arrival).
 fn releases(op: &Op) -> bool {
@@ -534,7 +562,7 @@ impl OptimalDpor {
         }
         let feasible = |i: usize, ran_since: bool| {
             if ran_since {
-                may_run_before(&v, &trace.events[i].op)
+                may_run_before(&v, &trace.events[i].op) && !read_held_by_others(&v, i, p, trace)
             } else {
                 self.nodes.get(i).is_some_and(|n| n.enabled.contains(p))
             }
