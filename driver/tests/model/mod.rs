@@ -362,6 +362,7 @@ pub fn random_sync_model(rng: &mut Rng, threads: usize) -> Model {
 }
 
 /// What exploring a model found.
+#[derive(Default)]
 pub struct Run {
     /// Executions run.
     pub executions: usize,
@@ -373,15 +374,23 @@ pub struct Run {
     pub sleep_blocked: usize,
 }
 
+impl Run {
+    /// Counts one execution.
+    fn record(&mut self, execution: &Execution) {
+        self.executions += 1;
+        assert!(self.executions < 200_000, "exploration does not terminate");
+        self.sleep_blocked += usize::from(execution.sleep_blocked);
+        if !execution.sleep_blocked {
+            self.orders.insert(fingerprint(&execution.trace));
+        }
+        self.deadlocks += usize::from(execution.deadlock);
+    }
+}
+
 /// Explores `model` with `strategy` to the end; a divergence is reported
 /// with the model.
 pub fn explore(model: &Model, strategy: &mut dyn Strategy) -> Run {
-    let mut run = Run {
-        executions: 0,
-        orders: HashSet::new(),
-        deadlocks: 0,
-        sleep_blocked: 0,
-    };
+    let mut run = Run::default();
     while let Some(request) = strategy.next_request() {
         let execution = model.run(&request);
         if let Err(divergence) = strategy.observe(&request, &execution.trace) {
@@ -391,13 +400,7 @@ pub fn explore(model: &Model, strategy: &mut dyn Strategy) -> Run {
                 describe(model)
             );
         }
-        run.executions += 1;
-        assert!(run.executions < 200_000, "exploration does not terminate");
-        run.sleep_blocked += usize::from(execution.sleep_blocked);
-        if !execution.sleep_blocked {
-            run.orders.insert(fingerprint(&execution.trace));
-        }
-        run.deadlocks += usize::from(execution.deadlock);
+        run.record(&execution);
     }
     run
 }
@@ -423,21 +426,7 @@ pub fn explore_split<S: reach_native::strategy::split::Splittable>(
     mut master: S,
     rng: &mut Rng,
 ) -> Run {
-    let mut run = Run {
-        executions: 0,
-        orders: HashSet::new(),
-        deadlocks: 0,
-        sleep_blocked: 0,
-    };
-    let record = |run: &mut Run, execution: &Execution| {
-        run.executions += 1;
-        assert!(run.executions < 200_000, "exploration does not terminate");
-        run.sleep_blocked += usize::from(execution.sleep_blocked);
-        if !execution.sleep_blocked {
-            run.orders.insert(fingerprint(&execution.trace));
-        }
-        run.deadlocks += usize::from(execution.deadlock);
-    };
+    let mut run = Run::default();
     let Some(first) = master.next_request() else {
         return run;
     };
@@ -445,7 +434,7 @@ pub fn explore_split<S: reach_native::strategy::split::Splittable>(
     master
         .observe(&first, &execution.trace)
         .unwrap_or_else(|d| panic!("first execution diverged ({d}) in\n{}", describe(model)));
-    record(&mut run, &execution);
+    run.record(&execution);
     let mut tasks: Vec<Option<SimTask<S>>> = Vec::new();
     loop {
         let live: Vec<usize> = (0..tasks.len()).filter(|&t| tasks[t].is_some()).collect();
@@ -499,7 +488,7 @@ pub fn explore_split<S: reach_native::strategy::split::Splittable>(
         task.search
             .observe(&request, &execution.trace)
             .unwrap_or_else(|d| panic!("a subtree diverged ({d}) in\n{}", describe(model)));
-        record(&mut run, &execution);
+        run.record(&execution);
         let reports = task.search.take_reports();
         task.request = task.search.next_request();
         let mut queue: Vec<(Option<usize>, S::Report)> =

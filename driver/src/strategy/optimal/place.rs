@@ -147,6 +147,17 @@ pub(super) fn covered_up_to(
     from: Option<usize>,
 ) -> bool {
     let all: Vec<usize> = (0..steps.len()).collect();
+    covered_among(node, steps, &all, order, from)
+}
+
+/// [`covered_up_to`] with the positions of `steps` at hand.
+fn covered_among(
+    node: &Node,
+    steps: &[Step],
+    all: &[usize],
+    order: &Order<'_>,
+    from: Option<usize>,
+) -> bool {
     let earlier = from.map_or(0, |f| f + 1).min(node.branches.len());
     // A thread whose step from here crashed covers the sequences it
     // starts (they end in the same crash), and no other.
@@ -154,7 +165,7 @@ pub(super) fn covered_up_to(
         .iter()
         .chain(node.crashed.iter())
         .chain(node.branches[..earlier].iter().map(|b| b.thread))
-        .any(|q| initial(node, q, steps, &all, order))
+        .any(|q| initial(node, q, steps, all, order))
 }
 
 /// What to do with a sequence at a node.
@@ -170,10 +181,10 @@ enum Decision {
 
 /// Decides where `steps`, found from branch `from` of `node`, goes.
 fn decide(node: &Node, steps: &[Step], order: &Order<'_>, from: Option<usize>) -> Decision {
-    if covered_up_to(node, steps, order, from) {
+    let all: Vec<usize> = (0..steps.len()).collect();
+    if covered_among(node, steps, &all, order, from) {
         return Decision::Covered;
     }
-    let all: Vec<usize> = (0..steps.len()).collect();
     let earlier = from.map_or(0, |f| f + 1).min(node.branches.len());
     let later = (earlier..node.branches.len())
         .find(|&k| initial(node, node.branches[k].thread, steps, &all, order));
