@@ -5,7 +5,7 @@
 
 mod model;
 
-use model::{describe, op, random_update_model, update, Model, Rng};
+use model::{describe, op, random_rwlock_once_model, random_update_model, update, Model, Rng};
 use reach_channel::{OpKind, RmwFamily};
 use reach_native::analysis::fingerprint::fingerprint;
 use reach_native::strategy::dpor::Dpor;
@@ -142,6 +142,24 @@ fn random_programs_match_the_oracle() {
         "orders {} / dpor complete executions {} / sleep-blocked {}",
         totals.0, totals.1, totals.2
     );
+}
+
+/// Rwlocks shared by readers and `pthread_once` calls: DPOR with and
+/// without sleep sets explores every partial order of the oracle.
+#[test]
+fn random_programs_with_rwlocks_and_once_match_the_oracle() {
+    let mut rng = Rng(0xbb67_ae85_84ca_a73b);
+    let mut checked = 0;
+    for _ in 0..400 {
+        let threads = 2 + rng.below(2) as usize;
+        let model = random_rwlock_once_model(&mut rng, threads);
+        if model.threads.iter().map(Vec::len).sum::<usize>() > 11 {
+            continue;
+        }
+        check(&model);
+        checked += 1;
+    }
+    assert!(checked > 100, "{checked}");
 }
 
 /// Four threads of two unprotected accesses each over three variables.

@@ -9,8 +9,8 @@
 mod model;
 
 use model::{
-    describe, explore, explore_split, random_model, random_sync_model, random_update_model, Model,
-    Rng,
+    describe, explore, explore_split, random_model, random_rwlock_once_model, random_sync_model,
+    random_update_model, Model, Rng,
 };
 use reach_native::strategy::exhaustive::Exhaustive;
 use reach_native::strategy::optimal::OptimalDpor;
@@ -64,6 +64,26 @@ fn random_synchronised_programs_match_the_oracle() {
     eprintln!("{checked} programs, {orders} partial orders, each run once");
 }
 
+/// Readers share an rwlock (a read acquisition may go before another
+/// reader's release), writers exclude everyone, and one caller of a
+/// `pthread_once` runs the init routine while the others wait for it.
+#[test]
+fn random_programs_with_rwlocks_and_once_match_the_oracle() {
+    let mut rng = Rng(0x6a09_e667_f3bc_c908);
+    let (mut checked, mut orders) = (0, 0);
+    for _ in 0..600 {
+        let threads = 2 + rng.below(2) as usize;
+        let model = random_rwlock_once_model(&mut rng, threads);
+        if model.threads.iter().map(Vec::len).sum::<usize>() > 11 {
+            continue;
+        }
+        orders += check(&model);
+        checked += 1;
+    }
+    assert!(checked > 150, "{checked}");
+    eprintln!("{checked} programs with rwlocks and once, {orders} partial orders, each run once");
+}
+
 #[test]
 fn random_racy_programs_match_the_oracle() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
@@ -112,10 +132,11 @@ fn random_programs_divided_among_workers_match_the_oracle() {
     let (mut checked, mut orders, mut executions) = (0, 0, 0);
     for round in 0..900u64 {
         let threads = 2 + rng.below(2) as usize;
-        let model = match round % 3 {
+        let model = match round % 4 {
             0 => random_model(&mut rng, threads, 3),
             1 => random_sync_model(&mut rng, threads),
-            _ => random_update_model(&mut rng, threads, 3),
+            2 => random_update_model(&mut rng, threads, 3),
+            _ => random_rwlock_once_model(&mut rng, threads),
         };
         if model.threads.iter().map(Vec::len).sum::<usize>() > 9 {
             continue;

@@ -1,7 +1,7 @@
 //! A simulated program for testing strategies without processes: a small
 //! interpreter plays the runtime's role (forced prefix, then "continue, else
 //! lowest" with sleep sets, Fig. 7) over threads that run fixed lists of
-//! memory, mutex and semaphore operations.
+//! memory, mutex, semaphore, rwlock and `pthread_once` operations.
 
 #![allow(dead_code)]
 
@@ -96,6 +96,11 @@ impl Model {
         let mut alive = vec![false; n];
         alive[0] = true;
         let mut owner: HashMap<u64, usize> = HashMap::new();
+        // Rwlocks: the writer, and how many read locks are held.
+        let mut writer: HashMap<u64, usize> = HashMap::new();
+        let mut readers: HashMap<u64, u32> = HashMap::new();
+        // Once controls: running (false) or done (true).
+        let mut once: HashMap<u64, bool> = HashMap::new();
         let mut counts: HashMap<u64, u32> = self.semaphores.iter().copied().collect();
         let mut sleep = if request.sleep_sets {
             request.sleep_set
@@ -115,6 +120,12 @@ impl Model {
                 };
                 let ok = match o.kind {
                     OpKind::MutexLock => !owner.contains_key(&o.object),
+                    OpKind::RwReadLock => !writer.contains_key(&o.object),
+                    OpKind::RwWriteLock => {
+                        !writer.contains_key(&o.object)
+                            && readers.get(&o.object).copied().unwrap_or(0) == 0
+                    }
+                    OpKind::Once if o.aux == 0 => once.get(&o.object) != Some(&false),
                     OpKind::SemWait => counts.get(&o.object).copied().unwrap_or(0) > 0,
                     OpKind::ThreadJoin => {
                         pc[o.object as usize] >= programs[o.object as usize].len()
@@ -163,6 +174,34 @@ impl Model {
                 }
                 OpKind::MutexUnlock => {
                     owner.remove(&executed.object);
+                }
+                OpKind::RwReadLock => *readers.entry(executed.object).or_default() += 1,
+                OpKind::RwWriteLock => {
+                    writer.insert(executed.object, chosen);
+                }
+                OpKind::RwUnlock => {
+                    if writer.get(&executed.object) == Some(&chosen) {
+                        writer.remove(&executed.object);
+                    } else {
+                        *readers.entry(executed.object).or_default() -= 1;
+                    }
+                }
+                OpKind::Once if executed.aux == 0 => {
+                    if let std::collections::hash_map::Entry::Vacant(control) =
+                        once.entry(executed.object)
+                    {
+                        control.insert(false);
+                    } else {
+                        // Done before: skip the init routine and its completion.
+                        let end = programs[chosen][pc[chosen]..]
+                            .iter()
+                            .position(|o| o.kind == OpKind::Once && o.aux == 1)
+                            .expect("a once block ends with its completion");
+                        pc[chosen] += end;
+                    }
+                }
+                OpKind::Once => {
+                    once.insert(executed.object, true);
                 }
                 OpKind::SemWait => *counts.entry(executed.object).or_default() -= 1,
                 OpKind::SemPost => *counts.entry(executed.object).or_default() += 1,
@@ -354,6 +393,65 @@ pub fn random_sync_model(rng: &mut Rng, threads: usize) -> Model {
                 }
                 2 => ops.push(op(OpKind::SemPost, S)),
                 _ => ops.push(op(OpKind::SemWait, S)),
+            }
+        }
+        model.threads.push(ops);
+    }
+    model
+}
+
+/// The start of a `pthread_once` call on `object` (`aux` 0); the
+/// interpreter skips what follows up to its completion ([`once_done`]) when
+/// the control was already taken.
+pub fn once_start(object: u64) -> Op {
+    Op {
+        aux: 0,
+        ..op(OpKind::Once, object)
+    }
+}
+
+/// The completion of the init routine of the `pthread_once` on `object`.
+pub fn once_done(object: u64) -> Op {
+    Op {
+        aux: 1,
+        ..op(OpKind::Once, object)
+    }
+}
+
+/// An rwlock of the random programs.
+pub const RW: u64 = 0x9200;
+/// A once control of the random programs.
+pub const ONCE: u64 = 0x9300;
+
+/// Programs over an rwlock and a once control: each thread may first touch
+/// a variable of its own (so that its lock call is not its first step),
+/// then runs read sections, write sections and `pthread_once` calls whose
+/// init routine writes a variable the caller reads afterwards.
+pub fn random_rwlock_once_model(rng: &mut Rng, threads: usize) -> Model {
+    let mut model = Model::new(Vec::new());
+    for t in 0..threads {
+        let mut ops = Vec::new();
+        if rng.below(2) == 0 {
+            ops.push(op(OpKind::Store, 0x5000 + 0x100 * t as u64));
+        }
+        for _ in 0..1 + rng.below(2) {
+            match rng.below(5) {
+                0 | 1 => {
+                    ops.push(op(OpKind::RwReadLock, RW));
+                    ops.push(op(OpKind::Load, X));
+                    ops.push(op(OpKind::RwUnlock, RW));
+                }
+                2 | 3 => {
+                    ops.push(op(OpKind::RwWriteLock, RW));
+                    ops.push(op(OpKind::Store, X));
+                    ops.push(op(OpKind::RwUnlock, RW));
+                }
+                _ => {
+                    ops.push(once_start(ONCE));
+                    ops.push(op(OpKind::Store, Y));
+                    ops.push(once_done(ONCE));
+                    ops.push(op(OpKind::Load, Y));
+                }
             }
         }
         model.threads.push(ops);

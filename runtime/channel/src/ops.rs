@@ -293,6 +293,10 @@ impl EventFlags {
     /// the pending operation and kept on the event, whatever it did to
     /// memory (an update that left memory unchanged is still an update).
     pub const UNUSED_RESULT: u16 = 64;
+    /// The second event of a futex wait that slept: the return, enabled
+    /// once a wake (or, timed, a timeout) let the thread go. It touches only
+    /// the futex, not the word (the first event compared the word).
+    pub const RESUMES: u16 = 1 << 10;
     /// Where the [`RmwFamily`] of an [`EventFlags::UNUSED_RESULT`] update
     /// sits: `(family as u16) << FAMILY_SHIFT`.
     pub const FAMILY_SHIFT: u16 = 7;
@@ -542,7 +546,20 @@ impl Op {
             | OpKind::Once
             | OpKind::FutexWake => [sync(self.object, Class::Write), None],
             OpKind::SemGetValue => [sync(self.object, Class::Read), None],
-            OpKind::FutexWait => [sync(self.object, Class::Write), mem(Class::Read)],
+            OpKind::FutexWait if self.flags.has(EventFlags::RESUMES) => {
+                [sync(self.object, Class::Write), None]
+            }
+            // The compare reads the 32-bit futex word (`aux` is the
+            // expected value, not a length).
+            OpKind::FutexWait => [
+                sync(self.object, Class::Write),
+                Some(Access {
+                    space: Space::Memory,
+                    start: self.object,
+                    len: 4,
+                    class: Class::Read,
+                }),
+            ],
             OpKind::CondWait | OpKind::CondRelock => [
                 sync(self.object, Class::Write),
                 sync(self.aux, Class::Write),

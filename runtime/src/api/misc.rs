@@ -10,7 +10,7 @@ use crate::sys::{raw_syscall, set_errno};
 use core::ffi::{c_int, c_long, c_uint};
 use core::sync::atomic::Ordering;
 use libc::timespec;
-use reach_channel::{EventFlags, OpKind, RunStatus};
+use reach_channel::{EventFlags, Op, OpKind, RunStatus};
 
 fn point(kind: OpKind, object: u64) -> bool {
     let Some(me) = me() else { return false };
@@ -164,7 +164,11 @@ fn futex_wait(me: u32, a: u64, val: u32, timed: bool) -> c_long {
         set_errno(libc::EAGAIN);
         return -1;
     }
-    let woken = run_op(me, op, site, |st, me, op| {
+    let resume = Op {
+        flags: EventFlags(op.flags.0 | EventFlags::RESUMES),
+        ..op
+    };
+    let woken = run_op(me, resume, site, |st, me, op| {
         let th = &mut st.threads[me as usize];
         let woken = th.signalled;
         th.waiting = false;

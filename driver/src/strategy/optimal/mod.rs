@@ -34,7 +34,7 @@ use crate::cancel::{Cancel, Checkpoint};
 use crate::exec::Request;
 use crate::strategy::tree::describe;
 use crate::trace::{as_pending, Trace};
-use reach_channel::{Op, OpKind, ThreadSet};
+use reach_channel::{EventFlags, Op, OpKind, ThreadSet};
 use wakeup::{Branch, Order, Step, WakeupTree};
 
 /// One state on the current path.
@@ -228,7 +228,7 @@ impl OptimalDpor {
 /// ends the process there, so it conflicts with every operation.
 const CRASH: Op = Op {
     kind: OpKind::ProcessExit,
-    flags: reach_channel::EventFlags(reach_channel::EventFlags::CUTS_THREADS),
+    flags: EventFlags(EventFlags::CUTS_THREADS),
     object: 0,
     aux: 0,
 };
@@ -246,20 +246,27 @@ struct Race {
 
 /// True for an operation that may have to wait for another thread.
 fn blocking(op: &Op) -> bool {
-    use reach_channel::EventFlags;
     let try_or_timed = op.flags.has(EventFlags::TRY) || op.flags.has(EventFlags::TIMED);
     match op.kind {
         OpKind::MutexLock | OpKind::SpinLock | OpKind::RwReadLock | OpKind::RwWriteLock => {
             !try_or_timed
         }
         OpKind::SemWait => !try_or_timed,
-        OpKind::CondRelock
-        | OpKind::BarrierLeave
-        | OpKind::ThreadJoin
-        | OpKind::Once
-        | OpKind::FutexWait => true,
+        // A `pthread_once` call waits while another thread runs the init
+        // routine; its completion (`aux` = 1) never waits.
+        OpKind::Once => op.aux == 0,
+        // A futex wait's compare never waits; its return waits for a wake.
+        OpKind::FutexWait => resumes(op) && !op.flags.has(EventFlags::TIMED),
+        OpKind::CondRelock | OpKind::BarrierLeave | OpKind::ThreadJoin => true,
         _ => false,
     }
+}
+
+/// True for the return of a futex wait that slept: it can only run after
+/// the wake that let it go, which the compare before it raced with, so its
+/// own races are reversed only where it was already enabled.
+fn resumes(op: &Op) -> bool {
+    op.kind == OpKind::FutexWait && op.flags.has(EventFlags::RESUMES)
 }
 
 /// The events an operation that conflicts with everything races with when
@@ -306,7 +313,7 @@ fn may_run_before(v: &Op, e: &Op) -> bool {
 /// acquisition (a read) does not leave it free before it, as a mutex's
 /// does; the write could not run there.
 fn read_held_by_others(v: &Op, i: usize, p: u32, trace: &Trace) -> bool {
-    if v.kind != OpKind::RwWriteLock || v.flags.has(reach_channel::EventFlags::TRY) {
+    if v.kind != OpKind::RwWriteLock || v.flags.has(EventFlags::TRY) {
         return false;
     }
     let Some(at_i) = trace.events.get(i) else {
@@ -328,9 +335,37 @@ fn read_held_by_others(v: &Op, i: usize, p: u32, trace: &Trace) -> bool {
         .any(|(t, &n)| n > 0 && t as u32 != p && t as u32 != at_i.thread)
 }
 
+/// For a read acquisition `v` of an rwlock: is event `i` the release of a
+/// read lock on it? Readers share the lock, so the acquisition could run
+/// before that release as well as after it (only a writer excludes it).
+fn ends_read_hold(v: &Op, i: usize, trace: &Trace) -> bool {
+    let Some(at_i) = trace.events.get(i) else {
+        return false;
+    };
+    if v.kind != OpKind::RwReadLock
+        || at_i.op.kind != OpKind::RwUnlock
+        || at_i.op.object != v.object
+    {
+        return false;
+    }
+    let mut writer = None;
+    for event in trace.events[..i].iter().filter(|e| e.op.object == v.object) {
+        match event.op.kind {
+            OpKind::RwWriteLock => writer = Some(event.thread),
+            OpKind::RwUnlock if writer == Some(event.thread) => writer = None,
+            _ => {}
+        }
+    }
+    writer != Some(at_i.thread)
+}
+
 /// True for an operation that may let a blocked call of another thread go
 /// on (a release, a post, a signal, an arrival).
 fn releases(op: &Op) -> bool {
+    if op.kind == OpKind::Once {
+        // Only the completion of the init routine lets waiting callers go.
+        return op.aux == 1;
+    }
     matches!(
         op.kind,
         OpKind::MutexUnlock
@@ -342,7 +377,6 @@ fn releases(op: &Op) -> bool {
             | OpKind::CondWait
             | OpKind::BarrierArrive
             | OpKind::FutexWake
-            | OpKind::Once
             | OpKind::ThreadExit
     )
 }
@@ -561,15 +595,19 @@ impl OptimalDpor {
             return;
         }
         let feasible = |i: usize, ran_since: bool| {
-            if ran_since {
-                may_run_before(&v, &trace.events[i].op) && !read_held_by_others(&v, i, p, trace)
+            if ran_since && resumes(&v) {
+                false
+            } else if ran_since {
+                let e = &trace.events[i].op;
+                (may_run_before(&v, e) || ends_read_hold(&v, i, trace))
+                    && !read_held_by_others(&v, i, p, trace)
             } else {
                 self.nodes.get(i).is_some_and(|n| n.enabled.contains(p))
             }
         };
         let i = if feasible(i, p_ran_since) {
             i
-        } else if blocking(&v) {
+        } else if blocking(&v) && !resumes(&v) {
             // The blocking call cannot go before the release that let it
             // go on: it races with the latest earlier operation on its
             // object it could go before (the acquisition, the start).
