@@ -62,14 +62,15 @@ impl From<RaceDetectorName> for crate::bug::RaceDetector {
 /// Exploration strategies selectable with `--strategy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum StrategyName {
-    /// DPOR with commutative reads and sleep sets (default).
+    /// DPOR with commutative reads and sleep sets (the default with
+    /// --preemption-bound and concolic testing).
     Dpor,
     /// DPOR with commutative reads, without sleep sets (paper's DPOR-CR column).
     DporCr,
     /// Classic DPOR: reads conflict, no sleep sets (paper's DPOR column).
     DporClassic,
     /// Optimal DPOR (source sets and wakeup trees): one execution per
-    /// partial order, never blocked by sleep sets (one job).
+    /// partial order, never blocked by sleep sets (default).
     Optimal,
     /// Every interleaving (brute-force oracle).
     Exhaustive,
@@ -97,11 +98,16 @@ pub enum StrategyName {
 /// Systematic concurrency testing of native pthread programs: runs PROGRAM
 /// over and over, one forced thread interleaving per execution, and reports
 /// the first bug with a replayable schedule.
-#[derive(Parser, Debug)]
+#[derive(Parser, Clone, Debug)]
 #[command(name = "reach-native", version, about, long_about = None, after_help = EXAMPLES)]
 pub struct Cli {
-    /// Exploration strategy.
-    #[arg(long, value_enum, default_value = "dpor")]
+    /// Exploration strategy [default: optimal; dpor with --preemption-bound
+    /// and concolic testing].
+    #[arg(long = "strategy", value_enum, value_name = "STRATEGY")]
+    pub strategy_choice: Option<StrategyName>,
+    /// The strategy that runs: the one chosen, else the default for the
+    /// other options ([`Cli::resolve_strategy`]).
+    #[arg(skip = StrategyName::Optimal)]
     pub strategy: StrategyName,
     /// Stop after this many executions (exit status 3 if no bug was found).
     #[arg(long, value_name = "N")]
@@ -250,7 +256,7 @@ pub struct Cli {
     /// a thread that is still enabled).
     #[arg(long, value_name = "K")]
     pub preemption_bound: Option<u32>,
-    /// Explore only shard I of N of the search (dpor, exhaustive, rt), for
+    /// Explore only shard I of N of the search (optimal, dpor, exhaustive, rt), for
     /// N copies of this command (a CI matrix, a Kubernetes Indexed Job, a
     /// Slurm array); `auto/N` takes I from JOB_COMPLETION_INDEX or
     /// SLURM_ARRAY_TASK_ID. Combine the shards' --json reports with
@@ -259,8 +265,8 @@ pub struct Cli {
     pub shard: Option<String>,
     /// With --shard: frontier subtrees per shard that the shared part
     /// (run by every shard) aims for, by estimated size. More: better
-    /// balance, a longer shared part and (dpor) more forced choices.
-    /// Default: 4 for dpor, 8 for exhaustive and rt. Every shard of one search needs the same value.
+    /// balance, a longer shared part and (optimal, dpor) more forced choices.
+    /// Default: 4 for optimal and dpor, 8 for exhaustive and rt. Every shard of one search needs the same value.
     #[arg(long, value_name = "K", requires = "shard", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub shard_split: Option<u32>,
     /// Report a bug's schedule as found, without shortening it.
@@ -287,6 +293,21 @@ pub struct Cli {
         allow_hyphen_values = true
     )]
     pub args: Vec<OsString>,
+}
+
+impl Cli {
+    /// Fills in [`Cli::strategy`]: the one chosen with `--strategy`, else
+    /// optimal DPOR, or DPOR where optimal does not apply: a preemption
+    /// bound, or concolic testing (`concolic`: inputs made symbolic, or a
+    /// program that records its branches).
+    pub fn resolve_strategy(&mut self, concolic: bool) {
+        let needs_dpor = self.preemption_bound.is_some() || concolic;
+        self.strategy = match self.strategy_choice {
+            Some(chosen) => chosen,
+            None if needs_dpor => StrategyName::Dpor,
+            None => StrategyName::Optimal,
+        };
+    }
 }
 
 /// `reach-native merge`: combines the `--json` reports of the shards of one

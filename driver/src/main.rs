@@ -158,6 +158,15 @@ fn warn_unknown_env(quiet: bool) {
 
 fn run(cli: &Cli) -> Result<u8> {
     warn_unknown_env(cli.quiet);
+    let program = reach_native::exec::locate_program(&cli.program)?;
+    let binary = Binary::inspect(&program)?;
+    let mut cli = cli.clone();
+    cli.resolve_strategy(
+        cli.symbolic_args
+            || cli.symbolic_stdin > 0
+            || binary.sites.values().any(|s| s.what == "branch"),
+    );
+    let cli = &cli;
     if cli.commute_rmws
         && matches!(
             cli.strategy,
@@ -166,8 +175,6 @@ fn run(cli: &Cli) -> Result<u8> {
     {
         bail!("--commute-rmws applies to --strategy dpor, dpor-cr, dpor-classic, optimal, exhaustive, pct, random and portfolio, not rt, unfold or branches");
     }
-    let program = reach_native::exec::locate_program(&cli.program)?;
-    let binary = Binary::inspect(&program)?;
     if !binary.instrumented && !cli.quiet {
         eprintln!(
             "reach-native: warning: {} is not instrumented (build it with reach-cc): only pthread calls are explored, plain memory accesses are not",
@@ -483,9 +490,21 @@ fn sharded(strategy: StrategyName, spec: ShardSpec) -> Result<Box<dyn Strategy>>
     let how = Assignment::Balanced;
     let (split, n) = (spec.split, spec.count);
     Ok(match strategy {
-        StrategyName::Dpor => Box::new(Sharded::new(Dpor::new(true).with_shard_plan(split, n), spec, how)),
-        StrategyName::DporCr => Box::new(Sharded::new(Dpor::new(false).with_shard_plan(split, n), spec, how)),
-        StrategyName::DporClassic => Box::new(Sharded::new(Dpor::classic().with_shard_plan(split, n), spec, how)),
+        StrategyName::Dpor => Box::new(Sharded::new(
+            Dpor::new(true).with_shard_plan(split, n),
+            spec,
+            how,
+        )),
+        StrategyName::DporCr => Box::new(Sharded::new(
+            Dpor::new(false).with_shard_plan(split, n),
+            spec,
+            how,
+        )),
+        StrategyName::DporClassic => Box::new(Sharded::new(
+            Dpor::classic().with_shard_plan(split, n),
+            spec,
+            how,
+        )),
         StrategyName::Exhaustive => Box::new(Sharded::new(
             Exhaustive::default().with_shard_plan(split, n),
             spec,
@@ -496,11 +515,13 @@ fn sharded(strategy: StrategyName, spec: ShardSpec) -> Result<Box<dyn Strategy>>
             spec,
             how,
         )),
-        StrategyName::Optimal => bail!(
-            "--shard does not support --strategy optimal: its wakeup trees cannot yet be divided so that each partial order is in exactly one shard; use dpor, exhaustive or rt"
-        ),
+        StrategyName::Optimal => Box::new(Sharded::new(
+            OptimalDpor::new().with_shard_plan(split, n),
+            spec,
+            how,
+        )),
         other => bail!(
-            "--shard applies to dpor, dpor-cr, dpor-classic, exhaustive and rt, not {}",
+            "--shard applies to optimal, dpor, dpor-cr, dpor-classic, exhaustive and rt, not {}",
             strategy_word(other)
         ),
     })

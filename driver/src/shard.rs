@@ -5,7 +5,7 @@
 //! Every shard runs the same *shared part* of the search (deterministic:
 //! it depends only on the program and the options), each of its
 //! executions counted by one shard. The shared part is split by estimated
-//! size ([`PathPlan`] for dpor and exhaustive, [`TreePlan`] for rt) until
+//! size ([`PathPlan`] for optimal, dpor and exhaustive, [`TreePlan`] for rt) until
 //! each *frontier subtree* is estimated at most `1/(K·N)` of the search
 //! (`--shard-split K`); each frontier subtree is explored by exactly one
 //! shard, the one with the least estimated work when the shared part

@@ -12,8 +12,12 @@ use model::{
     describe, explore, explore_split, random_model, random_rwlock_once_model, random_sync_model,
     random_update_model, Model, Rng,
 };
+use reach_native::analysis::fingerprint::fingerprint;
+use reach_native::shard::{Assignment, ShardSpec, Sharded};
 use reach_native::strategy::exhaustive::Exhaustive;
 use reach_native::strategy::optimal::OptimalDpor;
+use reach_native::strategy::Strategy;
+use std::collections::HashSet;
 
 /// One execution per partial order of the oracle, none sleep-blocked.
 fn check(model: &Model) -> usize {
@@ -173,4 +177,87 @@ fn random_programs_divided_among_workers_match_the_oracle() {
     eprintln!(
         "{checked} programs divided three ways each: {executions} executions for {orders} partial orders"
     );
+}
+
+/// Runs shard `index` of `count` of optimal DPOR over `model`: the
+/// partial orders of the executions the shard counts (the shared part is
+/// counted once, by one shard), and how many it ran.
+fn shard_orders(model: &Model, index: u32, count: u32, split: u32) -> (HashSet<u64>, usize) {
+    let spec = ShardSpec {
+        index,
+        count,
+        split,
+    };
+    let mut shard = Sharded::new(
+        OptimalDpor::new().with_shard_plan(split, count),
+        spec,
+        Assignment::Balanced,
+    );
+    let (mut orders, mut executions) = (HashSet::new(), 0);
+    while let Some(request) = shard.next_request() {
+        let execution = model.run(&request);
+        shard
+            .observe(&request, &execution.trace)
+            .unwrap_or_else(|d| {
+                panic!(
+                    "shard {index}/{count} diverged ({d}) in\n{}",
+                    describe(model)
+                )
+            });
+        executions += 1;
+        assert!(executions < 200_000, "exploration does not terminate");
+        if shard.counted() && !execution.sleep_blocked {
+            orders.insert(fingerprint(&execution.trace));
+        }
+    }
+    (orders, executions)
+}
+
+/// Split into 2, 3 and 4 shards that never talk to each other (`--shard`),
+/// optimal DPOR explores exactly the partial orders of the oracle, each in
+/// one shard only.
+#[test]
+fn random_programs_split_into_shards_match_the_oracle() {
+    let mut rng = Rng(0x3c6e_f372_fe94_f82b);
+    let (mut checked, mut orders, mut executions) = (0, 0, 0);
+    for round in 0..400u64 {
+        let threads = 2 + rng.below(2) as usize;
+        let model = match round % 4 {
+            0 => random_model(&mut rng, threads, 3),
+            1 => random_sync_model(&mut rng, threads),
+            2 => random_update_model(&mut rng, threads, 3),
+            _ => random_rwlock_once_model(&mut rng, threads),
+        };
+        if model.threads.iter().map(Vec::len).sum::<usize>() > 9 {
+            continue;
+        }
+        let oracle = explore(&model, &mut Exhaustive::default());
+        for (count, split) in [(2, 1), (4, 2), (3, 4)] {
+            let mut union = HashSet::new();
+            let mut counted = 0;
+            for index in 0..count {
+                let (shard, ran) = shard_orders(&model, index, count, split);
+                counted += shard.len();
+                executions += ran;
+                union.extend(shard);
+            }
+            assert!(
+                union == oracle.orders,
+                "{count} shards: {} partial orders against the oracle's {} in\n{}",
+                union.len(),
+                oracle.orders.len(),
+                describe(&model)
+            );
+            assert_eq!(
+                counted,
+                union.len(),
+                "{count} shards ran a partial order in two shards in\n{}",
+                describe(&model)
+            );
+            orders += oracle.orders.len();
+        }
+        checked += 1;
+    }
+    assert!(checked > 250, "{checked}");
+    eprintln!("{checked} programs in 2, 3 and 4 shards: {executions} executions for {orders} partial orders");
 }

@@ -173,6 +173,19 @@ fn dpor_lastzero_race() {
 }
 
 #[test]
+fn optimal_examples() {
+    let one = same_as_unsharded("dining_philosophers.c", &[], "optimal", false);
+    assert_eq!(one.bug_kind().as_deref(), Some("deadlock"));
+    let one = same_as_unsharded("lastzero.c", &[], "optimal", false);
+    assert_eq!(one.bug_kind().as_deref(), Some("data_race"));
+    same_as_unsharded("oracle_rare_order.c", &[], "optimal", false);
+    same_as_unsharded("indexer.c", &["13"], "optimal", false);
+    same_as_unsharded("filesystem.c", &["18"], "optimal", false);
+    same_as_unsharded("bounded_buffer.c", &[], "optimal", false);
+    same_as_unsharded("cpp_shared_mutex.cpp", &[], "optimal", false);
+}
+
+#[test]
 fn rt_examples() {
     same_as_unsharded("indexer.c", &["13"], "rt", true);
     same_as_unsharded("bounded_buffer.c", &[], "rt", true);
@@ -205,7 +218,7 @@ fn a_killed_shard_makes_the_merge_incomplete() {
                 .args(options)
                 .args(["--max-executions", "3"])
                 .arg(&program)
-                .arg("10")
+                .arg("15")
                 .status()
                 .expect("run a shard");
             assert!(status.code().is_some());
@@ -221,7 +234,7 @@ fn a_killed_shard_makes_the_merge_incomplete() {
         .args(["--shard", &format!("0/{SHARDS}")])
         .args(options)
         .arg(&program)
-        .arg("10")
+        .arg("15")
         .spawn()
         .expect("start a shard");
     std::thread::sleep(std::time::Duration::from_millis(1500));
@@ -333,13 +346,13 @@ fn automatic_index_and_refusals() {
     refused(&[], &["--shard", "3/3"], "0 <= I < N");
     refused(
         &[],
-        &["--shard", "0/2", "--strategy", "optimal"],
-        "does not support --strategy optimal",
+        &["--shard", "0/2", "--strategy", "pct"],
+        "applies to optimal, dpor",
     );
     refused(
         &[],
-        &["--shard", "0/2", "--strategy", "pct"],
-        "applies to dpor",
+        &["--shard", "0/2", "--strategy", "unfold"],
+        "applies to optimal, dpor",
     );
     refused(&[], &["--shard", "0/2", "--jobs", "2"], "one job per shard");
 }
@@ -435,7 +448,9 @@ fn balance(file: &str, args: &[&str], strategy: &str, count: u32) -> f64 {
 /// examples with enough behaviours, for each strategy.
 #[test]
 fn shards_are_balanced_within_2x() {
-    let cases: [(&str, &[&str], &str); 5] = [
+    let cases: [(&str, &[&str], &str); 7] = [
+        ("lastzero.c", &[], "optimal"),
+        ("filesystem.c", &["18"], "optimal"),
         ("lastzero.c", &[], "dpor"),
         ("filesystem.c", &["18"], "dpor"),
         ("indexer.c", &["13"], "rt"),

@@ -99,7 +99,7 @@ impl Dpor {
 
     /// This search split for [`crate::shard::Sharded`] into about `split`
     /// frontier subtrees per shard, `count` shards
-    /// ([`crate::shard::PathPlan`]; one shard needs no partition). every enabled thread is a backtrack
+    /// ([`crate::shard::PathPlan`]; one shard needs no partition). Every enabled thread is a backtrack
     /// choice at the nodes of the shared part, so what a subtree learns
     /// never adds a choice above it.
     pub fn with_shard_plan(self, split: u32, count: u32) -> Dpor {

@@ -107,6 +107,16 @@ impl ThreadSet {
         }
         out
     }
+
+    /// Set intersection `self ∩ other`.
+    #[inline]
+    pub fn intersect(&self, other: &ThreadSet) -> ThreadSet {
+        let mut out = *self;
+        for (o, x) in out.0.iter_mut().zip(other.0.iter()) {
+            *o &= x;
+        }
+        out
+    }
 }
 
 /// What the runtime does after the schedule prefix is used up.

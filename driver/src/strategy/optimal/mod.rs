@@ -22,6 +22,7 @@
 //! enabled before `e` (or that `e` released) is not moved before `e`.
 
 mod place;
+mod shard;
 mod split;
 pub mod wakeup;
 
@@ -47,6 +48,14 @@ struct Node {
     op: Op,
     /// The sleep set on arrival.
     sleep: ThreadSet,
+    /// The threads of `sleep` that stem from a branch of a forced node of
+    /// a shard's shared part ([`shard`]): they keep their steps from
+    /// running, but no sequence is dropped for them (the sequences their
+    /// branch would have placed here never reach this search).
+    foreign: ThreadSet,
+    /// A node of a shard's shared part: every thread not asleep is a
+    /// branch, and each branch is explored on its own ([`shard`]).
+    forced: bool,
     /// Threads explored (or being explored) from here.
     done: ThreadSet,
     /// Threads whose step from here crashed the process (never asleep).
@@ -89,6 +98,8 @@ struct InFlight {
     branch: usize,
     /// Sleep set for the branch's subtree, at the branch node.
     candidate: ThreadSet,
+    /// Of those, the foreign ones ([`Node::foreign`]).
+    foreign: ThreadSet,
     /// The subtree below the branch's first step.
     subtree: Vec<Branch>,
 }
@@ -116,6 +127,9 @@ pub struct OptimalDpor {
     /// The last `next_request` stopped at a node that waits for subtrees
     /// it lent.
     waiting: bool,
+    /// For a shard (`--shard`): the partition into a shared part, whose
+    /// nodes are forced, and frontier subtrees ([`shard`]).
+    shard_plan: Option<crate::shard::PathPlan>,
 }
 
 impl Node {
@@ -185,9 +199,16 @@ impl OptimalDpor {
             sleep = Self::after(sleep, next, &walk.step);
             walk = &walk.children[0];
         }
+        let node = &self.nodes[i];
+        let foreign = if node.forced {
+            candidate
+        } else {
+            node.foreign.intersect(&candidate)
+        };
         self.in_flight = Some(InFlight {
             branch: i,
             candidate,
+            foreign,
             subtree: branch.children,
         });
         request(prefix, sleep)
@@ -427,9 +448,9 @@ impl Strategy for OptimalDpor {
         // the nodes after it are rebuilt from the trace.
         let keep = flight.as_ref().map_or(0, |f| f.branch + 1);
         self.nodes.truncate(keep);
-        let (mut candidate, mut subtree) = match flight {
-            Some(f) => (f.candidate, f.subtree),
-            None => (ThreadSet::EMPTY, Vec::new()),
+        let (mut candidate, mut foreign, mut subtree) = match flight {
+            Some(f) => (f.candidate, f.foreign, f.subtree),
+            None => (ThreadSet::EMPTY, ThreadSet::EMPTY, Vec::new()),
         };
         let mut hb = HappensBefore::new(true);
         let mut cursor = trace.cursor();
@@ -508,6 +529,8 @@ impl Strategy for OptimalDpor {
                     chosen: event.thread,
                     op: event.op,
                     sleep: candidate,
+                    foreign,
+                    forced: false,
                     done,
                     crashed: ThreadSet::EMPTY,
                     next,
@@ -530,6 +553,7 @@ impl Strategy for OptimalDpor {
             }
             if state + 1 >= keep {
                 candidate = Self::after(candidate, &self.nodes[state].next, &step);
+                foreign = foreign.intersect(&candidate);
             }
             if event.op.cuts_threads() || crash == Some(state) {
                 cutting_exit = Some(state);
@@ -575,6 +599,7 @@ impl Strategy for OptimalDpor {
             }
             self.reverse(race, &hb, trace, &since);
         }
+        self.plan_shared_part(keep, &trace.schedule());
         Ok(())
     }
 }

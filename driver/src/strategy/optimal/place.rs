@@ -137,7 +137,8 @@ fn initial(node: &Node, q: u32, steps: &[Step], all: &[usize], order: &Order<'_>
     next_op(node, q).is_some_and(|op| weak_initial(q, &op, steps, all, order).is_some())
 }
 
-/// True if a thread asleep at `node`, a thread whose step from it crashed,
+/// True if a thread asleep at `node` (not a foreign one), a thread whose
+/// step from it crashed,
 /// or a branch started there up to and including `from` (`None`: before
 /// every branch) is a weak initial of `steps`.
 pub(super) fn covered_up_to(
@@ -161,11 +162,20 @@ fn covered_among(
     let earlier = from.map_or(0, |f| f + 1).min(node.branches.len());
     // A thread whose step from here crashed covers the sequences it
     // starts (they end in the same crash), and no other.
-    node.sleep
+    let trusted = node
+        .sleep
+        .minus(&node.foreign)
         .iter()
         .chain(node.crashed.iter())
         .chain(node.branches[..earlier].iter().map(|b| b.thread))
-        .any(|q| initial(node, q, steps, all, order))
+        .any(|q| initial(node, q, steps, all, order));
+    // A foreign sleeper covers the sequences it starts (its branch
+    // explores every trace it starts), not those it only commutes with.
+    trusted
+        || node.foreign.iter().any(|q| {
+            next_op(node, q)
+                .is_some_and(|op| matches!(weak_initial(q, &op, steps, all, order), Some(Some(_))))
+        })
 }
 
 /// What to do with a sequence at a node.
@@ -216,6 +226,11 @@ impl OptimalDpor {
         let Some(node) = self.nodes.get(depth) else {
             return;
         };
+        if node.forced {
+            // Each branch of a forced node covers every sequence it starts,
+            // and every thread not asleep there is a branch ([`super::shard`]).
+            return;
+        }
         match decide(node, steps, order, from) {
             Decision::Covered => {}
             Decision::Insert => {
