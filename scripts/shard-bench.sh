@@ -7,7 +7,7 @@
 # shard counted).
 #
 # Usage: scripts/shard-bench.sh
-# Environment: STRATEGIES ["dpor rt exhaustive"], OUT_SECTION=FILE to write
+# Environment: STRATEGIES ["optimal dpor rt exhaustive"], OUT_SECTION=FILE to write
 # the section there instead of into BENCHMARKS.md.
 set -euo pipefail
 
@@ -16,15 +16,16 @@ cd "$root"
 bin=$root/target/release
 work=$root/target/shard-bench
 mkdir -p "$work"
-STRATEGIES=${STRATEGIES:-"dpor rt exhaustive"}
+STRATEGIES=${STRATEGIES:-"optimal dpor rt exhaustive"}
 
 # example|arguments|strategies
 cases=(
-  "lastzero||dpor rt"
-  "indexer|13|dpor rt"
-  "filesystem|18|dpor rt"
-  "bounded_buffer||dpor rt"
-  "dining_philosophers_ordered||dpor rt"
+  "lastzero||optimal dpor rt"
+  "lastzero|10|optimal dpor"
+  "indexer|13|optimal dpor rt"
+  "filesystem|18|optimal dpor rt"
+  "bounded_buffer||optimal dpor rt"
+  "dining_philosophers_ordered||optimal dpor rt"
   "oracle_fetch_add||exhaustive"
   "oracle_read_read_write||exhaustive"
 )
@@ -35,7 +36,7 @@ section=$work/section.md
   echo
   echo "\`scripts/shard-bench.sh\` on this machine ($(nproc) cores), one job per shard, the"
   echo "shards run one after another, every run with \`--keep-going --ignore-races\`"
-  echo "and the default \`--shard-split\` (dpor 4, rt and exhaustive 8). *executions*:"
+  echo "and the default \`--shard-split\` (optimal and dpor 4, rt and exhaustive 8). *executions*:"
   echo "the merged count (each shared execution counted once, by one shard); *sum* and"
   echo "*max*: wall time of all shards and of the slowest one, seconds, from the"
   echo "reports; *balance*: most / fewest executions counted by one shard"
@@ -84,12 +85,15 @@ cat >>"$section" <<'NOTE'
 
 What the table shows. The merged partial orders equal one run's in every
 row (tests/tests/shard.rs checks it, and that no order is in two shards).
-rt and exhaustive count exactly one run's executions whatever N. dpor
-counts more than an unsharded run (lastzero 79, indexer 64, filesystem 32,
-bounded_buffer 62, dining_philosophers_ordered 6 with `--jobs 1`): every
-node of the shared part must offer every enabled thread (no subtree may
-add a choice above itself), and the choices DPOR would not have made end
-sleep-blocked; the shared part grows with N, and so does the excess. The
+rt and exhaustive count exactly one run's executions whatever N. optimal
+and dpor count more than an unsharded run (optimal: one execution per
+partial order, lastzero 64, lastzero(10) 3,328; dpor: lastzero 79,
+lastzero(10) 15,279, indexer 64, filesystem 32, bounded_buffer 62,
+dining_philosophers_ordered 6 with `--jobs 1`): every node of the shared
+part must offer every thread not asleep (no subtree may add a choice above
+itself, and optimal's branches there are each searched on their own), and
+the choices the search would not have made end sleep-blocked; the shared
+part grows with N, and so does the excess. The
 shared part is split until each frontier subtree is estimated at most
 1/(K·N) of the search (Knuth's estimator along the shared executions'
 paths; rt: a variant's share divided among its variants); subtrees go to
