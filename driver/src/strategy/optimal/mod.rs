@@ -683,8 +683,25 @@ impl OptimalDpor {
         });
         let last = seq.len() - 1;
         positions.push(usize::MAX);
+        if ends(i) {
+            // An exit that cuts threads short (or a crash) follows the
+            // reversal: `v.e`. A thread that only commutes with `v` is no
+            // weak initial of it (its step conflicts with `e`), so a
+            // sleeping one does not cover it.
+            seq.push(Step {
+                thread: trace.events[i].thread,
+                op: if crash == Some(i) {
+                    CRASH
+                } else {
+                    trace.events[i].op
+                },
+            });
+            positions.push(usize::MAX);
+        }
         let precedes = |a: usize, b: usize| {
-            if b == last {
+            if b > last {
+                true
+            } else if b == last {
                 seq[a].thread == p || seq[a].op.conflicts(&seq[b].op)
             } else {
                 hb.event_precedes_event(positions[a], positions[b])
