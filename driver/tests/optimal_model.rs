@@ -126,6 +126,19 @@ fn random_programs_with_commuting_updates_match_the_oracle() {
     eprintln!("{checked} programs with updates, {orders} partial orders, each run once");
 }
 
+/// Program `round` of a mix of the random generators, 2 or 3 threads, or
+/// `None` if it has more than 9 operations (the oracle stays fast).
+fn mixed_model(rng: &mut Rng, round: u64) -> Option<Model> {
+    let threads = 2 + rng.below(2) as usize;
+    let model = match round % 4 {
+        0 => random_model(rng, threads, 3),
+        1 => random_sync_model(rng, threads),
+        2 => random_update_model(rng, threads, 3),
+        _ => random_rwlock_once_model(rng, threads),
+    };
+    (model.threads.iter().map(Vec::len).sum::<usize>() <= 9).then_some(model)
+}
+
 /// Divided among simulated workers (`--jobs`), each program in several
 /// random orders of execution and sharing, optimal DPOR runs exactly the
 /// partial orders of the oracle, never blocked by a sleep set. A branch
@@ -136,16 +149,9 @@ fn random_programs_divided_among_workers_match_the_oracle() {
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let (mut checked, mut orders, mut executions) = (0, 0, 0);
     for round in 0..900u64 {
-        let threads = 2 + rng.below(2) as usize;
-        let model = match round % 4 {
-            0 => random_model(&mut rng, threads, 3),
-            1 => random_sync_model(&mut rng, threads),
-            2 => random_update_model(&mut rng, threads, 3),
-            _ => random_rwlock_once_model(&mut rng, threads),
-        };
-        if model.threads.iter().map(Vec::len).sum::<usize>() > 9 {
+        let Some(model) = mixed_model(&mut rng, round) else {
             continue;
-        }
+        };
         let oracle = explore(&model, &mut Exhaustive::default());
         for order in 0..3u64 {
             let mut schedule = Rng(round.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ order);
@@ -222,16 +228,9 @@ fn random_programs_split_into_shards_match_the_oracle() {
     let mut rng = Rng(0x3c6e_f372_fe94_f82b);
     let (mut checked, mut orders, mut executions) = (0, 0, 0);
     for round in 0..400u64 {
-        let threads = 2 + rng.below(2) as usize;
-        let model = match round % 4 {
-            0 => random_model(&mut rng, threads, 3),
-            1 => random_sync_model(&mut rng, threads),
-            2 => random_update_model(&mut rng, threads, 3),
-            _ => random_rwlock_once_model(&mut rng, threads),
-        };
-        if model.threads.iter().map(Vec::len).sum::<usize>() > 9 {
+        let Some(model) = mixed_model(&mut rng, round) else {
             continue;
-        }
+        };
         let oracle = explore(&model, &mut Exhaustive::default());
         for (count, split) in [(2, 1), (4, 2), (3, 4)] {
             let mut union = HashSet::new();
