@@ -71,7 +71,19 @@ struct Node {
     current: usize,
     /// Branches to explore again, each with the sleep set it first had
     /// ([`place`]).
-    revisits: Vec<(ThreadSet, Branch)>,
+    revisits: Vec<Revisit>,
+}
+
+/// A finished branch to explore again with a sequence found for it.
+#[derive(Clone, Debug)]
+struct Revisit {
+    /// The sleep set it first had.
+    sleep: ThreadSet,
+    /// Its step and the sequences to follow.
+    branch: Branch,
+    /// Its index in the node's `branches`: explored again, it keeps its
+    /// place among them (the branches started after it stay later).
+    index: usize,
 }
 
 /// A branch taken from a node.
@@ -134,14 +146,37 @@ pub struct OptimalDpor {
 
 impl Node {
     /// The next branch to explore from here: the leftmost of the wakeup
-    /// tree, else a branch to explore again with its first sleep set.
-    fn next_branch(&mut self) -> Option<(Branch, Option<ThreadSet>)> {
+    /// tree, else a branch to explore again (with its first sleep set and
+    /// its index).
+    fn next_branch(&mut self) -> Option<(Branch, Option<(ThreadSet, usize)>)> {
         if let Some(branch) = self.wut.pop_first() {
             return Some((branch, None));
         }
         self.revisits
             .pop()
-            .map(|(sleep, branch)| (branch, Some(sleep)))
+            .map(|r| (r.branch, Some((r.sleep, r.index))))
+    }
+
+    /// Takes `branch` from here: a new one (recorded with the sleep set
+    /// of this node), or the one at `again` explored again with the
+    /// sleep set it first had. Returns its index and sleep set.
+    fn take(
+        &mut self,
+        branch: &Branch,
+        again: Option<(ThreadSet, usize)>,
+        lent: bool,
+        keep: bool,
+    ) -> (usize, ThreadSet) {
+        match again {
+            Some((sleep, k)) if k < self.branches.len() => {
+                self.branches[k].lent = lent;
+                (k, sleep)
+            }
+            _ => {
+                let candidate = again.map_or_else(|| OptimalDpor::candidate(self), |(s, _)| s);
+                (self.record(branch, candidate, lent, keep), candidate)
+            }
+        }
     }
 
     /// Records `branch` as started from here with sleep set `candidate`;
@@ -173,10 +208,16 @@ impl OptimalDpor {
     /// Takes `branch` of node `i`'s wakeup tree: the node's thread and
     /// operation become the branch's, and the request runs the path to
     /// the node, then the branch's leftmost sequence.
-    fn start_branch(&mut self, i: usize, branch: Branch, sleep: Option<ThreadSet>) -> Request {
-        let candidate = sleep.unwrap_or_else(|| Self::candidate(&self.nodes[i]));
+    fn start_branch(
+        &mut self,
+        i: usize,
+        branch: Branch,
+        again: Option<(ThreadSet, usize)>,
+    ) -> Request {
+        let keep = self.keep_subtrees;
         let node = &mut self.nodes[i];
-        node.current = node.record(&branch, candidate, false, self.keep_subtrees);
+        let (k, candidate) = node.take(&branch, again, false, keep);
+        node.current = k;
         self.launch(i, branch, candidate)
     }
 
@@ -425,8 +466,8 @@ impl Strategy for OptimalDpor {
             if self.root == Some(i) {
                 // The root's branch, explored again with what was forwarded
                 // to it once it was finished (it stays the same branch).
-                let (sleep, branch) = self.nodes[i].revisits.pop()?;
-                return Some(self.launch(i, branch, sleep));
+                let again = self.nodes[i].revisits.pop()?;
+                return Some(self.launch(i, again.branch, again.sleep));
             }
             if let Some((branch, sleep)) = self.nodes[i].next_branch() {
                 return Some(self.start_branch(i, branch, sleep));

@@ -26,7 +26,7 @@
 //! the wakeup tree, and this is exactly the sequential algorithm.
 
 use super::wakeup::{weak_initial, Branch, Order, Step, WakeupTree};
-use super::{Node, OptimalDpor, Report, CRASH};
+use super::{Node, OptimalDpor, Report, Revisit, CRASH};
 use reach_channel::Op;
 
 /// A sequence with the happens-before order of its steps, independent of
@@ -318,7 +318,11 @@ impl OptimalDpor {
             with_order(rest, |order| below.insert(&rest.steps, order));
             chain.children = below.children;
         }
-        node.revisits.push((started.candidate, chain));
+        node.revisits.push(Revisit {
+            sleep: started.candidate,
+            branch: chain,
+            index: k,
+        });
     }
 
     /// The node at `depth` is not built yet: the execution in flight

@@ -59,11 +59,10 @@ impl OptimalDpor {
         &mut self,
         i: usize,
         branch: Branch,
-        sleep: Option<ThreadSet>,
+        again: Option<(ThreadSet, usize)>,
     ) -> (Request, OptimalDpor) {
-        let candidate = sleep.unwrap_or_else(|| Self::candidate(&self.nodes[i]));
         self.keep_subtrees = true;
-        let k = self.nodes[i].record(&branch, candidate, true, true);
+        let (k, candidate) = self.nodes[i].take(&branch, again, true, true);
         let mut nodes = self.nodes[..=i].to_vec();
         for node in &mut nodes {
             node.wut = Default::default();
