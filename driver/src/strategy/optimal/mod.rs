@@ -640,7 +640,7 @@ impl Strategy for OptimalDpor {
             }
             self.reverse(race, &hb, trace, &since);
         }
-        self.plan_shared_part(keep, &trace.schedule());
+        self.plan_shared_part(keep, trace);
         Ok(())
     }
 }

@@ -18,7 +18,8 @@
 //! * a branch given away: the rest of `v` is forwarded to the worker that
 //!   explores it ([`super::split`]);
 //! * a finished branch: it is explored again from `E` with the rest of `v`
-//!   as its wakeup sequence and the sleep set it first had. Its earlier
+//!   as its wakeup sequence, the sleep set it first had, and its place
+//!   among the node's branches (those started after it stay later). Its earlier
 //!   exploration already covers part of what follows, so this may repeat
 //!   some executions, never miss one.
 //!

@@ -31,6 +31,7 @@ use super::wakeup::{Branch, Step};
 use super::OptimalDpor;
 use crate::exec::Request;
 use crate::shard::{PathPlan, Shardable, Subtree};
+use crate::trace::Trace;
 use reach_channel::ThreadSet;
 
 impl OptimalDpor {
@@ -44,13 +45,15 @@ impl OptimalDpor {
         }
     }
 
-    /// After an execution whose nodes from `first_new` on are new: tells
+    /// After an execution (`trace`) whose nodes from `first_new` on are new
+    /// (nothing to do, and no schedule built, without a plan): tells
     /// the plan what the search branches on there, and forces the nodes
     /// the plan keeps in the shared part.
-    pub(super) fn plan_shared_part(&mut self, first_new: usize, schedule: &[u32]) {
+    pub(super) fn plan_shared_part(&mut self, first_new: usize, trace: &Trace) {
         let Some(plan) = &mut self.shard_plan else {
             return;
         };
+        let schedule = trace.schedule();
         let new = self.nodes.get(first_new..).unwrap_or_default();
         let natural: Vec<ThreadSet> = new
             .iter()
@@ -67,7 +70,7 @@ impl OptimalDpor {
             .zip(&natural)
             .map(|(n, branches)| n.enabled.minus(&n.sleep).minus(branches).len() as u32)
             .collect();
-        let forced = plan.observed(first_new, &natural, &extra, schedule);
+        let forced = plan.observed(first_new, &natural, &extra, &schedule);
         for (node, branches) in self.nodes[first_new..forced].iter_mut().zip(natural) {
             node.forced = true;
             for q in node.enabled.minus(&node.sleep).minus(&branches).iter() {
