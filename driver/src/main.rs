@@ -5,6 +5,7 @@ use clap::Parser;
 use reach_native::binary::Binary;
 use reach_native::bug::{BugPolicy, RaceDetector};
 use reach_native::cli::{Cli, MergeCli, StrategyName};
+use reach_native::concolic::tree::TreeSearch;
 use reach_native::exec::{ExecConfig, Executor};
 use reach_native::explore::{explore, ExploreOptions, StopReason, Summary};
 use reach_native::record::Recorder;
@@ -408,19 +409,20 @@ fn run(cli: &Cli) -> Result<u8> {
                     eprintln!("reach-native: note: concolic testing combines inputs with dpor, dpor-cr, dpor-classic, exhaustive, optimal or unfold; using dpor");
                 }
                 let timeout = std::time::Duration::from_millis(cli.solver_timeout);
-                // One combined execution tree for the DPOR variants
-                // (Saarikivi et al., Sec. III-B); a search per input vector
-                // for the others.
-                let tree_search = match name {
+                // One combined execution tree for the DPOR variants and
+                // optimal (Saarikivi et al., Sec. III-B); a search per
+                // input vector for the others.
+                let tree_search: Option<Box<dyn TreeSearch>> = match name {
                     _ if bound.is_some() || cli.concolic_restart => None,
-                    StrategyName::DporCr => Some(Dpor::new(false)),
-                    StrategyName::DporClassic => Some(Dpor::classic()),
-                    StrategyName::Exhaustive | StrategyName::Optimal | StrategyName::Unfold => None,
-                    _ => Some(Dpor::new(true)),
+                    StrategyName::DporCr => Some(Box::new(Dpor::new(false))),
+                    StrategyName::DporClassic => Some(Box::new(Dpor::classic())),
+                    StrategyName::Optimal => Some(Box::new(OptimalDpor::new())),
+                    StrategyName::Exhaustive | StrategyName::Unfold => None,
+                    _ => Some(Box::new(Dpor::new(true))),
                 };
                 strategy = match tree_search {
-                    Some(dpor) => Box::new(reach_native::concolic::tree::CombinedTree::new(
-                        dpor,
+                    Some(search) => Box::new(reach_native::concolic::tree::CombinedTree::new(
+                        search,
                         Vec::new(),
                         timeout,
                     )),

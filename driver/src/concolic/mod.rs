@@ -7,14 +7,15 @@
 //! comes the "concolic subtree" of the branches its thread takes before its
 //! next visible operation. Two searches explore it by re-execution:
 //!
-//! * [`tree::CombinedTree`] (with `dpor`, `dpor-cr`, `dpor-classic`): the
-//!   paper's own, one tree shared by every input vector. Flipping a branch
-//!   node replays the schedule prefix up to it with the new inputs and
-//!   explores only the subtree below it; the scheduling nodes above are not
-//!   explored again, and the races found below add to their backtrack sets
-//!   (Sec. III-B). No combined-tree path runs twice.
-//! * [`Concolic`] (with `exhaustive`, `optimal`, `unfold`, a preemption
-//!   bound, or `--concolic-restart`): any [`Strategy`] run to completion
+//! * [`tree::CombinedTree`] (with `dpor`, `dpor-cr`, `dpor-classic`,
+//!   `optimal`): the paper's own, one tree shared by every input vector.
+//!   Flipping a branch node replays the schedule prefix up to it with the
+//!   new inputs and explores only the subtree below it; the scheduling
+//!   nodes above are not explored again, and the races found below add to
+//!   their backtrack sets or wakeup trees (Sec. III-B). With dpor no
+//!   combined-tree path runs twice.
+//! * [`Concolic`] (with `exhaustive`, `unfold`, a preemption bound, or
+//!   `--concolic-restart`): any [`Strategy`] run to completion
 //!   for one vector of input values, then the next vector. Every path
 //!   constraint of every execution's trace is a branch node, identified by
 //!   its position in the combined tree: the schedule before it (the thread

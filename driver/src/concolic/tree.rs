@@ -1,7 +1,10 @@
 //! The combined execution tree of Saarikivi, Kähkönen, Heljanko:
 //! "Improving Dynamic Partial Order Reductions for Concolic Testing",
-//! Sec. III-B, explored depth-first by re-execution with DPOR-CR and sleep
-//! sets ([`Dpor`], Fig. 3 and Fig. 7) as the scheduling part.
+//! Sec. III-B, explored depth-first by re-execution with a scheduling
+//! search behind [`TreeSearch`] as the scheduling part: DPOR-CR with sleep
+//! sets ([`Dpor`], Fig. 3 and Fig. 7) or optimal DPOR
+//! ([`crate::strategy::optimal`], whose wakeup sequences carry the inputs
+//! they were recorded under).
 //!
 //! The tree interleaves scheduling nodes (one per visible operation, the
 //! DPOR path) with branch nodes: after the visible operation of scheduling
@@ -10,17 +13,17 @@
 //! `i + 1`). One tree serves every input vector:
 //!
 //! * the current path is the DPOR path plus the branch nodes on it whose
-//!   other outcome is still to be explored ([`CombinedTree::open`]), in
+//!   other outcome is still to be explored (`CombinedTree::open`), in
 //!   execution order: a branch node of step `s` lies below scheduling node
 //!   `s - 1` and above node `s`;
 //! * the search is depth-first over both kinds of node: the scheduling
 //!   nodes below the deepest open branch node are backtracked first
-//!   ([`Dpor::next_request_below`]); once they are done, that branch node
+//!   ([`TreeSearch::next_request_below`]); once they are done, that branch node
 //!   is flipped: its path constraint is negated under the constraints
 //!   before it (the nodes "on the path from the root node to the selected
 //!   node"; the scheduling nodes among them add none, Sec. III-B) and, if
 //!   satisfiable, the next execution replays the schedule prefix up to the
-//!   branch node with the new inputs ([`Dpor::resume_at`]) and continues
+//!   branch node with the new inputs ([`TreeSearch::resume_at`]) and continues
 //!   freely from there: only the subtree below that branch node is
 //!   explored for those inputs, the scheduling nodes above it are not
 //!   explored again;
@@ -37,7 +40,9 @@
 //! The inputs of an execution satisfy every path constraint above the node
 //! it starts from: a flip's model keeps the constraints before the negated
 //! one (inputs outside their slice keep the values that satisfied them), and
-//! a scheduling request below a flipped branch uses the flip's inputs.
+//! a scheduling request below a flipped branch uses the flip's inputs (a
+//! search whose requests fix several steps names the inputs they were
+//! recorded under: [`Launch::origin`]).
 //!
 //! Sleep sets carry over to the subtree below a flipped branch: a thread
 //! asleep at the state where the branch's thread parks again was explored
@@ -62,6 +67,68 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// A request of the scheduling part of the combined tree.
+pub struct Launch {
+    /// What to run (its inputs are set by the tree).
+    pub request: Request,
+    /// The first state the request may change: branch nodes recorded from
+    /// its step on are new positions in the tree.
+    pub first_new: usize,
+    /// The input vector ([`TreeSearch::set_origin`]) the request's forced
+    /// steps were recorded under, if it must run with those; `None`: the
+    /// inputs of the subtree being explored.
+    pub origin: Option<u32>,
+}
+
+/// A scheduling search that can be the scheduling part of the combined
+/// execution tree (Sec. III-B): explored depth-first below a floor, and
+/// re-entered below a flipped branch node.
+pub trait TreeSearch: Strategy {
+    /// The next request that branches only from the nodes at depth
+    /// `floor` or below (those below the deepest open branch node).
+    fn next_request_below(&mut self, floor: usize) -> Option<Launch>;
+
+    /// A request that replays the path's first `len` steps and continues
+    /// freely from there with the sleep set `sleep` of that state; the
+    /// path is cut to those nodes and rebuilt from the execution.
+    fn resume_at(&mut self, len: usize, sleep: ThreadSet) -> Request;
+
+    /// The sleep set of state `state` of the last observed execution.
+    fn sleep_at(&self, state: usize) -> ThreadSet;
+
+    /// The number of nodes on the current path.
+    fn depth(&self) -> usize;
+
+    /// The input vector of the executions observed from now on (an index
+    /// the tree keeps), for searches whose requests depend on it.
+    fn set_origin(&mut self, _origin: u32) {}
+}
+
+impl TreeSearch for Dpor {
+    fn next_request_below(&mut self, floor: usize) -> Option<Launch> {
+        // A backtracking choice fixes one step: any inputs of the subtree
+        // reach it.
+        let request = Dpor::next_request_below(self, floor)?;
+        Some(Launch {
+            first_new: request.prefix.len(),
+            request,
+            origin: None,
+        })
+    }
+
+    fn resume_at(&mut self, len: usize, sleep: ThreadSet) -> Request {
+        Dpor::resume_at(self, len, sleep)
+    }
+
+    fn sleep_at(&self, state: usize) -> ThreadSet {
+        Dpor::sleep_at(self, state)
+    }
+
+    fn depth(&self) -> usize {
+        Dpor::depth(self)
+    }
+}
+
 /// A branch node on the current path whose other outcome is unexplored:
 /// path constraint `index` of `trace`.
 #[derive(Clone)]
@@ -80,25 +147,25 @@ struct OpenBranch {
 
 /// What the last request explores.
 enum Pending {
-    /// A DPOR backtracking choice (or the first execution).
-    Schedule,
-    /// The other outcome of a branch node; `previous` are the inputs to go
-    /// back to if the execution does not reach it.
-    Flip {
-        branch: OpenBranch,
-        previous: Vec<InputValue>,
-    },
+    /// A scheduling choice (or the first execution), changing the path
+    /// from state `first_new` on.
+    Schedule { first_new: usize },
+    /// The other outcome of a branch node; `previous` is the input vector
+    /// to go back to if the execution does not reach it.
+    Flip { branch: OpenBranch, previous: u32 },
 }
 
-/// Concolic testing over the combined execution tree, with `dpor` (DPOR-CR
-/// with sleep sets, or its variants) as the scheduling search.
+/// Concolic testing over the combined execution tree, with a scheduling
+/// search behind [`TreeSearch`] (`dpor` and its variants, or `optimal`).
 pub struct CombinedTree {
-    dpor: Dpor,
+    search: Box<dyn TreeSearch>,
     /// Branch nodes on the current path with an unexplored outcome, in
     /// execution order (steps ascending).
     open: Vec<OpenBranch>,
-    /// Inputs of the subtree being explored.
-    inputs: Vec<InputValue>,
+    /// The input vectors explored, by index ([`TreeSearch::set_origin`]).
+    vectors: Vec<Vec<InputValue>>,
+    /// Index of the inputs of the subtree being explored.
+    inputs: u32,
     pending: Option<Pending>,
     /// Whole combined-tree paths run (for the repeated-path count).
     paths: HashSet<u64>,
@@ -109,14 +176,19 @@ pub struct CombinedTree {
 }
 
 impl CombinedTree {
-    /// Concolic testing over one combined tree explored with `dpor`;
+    /// Concolic testing over one combined tree explored with `search`;
     /// `initial` are the first execution's inputs, `timeout` bounds each
     /// solver query.
-    pub fn new(dpor: Dpor, initial: Vec<InputValue>, timeout: Duration) -> CombinedTree {
+    pub fn new(
+        search: Box<dyn TreeSearch>,
+        initial: Vec<InputValue>,
+        timeout: Duration,
+    ) -> CombinedTree {
         CombinedTree {
-            dpor,
+            search,
             open: Vec::new(),
-            inputs: initial,
+            vectors: vec![initial],
+            inputs: 0,
             pending: None,
             paths: HashSet::new(),
             remembered: HashSet::new(),
@@ -148,7 +220,7 @@ impl CombinedTree {
                 trace: sym.clone(),
                 index,
                 step,
-                sleep: self.dpor.sleep_at(step),
+                sleep: self.search.sleep_at(step),
             });
         }
     }
@@ -174,21 +246,29 @@ fn reaches_flip(sym: Option<&SymTrace>, branch: &OpenBranch) -> bool {
 
 impl Strategy for CombinedTree {
     fn name(&self) -> &'static str {
-        self.dpor.name()
+        self.search.name()
     }
 
     fn next_request(&mut self) -> Option<Request> {
         loop {
             // Scheduling nodes below the deepest open branch node first.
             let floor = self.open.last().map_or(0, |b| b.step);
-            if let Some(mut request) = self.dpor.next_request_below(floor) {
-                request.inputs = self.inputs.clone();
-                self.pending = Some(Pending::Schedule);
+            if let Some(launch) = self.search.next_request_below(floor) {
+                let Launch {
+                    mut request,
+                    first_new,
+                    origin,
+                } = launch;
+                if let Some(o) = origin.filter(|&o| (o as usize) < self.vectors.len()) {
+                    self.inputs = o;
+                }
+                request.inputs = self.vectors[self.inputs as usize].clone();
+                self.pending = Some(Pending::Schedule { first_new });
                 return Some(request);
             }
             // Then that branch node's other outcome.
             let branch = self.open.pop()?;
-            if self.dpor.depth() < branch.step {
+            if self.search.depth() < branch.step {
                 // Beyond the recorded events: cannot be replayed to.
                 self.stats.diverged += 1;
                 continue;
@@ -200,15 +280,17 @@ impl Strategy for CombinedTree {
                 continue;
             };
             self.stats.input_vectors += 1;
-            let mut request = self.dpor.resume_at(branch.step, branch.sleep);
+            let mut request = self.search.resume_at(branch.step, branch.sleep);
             request.inputs = inputs.clone();
-            let previous = std::mem::replace(&mut self.inputs, inputs);
+            self.vectors.push(inputs);
+            let previous = std::mem::replace(&mut self.inputs, self.vectors.len() as u32 - 1);
             self.pending = Some(Pending::Flip { branch, previous });
             return Some(request);
         }
     }
 
     fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence> {
+        self.search.set_origin(self.inputs);
         match self.pending.take() {
             Some(Pending::Flip { branch, previous }) => {
                 if !reaches_flip(trace.symbolic.as_deref(), &branch) {
@@ -216,16 +298,21 @@ impl Strategy for CombinedTree {
                     self.inputs = previous;
                     return Ok(());
                 }
-                self.dpor.observe(request, trace)?;
+                self.search.observe(request, trace)?;
                 if let Some(sym) = &trace.symbolic {
                     self.open_branches(sym, |index, _| index > branch.index);
                 }
             }
-            Some(Pending::Schedule) | None => {
-                let from = request.prefix.len();
-                self.dpor.observe(request, trace)?;
+            Some(Pending::Schedule { first_new }) => {
+                self.search.observe(request, trace)?;
                 if let Some(sym) = &trace.symbolic {
-                    self.open_branches(sym, |_, step| step >= from);
+                    self.open_branches(sym, |_, step| step >= first_new);
+                }
+            }
+            None => {
+                self.search.observe(request, trace)?;
+                if let Some(sym) = &trace.symbolic {
+                    self.open_branches(sym, |_, _| true);
                 }
             }
         }
@@ -246,11 +333,11 @@ impl Strategy for CombinedTree {
     }
 
     fn set_cancel(&mut self, cancel: Cancel) {
-        self.dpor.set_cancel(cancel);
+        self.search.set_cancel(cancel);
     }
 
     fn incomplete(&self) -> Option<String> {
-        let mut notes: Vec<String> = self.dpor.incomplete().into_iter().collect();
+        let mut notes: Vec<String> = self.search.incomplete().into_iter().collect();
         if self.stats.unknown > 0 {
             notes.push(format!(
                 "{} solver queries timed out or were undecided (raise --solver-timeout)",
@@ -267,7 +354,7 @@ impl Strategy for CombinedTree {
     }
 
     fn stats(&self) -> Vec<(&'static str, String)> {
-        let mut out = self.dpor.stats();
+        let mut out = self.search.stats();
         out.extend(super::stats_lines(&self.stats));
         out
     }

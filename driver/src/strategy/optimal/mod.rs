@@ -21,6 +21,7 @@
 //! the release that enabled it), and a blocking call whose thread was not
 //! enabled before `e` (or that `e` released) is not moved before `e`.
 
+mod combined;
 mod place;
 mod shard;
 mod split;
@@ -114,6 +115,10 @@ struct InFlight {
     foreign: ThreadSet,
     /// The subtree below the branch's first step.
     subtree: Vec<Branch>,
+    /// No branch is taken: the execution replays the path's first
+    /// `branch` steps and goes on freely from there, the node at `branch`
+    /// rebuilt ([`combined`]).
+    resume: bool,
 }
 
 /// Optimal DPOR: one complete execution per Mazurkiewicz trace (reads
@@ -142,6 +147,13 @@ pub struct OptimalDpor {
     /// For a shard (`--shard`): the partition into a shared part, whose
     /// nodes are forced, and frontier subtrees ([`shard`]).
     shard_plan: Option<crate::shard::PathPlan>,
+    /// The input vector the executions observed now ran with, for the
+    /// sequences their races give ([`wakeup::Branch::origin`]).
+    origin: u32,
+    /// The input vector of the sequence the last request follows.
+    launched: Option<u32>,
+    /// The sleep set of the last observed execution's final state.
+    final_sleep: ThreadSet,
 }
 
 impl Node {
@@ -246,13 +258,47 @@ impl OptimalDpor {
         } else {
             node.foreign.intersect(&candidate)
         };
+        self.launched = Some(branch.leftmost_origin());
         self.in_flight = Some(InFlight {
             branch: i,
             candidate,
             foreign,
             subtree: branch.children,
+            resume: false,
         });
         request(prefix, sleep)
+    }
+
+    /// The next request, branching only from nodes at depth `floor` or
+    /// below (the nodes above are left as they are; `0`: the whole path).
+    fn next_request_from(&mut self, floor: usize) -> Option<Request> {
+        if !self.started {
+            self.started = true;
+            self.in_flight = None;
+            self.launched = None;
+            return Some(request(Vec::new(), ThreadSet::EMPTY));
+        }
+        self.waiting = false;
+        while let Some(i) = self.nodes.len().checked_sub(1).filter(|&i| i >= floor) {
+            if self.root.is_some_and(|r| i < r) {
+                return None;
+            }
+            if self.root == Some(i) {
+                // The root's branch, explored again with what was forwarded
+                // to it once it was finished (it stays the same branch).
+                let again = self.nodes[i].revisits.pop()?;
+                return Some(self.launch(i, again.branch, again.sleep));
+            }
+            if let Some((branch, sleep)) = self.nodes[i].next_branch() {
+                return Some(self.start_branch(i, branch, sleep));
+            }
+            if self.lent.contains(&i) || self.pending.contains(&i) {
+                self.waiting = true;
+                return None;
+            }
+            self.nodes.pop();
+        }
+        None
     }
 
     /// The sleep set of the state after `executed`, from `candidate`: the
@@ -453,32 +499,7 @@ impl Strategy for OptimalDpor {
     }
 
     fn next_request(&mut self) -> Option<Request> {
-        if !self.started {
-            self.started = true;
-            self.in_flight = None;
-            return Some(request(Vec::new(), ThreadSet::EMPTY));
-        }
-        self.waiting = false;
-        while let Some(i) = self.nodes.len().checked_sub(1) {
-            if self.root.is_some_and(|r| i < r) {
-                return None;
-            }
-            if self.root == Some(i) {
-                // The root's branch, explored again with what was forwarded
-                // to it once it was finished (it stays the same branch).
-                let again = self.nodes[i].revisits.pop()?;
-                return Some(self.launch(i, again.branch, again.sleep));
-            }
-            if let Some((branch, sleep)) = self.nodes[i].next_branch() {
-                return Some(self.start_branch(i, branch, sleep));
-            }
-            if self.lent.contains(&i) || self.pending.contains(&i) {
-                self.waiting = true;
-                return None;
-            }
-            self.nodes.pop();
-        }
-        None
+        self.next_request_from(0)
     }
 
     fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence> {
@@ -486,8 +507,11 @@ impl Strategy for OptimalDpor {
         let branch = flight.as_ref().map_or(0, |f| f.branch);
         check_prefix(&self.nodes, branch, request, trace)?;
         // The branch node stays (its other branches are still to explore);
-        // the nodes after it are rebuilt from the trace.
-        let keep = flight.as_ref().map_or(0, |f| f.branch + 1);
+        // the nodes after it are rebuilt from the trace (from it on, when
+        // the execution resumes the path there).
+        let keep = flight
+            .as_ref()
+            .map_or(0, |f| f.branch + usize::from(!f.resume));
         self.nodes.truncate(keep);
         let (mut candidate, mut foreign, mut subtree) = match flight {
             Some(f) => (f.candidate, f.foreign, f.subtree),
@@ -640,6 +664,7 @@ impl Strategy for OptimalDpor {
             }
             self.reverse(race, &hb, trace, &since);
         }
+        self.final_sleep = candidate;
         self.plan_shared_part(keep, trace);
         Ok(())
     }

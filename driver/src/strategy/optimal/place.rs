@@ -235,7 +235,8 @@ impl OptimalDpor {
         match decide(node, steps, order, from) {
             Decision::Covered => {}
             Decision::Insert => {
-                self.nodes[depth].wut.insert(steps, order);
+                let origin = self.origin;
+                self.nodes[depth].wut.insert(steps, order, origin);
             }
             Decision::Later(k) => {
                 let sequence = Sequence::of(steps.to_vec(), order);
@@ -298,6 +299,7 @@ impl OptimalDpor {
     /// `insert_[E]` into the subtree the branch started with leaves it
     /// unchanged (`rest` ends at one of its leaves, or is used up).
     pub(super) fn revisit(&mut self, depth: usize, k: usize, head: Step, rest: &Sequence) {
+        let origin = self.origin;
         let Some(node) = self.nodes.get_mut(depth) else {
             return;
         };
@@ -306,17 +308,20 @@ impl OptimalDpor {
         };
         if let Some(subtree) = &started.subtree {
             let mut tree = WakeupTree::of(subtree.clone());
-            if !subtree.is_empty() && !with_order(rest, |order| tree.insert(&rest.steps, order)) {
+            if !subtree.is_empty()
+                && !with_order(rest, |order| tree.insert(&rest.steps, order, origin))
+            {
                 return;
             }
         }
         let mut chain = Branch {
             step: head,
             children: Vec::new(),
+            origin,
         };
         if !rest.steps.is_empty() {
             let mut below = WakeupTree::default();
-            with_order(rest, |order| below.insert(&rest.steps, order));
+            with_order(rest, |order| below.insert(&rest.steps, order, origin));
             chain.children = below.children;
         }
         node.revisits.push(Revisit {
@@ -331,6 +336,7 @@ impl OptimalDpor {
     /// They go into the wakeup subtree it follows (unchanged if that is a
     /// leaf).
     fn place_in_flight(&mut self, depth: usize, steps: &[Step], order: &Order<'_>) {
+        let origin = self.origin;
         let Some(flight) = self.in_flight.as_mut() else {
             return;
         };
@@ -338,7 +344,7 @@ impl OptimalDpor {
             return;
         }
         let mut tree = WakeupTree::of(std::mem::take(&mut flight.subtree));
-        tree.insert(steps, order);
+        tree.insert(steps, order, origin);
         flight.subtree = tree.children;
     }
 }

@@ -83,6 +83,7 @@ impl OptimalDpor {
                         op: crate::trace::as_pending(op),
                     },
                     children: Vec::new(),
+                    origin: 0,
                 });
             }
         }

@@ -34,6 +34,10 @@ pub struct Branch {
     pub step: Step,
     /// The sequences to explore after it, leftmost first.
     pub children: Vec<Branch>,
+    /// The input vector of the execution whose race gave the step (0 but
+    /// in concolic testing, [`crate::concolic::tree`]): the steps of a
+    /// sequence are replayable under the inputs they were recorded with.
+    pub origin: u32,
 }
 
 impl Branch {
@@ -46,6 +50,16 @@ impl Branch {
             node = first;
         }
         threads
+    }
+
+    /// The input vector of the leftmost leaf below (and including) this
+    /// node: the sequence an execution of this branch follows.
+    pub fn leftmost_origin(&self) -> u32 {
+        let mut node = self;
+        while let Some(first) = node.children.first() {
+            node = first;
+        }
+        node.origin
     }
 }
 
@@ -111,9 +125,10 @@ impl WakeupTree {
     /// tree that is a weak prefix of it ends in a leaf, or `seq` is used up
     /// on the way (it is then a weak prefix of a sequence in the tree).
     /// Otherwise the rest of `seq` becomes a new leaf after the longest
-    /// matching node, to the right of its children. Returns true if the
+    /// matching node, to the right of its children, its steps tagged with
+    /// `origin` ([`Branch::origin`]). Returns true if the
     /// tree changed.
-    pub fn insert(&mut self, seq: &[Step], order: &Order<'_>) -> bool {
+    pub fn insert(&mut self, seq: &[Step], order: &Order<'_>, origin: u32) -> bool {
         let mut remaining: Vec<usize> = (0..seq.len()).collect();
         let mut level = &mut self.children;
         loop {
@@ -125,7 +140,7 @@ impl WakeupTree {
                     .map(|hit| (ix, hit))
             });
             let Some((ix, hit)) = found else {
-                level.push(chain(seq, &remaining));
+                level.push(chain(seq, &remaining, origin));
                 return true;
             };
             if let Some(k) = hit {
@@ -139,16 +154,19 @@ impl WakeupTree {
     }
 }
 
-/// The steps of `seq` at `positions` (non-empty) as one path.
-fn chain(seq: &[Step], positions: &[usize]) -> Branch {
+/// The steps of `seq` at `positions` (non-empty) as one path, recorded
+/// under input vector `origin`.
+fn chain(seq: &[Step], positions: &[usize], origin: u32) -> Branch {
     let mut node = Branch {
         step: seq[positions[positions.len() - 1]],
         children: Vec::new(),
+        origin,
     };
     for &s in positions[..positions.len() - 1].iter().rev() {
         node = Branch {
             step: seq[s],
             children: vec![node],
+            origin,
         };
     }
     node
@@ -193,6 +211,7 @@ mod tests {
                 precedes: &precedes,
                 independent: &independent,
             },
+            0,
         )
     }
 
