@@ -15,6 +15,7 @@
 
 use super::model::SynSequence;
 use crate::analysis::objects::{touched, Mode, ObjectKey};
+use crate::cancel::{Cancel, Checkpoint};
 use reach_channel::OpKind;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -36,8 +37,14 @@ pub fn slot_after(pos: usize) -> u64 {
 
 /// A topological order of `members` (event index, slot) under the
 /// variant's happens-before, ties broken by slot; `None` if the
-/// constraints are cyclic (the row names no feasible partial order).
-pub fn linearise(seq: &SynSequence, members: &[(usize, u64)]) -> Option<Vec<usize>> {
+/// constraints are cyclic (the row names no feasible partial order), or
+/// if `cancel` fires on the way (a row of a long sequence takes long).
+pub fn linearise(
+    seq: &SynSequence,
+    members: &[(usize, u64)],
+    cancel: &Cancel,
+) -> Option<Vec<usize>> {
+    let mut checkpoint = Checkpoint::new(cancel);
     let n = members.len();
     let mut edges: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut indegree = vec![0u32; n];
@@ -73,6 +80,9 @@ pub fn linearise(seq: &SynSequence, members: &[(usize, u64)]) -> Option<Vec<usiz
     }
     let mut exits = Vec::new();
     for (k, &(g, _)) in members.iter().enumerate() {
+        if checkpoint.stop() {
+            return None;
+        }
         let op = seq.events[g].op;
         match op.kind {
             OpKind::ThreadCreate => {
@@ -97,9 +107,15 @@ pub fn linearise(seq: &SynSequence, members: &[(usize, u64)]) -> Option<Vec<usiz
             accesses.push((key, slot, k, class));
         }
     }
+    if checkpoint.stop() {
+        return None;
+    }
     accesses.sort_unstable_by_key(|a| (a.0, a.1, a.2));
     let mut start = 0;
     while start < accesses.len() {
+        if checkpoint.stop() {
+            return None;
+        }
         let key = accesses[start].0;
         let end = start + accesses[start..].partition_point(|a| a.0 == key);
         let mut last_write: Option<usize> = None;
@@ -134,6 +150,9 @@ pub fn linearise(seq: &SynSequence, members: &[(usize, u64)]) -> Option<Vec<usiz
         .collect();
     let mut order = Vec::with_capacity(n);
     while let Some(Reverse((_, k))) = ready.pop() {
+        if checkpoint.stop() {
+            return None;
+        }
         order.push(members[k].0);
         for &to in &edges[k] {
             let to = to as usize;

@@ -172,7 +172,7 @@ pub fn generate_variants(
             .filter(|(v, _)| **v > 0)
             .map(|(v, column)| (column.receive, &column.choices[*v as usize - 1]))
             .collect();
-        if let Some(variant) = derive(seq, &raw, &colours, &changes) {
+        if let Some(variant) = derive(seq, &raw, &colours, &changes, cancel) {
             bytes += variant.footprint();
             generated.variants.push(variant);
         }
@@ -220,6 +220,7 @@ fn derive(
     raw: &[Vec<Race>],
     inherited: &HashMap<EventId, Colour>,
     changes: &[(usize, &Choice)],
+    cancel: &Cancel,
 ) -> Option<Variant> {
     let roots: Vec<(usize, bool)> = changes
         .iter()
@@ -253,7 +254,7 @@ fn derive(
     for (rank, &s) in calls.iter().filter(|&&s| s >= seq.executed).enumerate() {
         members.push((s, slot_at(seq.executed + rank)));
     }
-    let mut order = linearise(seq, &members)?;
+    let mut order = linearise(seq, &members, cancel)?;
     // An exit that waits for the other threads comes last by itself (it
     // waits for the events the variant removed too): not forced.
     order.retain(|&g| {
