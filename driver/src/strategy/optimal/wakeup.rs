@@ -331,6 +331,33 @@ mod tests {
     }
 
     #[test]
+    fn a_new_leaf_carries_the_input_vector_it_was_recorded_under() {
+        let mut tree = WakeupTree::default();
+        let seq = [write(3, 30), write(1, 10), write(2, 10)];
+        let precedes =
+            |a: usize, b: usize| seq[a].thread == seq[b].thread || seq[a].op.conflicts(&seq[b].op);
+        let independent = |x: &Op, y: &Op| !x.conflicts(y);
+        let order = Order {
+            precedes: &precedes,
+            independent: &independent,
+        };
+        assert!(tree.insert(&seq, &order, 4));
+        let other = [write(2, 10), write(1, 10)];
+        let precedes = |a: usize, b: usize| other[a].op.conflicts(&other[b].op);
+        let order = Order {
+            precedes: &precedes,
+            independent: &independent,
+        };
+        // Below node 3 (a weak prefix recorded under vector 4), the rest
+        // of the sequence recorded under vector 7.
+        assert!(tree.insert(&other, &order, 7));
+        assert_eq!(threads(&tree), vec![vec![3, 1, 2], vec![3, 2, 1]]);
+        let first = &tree.children[0];
+        assert_eq!(first.leftmost_origin(), 4);
+        assert_eq!(first.children[1].leftmost_origin(), 7);
+    }
+
+    #[test]
     fn popping_takes_the_leftmost_branch() {
         let mut tree = WakeupTree::default();
         insert(&mut tree, &[write(1, 10), write(2, 10)]);
