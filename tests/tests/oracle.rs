@@ -130,6 +130,8 @@ oracle_tests! {
     check_then_act: "oracle_check_then_act.c" => exhaustive 63, dpor 6;
     condvar_broadcast: "oracle_condvar_broadcast.c" => exhaustive 308, dpor 10;
     condvar_signal: "oracle_condvar_signal.c" => exhaustive 5, dpor 2;
+    cond_pool_shutdown: "oracle_cond_pool_shutdown.c" => exhaustive 7376, dpor 220;
+    cond_pool_signal: "oracle_cond_pool_signal.c" => exhaustive 52918, dpor 362;
     create_join_chain: "oracle_create_join_chain.c" => exhaustive 1, dpor 1;
     fetch_add: "oracle_fetch_add.c" => exhaustive 1121, dpor 6;
     independent_writers: "oracle_independent_writers.c" => exhaustive 44, dpor 1;

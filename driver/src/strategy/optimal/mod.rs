@@ -19,7 +19,9 @@
 //! Races of blocking operations are only reversed where the reversal can
 //! run: a lock acquisition races with the previous acquisition (not with
 //! the release that enabled it), and a blocking call whose thread was not
-//! enabled before `e` (or that `e` released) is not moved before `e`.
+//! enabled before `e` (or that `e` released) is not moved before `e` —
+//! unless it re-acquires a condition wait's mutex and what woke it is part
+//! of the reversal ([`relock_follows_reversal`]).
 
 mod combined;
 mod place;
@@ -694,6 +696,7 @@ impl OptimalDpor {
                     && !read_held_by_others(&v, i, p, trace)
             } else {
                 self.nodes.get(i).is_some_and(|n| n.enabled.contains(p))
+                    || relock_follows_reversal(&v, p, i, k, hb, trace)
             }
         };
         let i = if feasible(i, p_ran_since) {
@@ -857,6 +860,60 @@ fn held_after(i: usize, k: usize, hb: &HappensBefore, trace: &Trace, since: &[u3
         }
     }
     held
+}
+
+/// For the re-acquisition `v` of a condition wait by thread `p`, at `k`,
+/// whose thread was asleep on the condition variable at event `i` and has
+/// not run since: can it follow `notdep(e_i, E)` all the same? The events
+/// before `i` and those of `notdep` (`i`'s event and all that follows it
+/// left out) are replayed on the condition variable and the mutex as the
+/// runtime would: a wait joins the queue, a signal wakes the longest
+/// waiting thread, a broadcast all of them. Yes if `p` ends up woken and
+/// the mutex free: a waiter woken by a shutdown broadcast that does not
+/// depend on `i` then re-acquires the mutex before `i`'s acquisition, as it
+/// can.
+fn relock_follows_reversal(
+    v: &Op,
+    p: u32,
+    i: usize,
+    k: usize,
+    hb: &HappensBefore,
+    trace: &Trace,
+) -> bool {
+    if v.kind != OpKind::CondRelock || k > trace.len() || i >= k {
+        return false;
+    }
+    let (cond, mutex) = (v.object, v.aux);
+    let mut waiting: Vec<u32> = Vec::new();
+    let mut woken: Vec<u32> = Vec::new();
+    let mut held = false;
+    let kept = (0..k).filter(|&j| j < i || (j > i && !hb.event_precedes_event(i, j)));
+    for j in kept {
+        let event = &trace.events[j];
+        let op = &event.op;
+        match op.kind {
+            OpKind::CondWait if op.object == cond => waiting.push(event.thread),
+            OpKind::CondSignal if op.object == cond && !waiting.is_empty() => {
+                woken.push(waiting.remove(0));
+            }
+            OpKind::CondBroadcast if op.object == cond => woken.append(&mut waiting),
+            OpKind::CondRelock if op.object == cond => {
+                waiting.retain(|&t| t != event.thread);
+                woken.retain(|&t| t != event.thread);
+            }
+            _ => {}
+        }
+        let on_mutex = match op.kind {
+            OpKind::CondWait | OpKind::CondRelock => op.aux == mutex,
+            _ => op.object == mutex,
+        };
+        if on_mutex && op.kind.is_acquire() && !op.made_no_progress() {
+            held = true;
+        } else if on_mutex && op.kind.is_release() {
+            held = false;
+        }
+    }
+    woken.contains(&p) && !held
 }
 
 /// For each event, the state from which its thread had been enabled
