@@ -28,7 +28,7 @@ use std::time::Duration;
 pub struct ExecConfig {
     /// Program to run.
     pub program: PathBuf,
-    /// Its arguments (not including argv[0]).
+    /// Its arguments (not including `argv[0]`).
     pub args: Vec<OsString>,
     /// The runtime library to preload.
     pub runtime: PathBuf,

@@ -21,7 +21,7 @@
 //! the release that enabled it), and a blocking call whose thread was not
 //! enabled before `e` (or that `e` released) is not moved before `e` —
 //! unless it re-acquires a condition wait's mutex and what woke it is part
-//! of the reversal ([`relock_follows_reversal`]).
+//! of the reversal (`relock_follows_reversal`).
 
 mod combined;
 mod place;
