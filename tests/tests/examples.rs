@@ -164,7 +164,7 @@ examples! {
     oracle_cas_counter: "oracle_cas_counter.c", [], [] => Clean(4);
     oracle_cas_weak: "oracle_cas_weak.c", [], [] => Clean(4);
     oracle_cond_pool_shutdown: "oracle_cond_pool_shutdown.c", [], [] => Clean(194);
-    oracle_cond_pool_signal: "oracle_cond_pool_signal.c", [], [] => Clean(336);
+    oracle_cond_pool_signal: "oracle_cond_pool_shutdown.c", [], ["signal"] => Clean(336);
     oracle_check_then_act: "oracle_check_then_act.c", [], [] => Bug("assertion");
     oracle_condvar_broadcast: "oracle_condvar_broadcast.c", [], [] => Clean(10);
     oracle_condvar_signal: "oracle_condvar_signal.c", [], [] => Clean(2);
