@@ -2,7 +2,7 @@
 //! "Improving Dynamic Partial Order Reductions for Concolic Testing",
 //! Sec. III-B, explored depth-first by re-execution with a scheduling
 //! search behind [`TreeSearch`] as the scheduling part: DPOR-CR with sleep
-//! sets ([`Dpor`], Fig. 3 and Fig. 7) or optimal DPOR
+//! sets ([`Dpor`](crate::strategy::dpor::Dpor), Fig. 3 and Fig. 7) or optimal DPOR
 //! ([`crate::strategy::optimal`], whose wakeup sequences carry the inputs
 //! they were recorded under).
 //!
@@ -59,7 +59,6 @@ use super::solver::Solver;
 use super::{ConcolicStats, SymTrace};
 use crate::cancel::Cancel;
 use crate::exec::{InputValue, Request};
-use crate::strategy::dpor::Dpor;
 use crate::strategy::{Divergence, Strategy};
 use crate::trace::Trace;
 use reach_channel::ThreadSet;
@@ -102,31 +101,6 @@ pub trait TreeSearch: Strategy {
     /// The input vector of the executions observed from now on (an index
     /// the tree keeps), for searches whose requests depend on it.
     fn set_origin(&mut self, _origin: u32) {}
-}
-
-impl TreeSearch for Dpor {
-    fn next_request_below(&mut self, floor: usize) -> Option<Launch> {
-        // A backtracking choice fixes one step: any inputs of the subtree
-        // reach it.
-        let request = Dpor::next_request_below(self, floor)?;
-        Some(Launch {
-            first_new: request.prefix.len(),
-            request,
-            origin: None,
-        })
-    }
-
-    fn resume_at(&mut self, len: usize, sleep: ThreadSet) -> Request {
-        Dpor::resume_at(self, len, sleep)
-    }
-
-    fn sleep_at(&self, state: usize) -> ThreadSet {
-        Dpor::sleep_at(self, state)
-    }
-
-    fn depth(&self) -> usize {
-        Dpor::depth(self)
-    }
 }
 
 /// A branch node on the current path whose other outcome is unexplored:
@@ -303,16 +277,14 @@ impl Strategy for CombinedTree {
                     self.open_branches(sym, |index, _| index > branch.index);
                 }
             }
-            Some(Pending::Schedule { first_new }) => {
+            schedule => {
+                let first_new = match schedule {
+                    Some(Pending::Schedule { first_new }) => first_new,
+                    _ => 0,
+                };
                 self.search.observe(request, trace)?;
                 if let Some(sym) = &trace.symbolic {
                     self.open_branches(sym, |_, step| step >= first_new);
-                }
-            }
-            None => {
-                self.search.observe(request, trace)?;
-                if let Some(sym) = &trace.symbolic {
-                    self.open_branches(sym, |_, _| true);
                 }
             }
         }

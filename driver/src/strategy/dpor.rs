@@ -28,6 +28,7 @@ use super::tree::{Node, Path};
 use super::{Divergence, Strategy};
 use crate::analysis::happens_before::HappensBefore;
 use crate::cancel::{Cancel, Checkpoint};
+use crate::concolic::tree::{Launch, TreeSearch};
 use crate::exec::Request;
 use crate::trace::Trace;
 use reach_channel::{Policy, ThreadSet};
@@ -184,7 +185,7 @@ impl Dpor {
     /// combined execution tree of concolic testing,
     /// [`crate::concolic::tree`], flips a branch node there before the
     /// scheduling nodes above it are backtracked).
-    pub fn next_request_below(&mut self, floor: usize) -> Option<Request> {
+    fn next_request_from(&mut self, floor: usize) -> Option<Request> {
         if !self.started {
             self.started = true;
             return Some(self.request(Vec::new(), ThreadSet::EMPTY));
@@ -224,33 +225,6 @@ impl Dpor {
             self.path.nodes.pop();
         }
         None
-    }
-
-    /// Number of scheduling nodes on the current path.
-    pub fn depth(&self) -> usize {
-        self.path.nodes.len()
-    }
-
-    /// Sleep set of state `state` of the last observed execution (Sec.
-    /// IV-D): a node's, or for the final state the one computed last.
-    pub fn sleep_at(&self, state: usize) -> ThreadSet {
-        self.path
-            .nodes
-            .get(state)
-            .map_or(self.final_sleep, |n| n.sleep)
-    }
-
-    /// A request that replays the path's first `len` choices and lets the
-    /// runtime continue from there with the sleep set `sleep` of that state,
-    /// after cutting the path to those nodes: how the combined execution
-    /// tree re-enters the subtree below a flipped branch node (Saarikivi et
-    /// al., Sec. III-B). The observed execution's nodes from `len` on are
-    /// new ones, and its races update the backtrack sets of the nodes above.
-    pub fn resume_at(&mut self, len: usize, sleep: ThreadSet) -> Request {
-        self.started = true;
-        self.path.nodes.truncate(len);
-        let prefix = self.path.nodes.iter().map(|n| n.chosen).collect();
-        self.request(prefix, sleep)
     }
 
     /// Gives the first unexplored choice of node `i` away as a subtree.
@@ -537,7 +511,7 @@ impl Strategy for Dpor {
     }
 
     fn next_request(&mut self) -> Option<Request> {
-        self.next_request_below(0)
+        self.next_request_from(0)
     }
 
     fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence> {
@@ -738,5 +712,43 @@ impl Dpor {
                 self.add_backtrack(race, hb, trace, exits);
             }
         }
+    }
+}
+
+/// DPOR as the scheduling part of the combined execution tree of concolic
+/// testing (Saarikivi et al., Sec. III-B).
+impl TreeSearch for Dpor {
+    fn next_request_below(&mut self, floor: usize) -> Option<Launch> {
+        // A backtracking choice fixes one step: any inputs of the subtree
+        // reach it.
+        let request = self.next_request_from(floor)?;
+        Some(Launch {
+            first_new: request.prefix.len(),
+            request,
+            origin: None,
+        })
+    }
+
+    /// Replays the path's first `len` choices, cut to those nodes; the
+    /// observed execution's nodes from `len` on are new ones, and its races
+    /// update the backtrack sets of the nodes above.
+    fn resume_at(&mut self, len: usize, sleep: ThreadSet) -> Request {
+        self.started = true;
+        self.path.nodes.truncate(len);
+        let prefix = self.path.nodes.iter().map(|n| n.chosen).collect();
+        self.request(prefix, sleep)
+    }
+
+    /// A node's sleep set, or for the final state the one computed last
+    /// (Sec. IV-D).
+    fn sleep_at(&self, state: usize) -> ThreadSet {
+        self.path
+            .nodes
+            .get(state)
+            .map_or(self.final_sleep, |n| n.sleep)
+    }
+
+    fn depth(&self) -> usize {
+        self.path.nodes.len()
     }
 }

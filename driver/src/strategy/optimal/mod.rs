@@ -687,6 +687,10 @@ impl OptimalDpor {
         if i >= self.nodes.len() || trace.events[i].thread == p {
             return;
         }
+        // For a condition wait's re-acquisition: the events on its
+        // condition variable and mutex, gathered once for every place the
+        // race is tried at.
+        let relock_events = relock_events(&v, k, trace);
         let feasible = |i: usize, ran_since: bool| {
             if ran_since && resumes(&v) {
                 false
@@ -696,7 +700,7 @@ impl OptimalDpor {
                     && !read_held_by_others(&v, i, p, trace)
             } else {
                 self.nodes.get(i).is_some_and(|n| n.enabled.contains(p))
-                    || relock_follows_reversal(&v, p, i, k, hb, trace)
+                    || relock_follows_reversal(&v, p, i, &relock_events, hb, trace)
             }
         };
         let i = if feasible(i, p_ran_since) {
@@ -862,32 +866,55 @@ fn held_after(i: usize, k: usize, hb: &HappensBefore, trace: &Trace, since: &[u3
     held
 }
 
-/// For the re-acquisition `v` of a condition wait by thread `p`, at `k`,
-/// whose thread was asleep on the condition variable at event `i` and has
-/// not run since: can it follow `notdep(e_i, E)` all the same? The events
-/// before `i` and those of `notdep` (`i`'s event and all that follows it
-/// left out) are replayed on the condition variable and the mutex as the
-/// runtime would: a wait joins the queue, a signal wakes the longest
-/// waiting thread, a broadcast all of them. Yes if `p` ends up woken and
-/// the mutex free: a waiter woken by a shutdown broadcast that does not
-/// depend on `i` then re-acquires the mutex before `i`'s acquisition, as it
-/// can.
+/// For the re-acquisition `v` of a condition wait, at `k`: the events
+/// before `k` on its condition variable or its mutex (none for any other
+/// operation).
+fn relock_events(v: &Op, k: usize, trace: &Trace) -> Vec<usize> {
+    if v.kind != OpKind::CondRelock {
+        return Vec::new();
+    }
+    let (cond, mutex) = (v.object, v.aux);
+    let end = k.min(trace.len());
+    (0..end)
+        .filter(|&j| {
+            let op = &trace.events[j].op;
+            match op.kind {
+                OpKind::CondWait | OpKind::CondRelock => op.object == cond || op.aux == mutex,
+                _ => op.object == cond || op.object == mutex,
+            }
+        })
+        .collect()
+}
+
+/// For the re-acquisition `v` of a condition wait by thread `p`, whose
+/// thread was asleep on the condition variable at event `i` and has not
+/// run since: can it follow `notdep(e_i, E)` all the same? The events on
+/// the condition variable and the mutex before it (`events`, from
+/// [`relock_events`]) that come before `i` or belong to `notdep` (`i`'s
+/// event and all that follows it left out) are replayed as the runtime
+/// would: a wait joins the queue, a signal wakes the longest waiting
+/// thread, a broadcast all of them. Yes if `p` ends up woken and the mutex
+/// free: a waiter woken by a shutdown broadcast that does not depend on
+/// `i` then re-acquires the mutex before `i`'s acquisition, as it can.
 fn relock_follows_reversal(
     v: &Op,
     p: u32,
     i: usize,
-    k: usize,
+    events: &[usize],
     hb: &HappensBefore,
     trace: &Trace,
 ) -> bool {
-    if v.kind != OpKind::CondRelock || k > trace.len() || i >= k {
+    if v.kind != OpKind::CondRelock {
         return false;
     }
     let (cond, mutex) = (v.object, v.aux);
     let mut waiting: Vec<u32> = Vec::new();
     let mut woken: Vec<u32> = Vec::new();
     let mut held = false;
-    let kept = (0..k).filter(|&j| j < i || (j > i && !hb.event_precedes_event(i, j)));
+    let kept = events
+        .iter()
+        .copied()
+        .filter(|&j| j < i || (j > i && !hb.event_precedes_event(i, j)));
     for j in kept {
         let event = &trace.events[j];
         let op = &event.op;
