@@ -59,6 +59,25 @@ impl From<RaceDetectorName> for crate::bug::RaceDetector {
     }
 }
 
+/// Which possible extension `--strategy unfold` targets next
+/// (`--unfold-order`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum UnfoldOrderName {
+    /// The one found first (default).
+    Oldest,
+    /// The one found last.
+    Newest,
+}
+
+impl From<UnfoldOrderName> for crate::strategy::unfold::Order {
+    fn from(name: UnfoldOrderName) -> Self {
+        match name {
+            UnfoldOrderName::Oldest => crate::strategy::unfold::Order::Oldest,
+            UnfoldOrderName::Newest => crate::strategy::unfold::Order::Newest,
+        }
+    }
+}
+
 /// Exploration strategies selectable with `--strategy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum StrategyName {
@@ -76,7 +95,8 @@ pub enum StrategyName {
     Exhaustive,
     /// Unfolding-based testing: every local state of every thread, one
     /// execution per event of the unfolding not yet covered, plus a
-    /// deadlock search on the unfolding (one job).
+    /// deadlock search on the unfolding; with concolic testing, the
+    /// branches on inputs are events of the same unfolding.
     Unfold,
     /// Reachability testing (Lei & Carver): race variants, no stored history.
     Rt,
@@ -133,6 +153,11 @@ pub struct Cli {
     /// tree across input vectors (for comparison).
     #[arg(long)]
     pub concolic_restart: bool,
+    /// With `--strategy unfold`: which possible extension becomes the next
+    /// target, the one found first (oldest, default) or last (newest). The
+    /// final unfolding is the same either way (its events in `--stats`).
+    #[arg(long, value_enum, value_name = "ORDER")]
+    pub unfold_order: Option<UnfoldOrderName>,
     /// Wall-clock bound of one execution, in seconds; exceeding it is a hang.
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     pub timeout: f64,

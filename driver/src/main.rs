@@ -309,6 +309,9 @@ fn run(cli: &Cli) -> Result<u8> {
         cli.strategy,
         StrategyName::Pct | StrategyName::Random | StrategyName::Portfolio
     );
+    if cli.unfold_order.is_some() && cli.strategy != StrategyName::Unfold {
+        bail!("--unfold-order applies to --strategy unfold");
+    }
     if cli.preemption_bound.is_some()
         && !matches!(cli.strategy, StrategyName::Dpor | StrategyName::Exhaustive)
     {
@@ -323,8 +326,11 @@ fn run(cli: &Cli) -> Result<u8> {
     };
     let parallel_optimal = cli.strategy == StrategyName::Optimal && !concolic;
     let sharded = shard.map(|spec| sharded(cli.strategy, spec)).transpose()?;
-    let pipelined_search = (jobs > 1 && sharded.is_none() && !concolic)
-        .then(|| single_search(cli, seed))
+    // Unfolding-based testing explores inputs itself (symbolic branch
+    // events), so it pipelines under concolic testing too.
+    let concolic_unfold = concolic && cli.strategy == StrategyName::Unfold;
+    let pipelined_search = (jobs > 1 && sharded.is_none() && (!concolic || concolic_unfold))
+        .then(|| single_search(cli, seed, concolic))
         .filter(|s| s.pipelined());
     let progress = reach_native::progress::Progress::new(cli.quiet);
     let mut summary = match parallel_search {
@@ -379,8 +385,8 @@ fn run(cli: &Cli) -> Result<u8> {
             if jobs > 1 && !cli.quiet && cli.jobs != 0 && !concolic {
                 eprintln!("reach-native: note: --jobs applies to the DPOR strategies, unfold, random, pct and the portfolio; exploring with one job");
             }
-            let mut strategy = single_search(cli, seed);
-            if concolic {
+            let mut strategy = single_search(cli, seed, concolic);
+            if concolic && !concolic_unfold {
                 let name = cli.strategy;
                 let bound = cli.preemption_bound;
                 let make = move || -> Box<dyn Strategy> {
@@ -392,7 +398,6 @@ fn run(cli: &Cli) -> Result<u8> {
                         StrategyName::DporClassic => Box::new(Dpor::classic()),
                         StrategyName::Exhaustive => Box::new(Exhaustive::default()),
                         StrategyName::Optimal => Box::new(OptimalDpor::new()),
-                        StrategyName::Unfold => Box::new(Unfold::new(Order::Oldest)),
                         _ => Box::new(Dpor::new(true)),
                     }
                 };
@@ -417,7 +422,7 @@ fn run(cli: &Cli) -> Result<u8> {
                     StrategyName::DporCr => Some(Box::new(Dpor::new(false))),
                     StrategyName::DporClassic => Some(Box::new(Dpor::classic())),
                     StrategyName::Optimal => Some(Box::new(OptimalDpor::new())),
-                    StrategyName::Exhaustive | StrategyName::Unfold => None,
+                    StrategyName::Exhaustive => None,
                     _ => Some(Box::new(Dpor::new(true))),
                 };
                 strategy = match tree_search {
@@ -879,8 +884,10 @@ fn peak_rss_kib() -> (i64, i64) {
     (get(libc::RUSAGE_SELF), get(libc::RUSAGE_CHILDREN))
 }
 
-/// The search `cli` asks for, run by one coordinator.
-fn single_search(cli: &Cli, seed: u64) -> Box<dyn Strategy> {
+/// The search `cli` asks for, run by one coordinator (`concolic`: the
+/// program's inputs are explored too, by the searches that do it
+/// themselves).
+fn single_search(cli: &Cli, seed: u64, concolic: bool) -> Box<dyn Strategy> {
     match cli.strategy {
         StrategyName::Dpor | StrategyName::Exhaustive if cli.preemption_bound.is_some() => {
             bounded(cli.strategy, cli.preemption_bound.unwrap_or(0))
@@ -895,6 +902,14 @@ fn single_search(cli: &Cli, seed: u64) -> Box<dyn Strategy> {
         StrategyName::Optimal => Box::new(OptimalDpor::new()),
         StrategyName::Rt => Box::new(ReachabilityTesting::new()),
         StrategyName::Branches => Box::new(BranchDirected::new()),
-        StrategyName::Unfold => Box::new(Unfold::new(Order::Oldest)),
+        StrategyName::Unfold => {
+            let order: Order = cli.unfold_order.map_or(Order::Oldest, Order::from);
+            if concolic {
+                let timeout = std::time::Duration::from_millis(cli.solver_timeout);
+                Box::new(Unfold::with_inputs(order, timeout))
+            } else {
+                Box::new(Unfold::new(order))
+            }
+        }
     }
 }

@@ -234,7 +234,7 @@ fn negatable(b: &BranchRecord) -> bool {
 /// Hash of an execution's whole path in the combined tree: the thread of
 /// every event and, at its place among them, the site and outcome of every
 /// path constraint.
-fn path_key(sym: &SymTrace, trace: &Trace) -> u64 {
+pub(crate) fn path_key(sym: &SymTrace, trace: &Trace) -> u64 {
     let mut position = 0x51_7C_C1_B7_27_22_0A_95u64;
     let mut events = trace.events.iter();
     let mut done = 0usize;
@@ -254,7 +254,7 @@ fn path_key(sym: &SymTrace, trace: &Trace) -> u64 {
 }
 
 /// The concolic figures of `--stats`.
-fn stats_lines(s: &ConcolicStats) -> Vec<(&'static str, String)> {
+pub(crate) fn stats_lines(s: &ConcolicStats) -> Vec<(&'static str, String)> {
     vec![
         ("input vectors", s.input_vectors.to_string()),
         ("branch nodes", s.branch_nodes.to_string()),

@@ -6,7 +6,8 @@
 use super::{ConcolicStats, SymTrace};
 use crate::exec::InputValue;
 use reach_channel::symbolic::{BranchRecord, SymNode, SymOp};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use z3::ast::{Ast, Bool, BV};
 
@@ -287,6 +288,26 @@ fn inputs_from(sym: &SymTrace, model: &Model, vars: &BTreeSet<usize>) -> Vec<Inp
         .collect()
 }
 
+/// One path constraint to keep: branch record `index` of `trace` with the
+/// outcome `holds` (non-zero when true).
+#[derive(Clone)]
+pub struct Constraint {
+    /// The execution that recorded it (its expression nodes and inputs).
+    pub trace: Arc<SymTrace>,
+    /// The record in `trace.branches`.
+    pub index: usize,
+    /// The outcome asked for.
+    pub holds: bool,
+}
+
+impl Constraint {
+    /// Identifies the recording execution (constraints of one execution
+    /// share their decoded nodes).
+    fn trace_key(&self) -> *const SymTrace {
+        Arc::as_ptr(&self.trace)
+    }
+}
+
 impl Solver {
     /// A solver whose queries each give up after `timeout`.
     pub fn new(timeout: Duration) -> Solver {
@@ -429,6 +450,99 @@ impl Solver {
         }
         let model = model?;
         let inputs = inputs_from(sym, &model, &vars);
+        self.push_model(model);
+        Some(inputs)
+    }
+
+    /// Input values under which every path constraint of `constraints`
+    /// (recorded by possibly different executions; inputs are matched by
+    /// name, occurrence and size) has the outcome it asks for: the values
+    /// of the inputs they mention (the others keep their defaults). `None`
+    /// if unsatisfiable, undecided or malformed (counted in `stats`).
+    pub fn solve(
+        &mut self,
+        constraints: &[Constraint],
+        stats: &mut ConcolicStats,
+    ) -> Option<Vec<InputValue>> {
+        // Every input the constraints mention, by variable name.
+        let mut named: BTreeMap<String, InputValue> = BTreeMap::new();
+        let mut infos: HashMap<*const SymTrace, Vec<Option<Info>>> = HashMap::new();
+        for c in constraints {
+            let sym = c.trace.as_ref();
+            let expr = sym.branches.get(c.index)?.expr;
+            let infos = infos.entry(c.trace_key()).or_default();
+            let Some(info) = check(sym, infos, expr).and_then(|()| infos[expr as usize - 1].clone())
+            else {
+                stats.malformed += 1;
+                return None;
+            };
+            for &i in &info.vars {
+                named
+                    .entry(var_name(sym, i))
+                    .or_insert_with(|| sym.inputs[i].value());
+            }
+        }
+        let values = |model: &Model| -> Vec<InputValue> {
+            named
+                .iter()
+                .map(|(name, v)| InputValue {
+                    bytes: model.get(name).cloned().unwrap_or_else(|| v.bytes.clone()),
+                    ..v.clone()
+                })
+                .collect()
+        };
+        // The model cache: an earlier model that satisfies them all.
+        for model in self.cache.iter().rev() {
+            let mut memos: HashMap<*const SymTrace, HashMap<u32, u64>> = HashMap::new();
+            let holds = constraints.iter().all(|c| {
+                let memo = memos.entry(c.trace_key()).or_default();
+                let expr = c.trace.branches[c.index].expr;
+                eval(&c.trace, model, memo, expr).is_some_and(|v| (v != 0) == c.holds)
+            });
+            if holds {
+                stats.cache_hits += 1;
+                return Some(values(model));
+            }
+        }
+
+        stats.solver_calls += 1;
+        let started = Instant::now();
+        let mut terms: HashMap<*const SymTrace, HashMap<u32, BV<'static>>> = HashMap::new();
+        self.solver.push();
+        for c in constraints {
+            let terms = terms.entry(c.trace_key()).or_default();
+            let bv = self.term(&c.trace, terms, c.trace.branches[c.index].expr);
+            let zero = BV::from_u64(self.ctx, 0, bv.get_size());
+            let holds = bv._eq(&zero).not();
+            self.solver.assert(&if c.holds { holds } else { holds.not() });
+        }
+        let result = self.solver.check();
+        let model = match result {
+            z3::SatResult::Sat => self.solver.get_model().map(|m| {
+                let mut out = Model::new();
+                for (name, v) in &named {
+                    let var = BV::new_const(self.ctx, name.clone(), v.bytes.len() as u32 * 8);
+                    let bytes = (0..v.bytes.len() as u32)
+                        .map(|k| {
+                            let byte = var.extract(8 * k + 7, 8 * k);
+                            m.eval(&byte, true).and_then(|b| b.as_u64()).unwrap_or(0) as u8
+                        })
+                        .collect();
+                    out.insert(name.clone(), bytes);
+                }
+                out
+            }),
+            _ => None,
+        };
+        self.solver.pop(1);
+        stats.solver_time += started.elapsed();
+        match result {
+            z3::SatResult::Sat => stats.sat += 1,
+            z3::SatResult::Unsat => stats.unsat += 1,
+            z3::SatResult::Unknown => stats.unknown += 1,
+        }
+        let model = model?;
+        let inputs = values(&model);
         self.push_model(model);
         Some(inputs)
     }

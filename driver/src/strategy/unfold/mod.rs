@@ -15,23 +15,33 @@
 //! Sec. 4.4) and each one found is run as a schedule, so that the runtime
 //! reports it with its wait-for cycle.
 //!
+//! Under concolic testing ([`inputs`]), the path constraints on input values
+//! are symbolic branch events of the same unfolding, and each target's
+//! execution runs with inputs solved from the constraints of its causal
+//! past (Sec. 4.1): one unfolding covers every input vector.
+//!
 //! The number of executions can be exponentially smaller than the number
 //! of Mazurkiewicz traces (independent pairs of threads, Fig. 12), at a
 //! higher cost per execution.
 
 pub mod deadlock;
 pub mod extend;
+pub mod inputs;
 pub mod net;
 pub mod store;
 
 use super::{Divergence, Strategy};
-use crate::exec::{Request, MAX_PREFIX};
+use crate::concolic::SymTrace;
+use crate::exec::{InputValue, Request, MAX_PREFIX};
 use crate::trace::Trace;
 use deadlock::Deadlocks;
 use extend::{Extender, Marking};
+use inputs::Inputs;
 use net::{Guard, Label, Place};
 use reach_channel::OpKind;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
 use store::{CondId, EventId, Unfolding};
 
 /// Which possible extension becomes the next target ("choose target",
@@ -62,6 +72,8 @@ struct InFlight {
     known: Vec<bool>,
     /// The other possible extensions joined to the target's execution.
     joined: Vec<EventId>,
+    /// The execution runs with inputs solved for its target.
+    solved: bool,
 }
 
 /// Unfolding-based testing: every local state with one execution per
@@ -76,12 +88,18 @@ pub struct Unfold {
     started: bool,
     /// Requests made and not yet observed, oldest first (several with
     /// `--jobs`: [`crate::pipeline`]).
-    in_flight: std::collections::VecDeque<InFlight>,
+    in_flight: VecDeque<InFlight>,
     /// Possible extensions that a request in flight targets or joined:
     /// not given to another request meanwhile.
     claimed: BTreeSet<EventId>,
     dropped: usize,
+    /// Targets whose path constraint is unsatisfiable (cut).
+    unreachable: usize,
+    /// Executions with solved inputs that left their forced path.
+    diverged: usize,
     unmodelled: BTreeSet<&'static str>,
+    /// Concolic testing: symbolic branch events and solved inputs.
+    inputs: Option<Box<Inputs>>,
 }
 
 impl Unfold {
@@ -91,6 +109,15 @@ impl Unfold {
             unf: Unfolding::new(),
             order,
             ..Unfold::default()
+        }
+    }
+
+    /// A search that also explores the program's inputs (concolic
+    /// testing): each solver query gives up after `timeout`.
+    pub fn with_inputs(order: Order, timeout: Duration) -> Unfold {
+        Unfold {
+            inputs: Some(Box::new(Inputs::new(timeout))),
+            ..Unfold::new(order)
         }
     }
 
@@ -114,16 +141,30 @@ impl Unfold {
         self.deadlocks.time
     }
 
-    /// The request forcing the events of `config` (ascending), then free.
+    /// The inputs that lead the threads along their paths in `config`
+    /// (none without concolic testing); `None` if no input does.
+    fn inputs_for(&mut self, config: &[EventId]) -> Option<Vec<InputValue>> {
+        match &mut self.inputs {
+            Some(inputs) => inputs.solve(&self.unf, config),
+            None => Some(Vec::new()),
+        }
+    }
+
+    /// The request forcing the events of `config` (ascending), then free,
+    /// with `inputs`.
     fn request_for(
         &mut self,
         config: Vec<EventId>,
         target: Option<EventId>,
         joined: Vec<EventId>,
+        inputs: Vec<InputValue>,
     ) -> Option<Request> {
         let steps: Vec<EventId> = config
             .into_iter()
-            .filter(|&e| !self.unf.events[e as usize].label.synthetic)
+            .filter(|&e| {
+                let label = &self.unf.events[e as usize].label;
+                !label.synthetic && label.branch.is_none()
+            })
             .collect();
         if steps.len() > MAX_PREFIX {
             self.dropped += 1;
@@ -143,8 +184,29 @@ impl Unfold {
             target,
             known,
             joined,
+            solved: !inputs.is_empty(),
         });
-        Some(Request::continuing(prefix))
+        let mut request = Request::continuing(prefix);
+        request.inputs = inputs;
+        Some(request)
+    }
+
+    /// The request for `target` (joined with other possible extensions
+    /// where their path constraints allow), or `None` if no input reaches
+    /// it (it is cut) or its prefix is too long.
+    fn request_for_target(&mut self, target: EventId) -> Option<Request> {
+        let (mut config, mut joined) = self.cover_more(target);
+        let mut inputs = self.inputs_for(&config);
+        if inputs.is_none() && !joined.is_empty() {
+            config = self.unf.configuration(target);
+            joined.clear();
+            inputs = self.inputs_for(&config);
+        }
+        let Some(inputs) = inputs else {
+            self.unreachable += 1;
+            return None;
+        };
+        self.request_for(config, Some(target), joined, inputs)
     }
 
     /// The configuration of `target`, joined with those of other possible
@@ -314,11 +376,66 @@ impl Unfold {
         Ok(())
     }
 
+    /// Fires the symbolic branch events of thread `u` still in `pending`
+    /// whose records precede event `upto` (all of them: `None`): a thread's
+    /// path constraints after its event `i - 1` come before its next one.
+    fn fire_branches(
+        &mut self,
+        sym: &Arc<SymTrace>,
+        pending: &mut [VecDeque<usize>],
+        u: u32,
+        upto: Option<usize>,
+        marking: &mut Marking,
+    ) -> Result<(), Divergence> {
+        let Some(queue) = pending.get_mut(u as usize) else {
+            return Ok(());
+        };
+        while let Some(&index) = queue.front() {
+            let record = &sym.branches[index];
+            if upto.is_some_and(|i| record.step > i as u64) {
+                break;
+            }
+            queue.pop_front();
+            let step = usize::try_from(record.step).unwrap_or(usize::MAX);
+            let label = Label::branch(u, record);
+            let Some(c) = marking.get(&mut self.unf, Place::Thread(u)) else {
+                return Err(Divergence {
+                    step,
+                    expected: "a path constraint of a running thread".into(),
+                    got: describe(&label),
+                });
+            };
+            if let Some(inputs) = &mut self.inputs {
+                inputs.record_source(c, sym, index);
+            }
+            self.learn_next(c, &label, marking, step)?;
+            self.fire(label, vec![c], None, marking);
+        }
+        Ok(())
+    }
+
     /// Adds the execution's operations to the unfolding (Fig. 8, lines
     /// 7–15) and checks that its first steps are the forced ones.
     fn replay(&mut self, trace: &Trace, flight: &InFlight) -> Result<(), Divergence> {
         self.unf.grow(trace.thread_count() as u32);
         let mut marking = Marking::default();
+        // The path constraints of each thread, in order (symbolic branch
+        // events: concolic testing only).
+        let sym = trace.symbolic.clone().filter(|_| self.inputs.is_some());
+        let mut branches: Vec<VecDeque<usize>> = vec![VecDeque::new(); trace.thread_count()];
+        for (index, record) in sym.iter().flat_map(|s| s.branches.iter().enumerate()) {
+            if Label::models(record) {
+                if let Some(queue) = branches.get_mut(record.thread as usize) {
+                    queue.push_back(index);
+                }
+            }
+        }
+        let mut fire_branches = |me: &mut Unfold, u: u32, upto: Option<usize>, marking: &mut Marking| {
+            match &sym {
+                Some(sym) => me.fire_branches(sym, &mut branches, u, upto, marking),
+                None => Ok(()),
+            }
+        };
         let finished = |u: u32| {
             trace
                 .final_pending
@@ -328,6 +445,7 @@ impl Unfold {
         };
         for (i, event) in trace.events.iter().enumerate() {
             let t = event.thread;
+            fire_branches(self, t, Some(i), &mut marking)?;
             let label = Label::of(t, &event.op);
             let Some(c) = marking.get(&mut self.unf, Place::Thread(t)) else {
                 return Err(Divergence {
@@ -363,8 +481,14 @@ impl Unfold {
             }
             for u in std::iter::once(t).chain(spawned) {
                 if trace.next_event_of(u, i).is_none() && finished(u) {
+                    fire_branches(self, u, None, &mut marking)?;
                     self.end_thread(u, &mut marking, i)?;
                 }
+            }
+        }
+        for u in 0..trace.thread_count() as u32 {
+            if marking.get(&mut self.unf, Place::Thread(u)).is_some() {
+                fire_branches(self, u, None, &mut marking)?;
             }
         }
         for (u, pending) in trace.final_pending.iter().enumerate() {
@@ -385,6 +509,9 @@ fn describe(label: &Label) -> String {
     if label.synthetic {
         return format!("T{} ends", label.thread);
     }
+    if let Some(b) = label.branch {
+        return format!("T{} path constraint at {:#x} ({})", label.thread, b.site, b.taken);
+    }
     format!(
         "T{} {} {:#x}",
         label.thread,
@@ -401,11 +528,16 @@ impl Strategy for Unfold {
     fn next_request(&mut self) -> Option<Request> {
         if !self.started {
             self.started = true;
-            return self.request_for(Vec::new(), None, Vec::new());
+            return self.request_for(Vec::new(), None, Vec::new(), Vec::new());
         }
         while let Some(set) = self.deadlocks.witnesses.pop_front() {
             let past = self.unf.past(&set);
-            if let Some(request) = self.request_for(past, None, Vec::new()) {
+            // FILTERUNSAT (Sec. 4.4): a deadlock no input reaches is cut.
+            let Some(inputs) = self.inputs_for(&past) else {
+                self.unreachable += 1;
+                continue;
+            };
+            if let Some(request) = self.request_for(past, None, Vec::new(), inputs) {
                 return Some(request);
             }
         }
@@ -420,8 +552,7 @@ impl Strategy for Unfold {
             if self.unf.events[target as usize].added {
                 continue;
             }
-            let (config, joined) = self.cover_more(target);
-            if let Some(request) = self.request_for(config, Some(target), joined) {
+            if let Some(request) = self.request_for_target(target) {
                 return Some(request);
             }
         }
@@ -432,7 +563,17 @@ impl Strategy for Unfold {
         for e in flight.target.iter().chain(&flight.joined) {
             self.claimed.remove(e);
         }
-        let result = self.replay(trace, &flight);
+        let mut result = self.replay(trace, &flight);
+        if let Some(inputs) = &mut self.inputs {
+            inputs.observed(trace);
+            // Inputs the runtime could not constrain exactly (a path
+            // constraint it did not record) lead elsewhere: the events seen
+            // are added all the same, the target is not reached.
+            if result.is_err() && flight.solved {
+                self.diverged += 1;
+                result = Ok(());
+            }
+        }
         if let Some(target) = flight.target {
             if !self.unf.events[target as usize].added {
                 self.dropped += 1;
@@ -448,14 +589,29 @@ impl Strategy for Unfold {
     }
 
     fn incomplete(&self) -> Option<String> {
-        if self.unmodelled.is_empty() {
-            return None;
+        let mut notes = Vec::new();
+        if !self.unmodelled.is_empty() {
+            let kinds: Vec<&str> = self.unmodelled.iter().copied().collect();
+            notes.push(format!(
+                "unfold does not model the blocking of {}: states after them are covered only as executed",
+                kinds.join(", ")
+            ));
         }
-        let kinds: Vec<&str> = self.unmodelled.iter().copied().collect();
-        Some(format!(
-            "unfold does not model the blocking of {}: states after them are covered only as executed",
-            kinds.join(", ")
-        ))
+        if let Some(inputs) = &self.inputs {
+            if inputs.stats.unknown > 0 {
+                notes.push(format!(
+                    "{} solver queries timed out or were undecided (raise --solver-timeout)",
+                    inputs.stats.unknown
+                ));
+            }
+            if self.diverged > 0 {
+                notes.push(format!(
+                    "{} executions with solved inputs did not follow their target's path",
+                    self.diverged
+                ));
+            }
+        }
+        (!notes.is_empty()).then(|| notes.join("; "))
     }
 
     fn coverage(&self) -> Option<String> {
@@ -471,13 +627,18 @@ impl Strategy for Unfold {
     }
 
     fn stats(&self) -> Vec<(&'static str, String)> {
-        vec![
+        let mut out = vec![
             ("unfolding events", self.unf.added.to_string()),
             (
                 "deadlock check",
                 format!("{:.3} s", self.deadlocks.time.as_secs_f64()),
             ),
             ("targets not reached", self.dropped.to_string()),
-        ]
+        ];
+        if let Some(inputs) = &self.inputs {
+            out.push(("targets no input reaches", self.unreachable.to_string()));
+            out.extend(crate::concolic::stats_lines(&inputs.stats));
+        }
+        out
     }
 }

@@ -43,8 +43,14 @@
 //!   as targets, and their presence makes the search report itself
 //!   incomplete;
 //! - fences, yields, sleeps, detaches and the process exit are local steps
-//!   (`{pc} → {pc'}`).
+//!   (`{pc} → {pc'}`);
+//! - under concolic testing, a path constraint the thread evaluates on
+//!   input values is a *symbolic branch* event (Sec. 3, Fig. 7), also a
+//!   local step, labelled with its site and outcome: a conditional branch
+//!   or a failed `reach_assume` has two outcomes (Sec. 5.2.1, case 1), a
+//!   constraint that only narrows the inputs (an input's range) one.
 
+use reach_channel::symbolic::{BranchKind, BranchRecord};
 use reach_channel::{EventFlags, Op, OpKind};
 
 /// Bytes per memory object (granule), as the dependency relation uses.
@@ -108,6 +114,19 @@ pub struct Label {
     pub synthetic: bool,
     /// The try or timed variant of a blocking call (it never blocks).
     pub nonblocking: bool,
+    /// For a symbolic branch event: its path constraint's site and outcome.
+    pub branch: Option<BranchStep>,
+}
+
+/// The path constraint of a symbolic branch event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BranchStep {
+    /// The constraint's site (its source location).
+    pub site: u64,
+    /// A [`BranchKind`] as recorded.
+    pub kind: u16,
+    /// The outcome: the condition held.
+    pub taken: bool,
 }
 
 /// The places an event takes tokens from and gives tokens to, besides its
@@ -156,7 +175,35 @@ impl Label {
             failed,
             synthetic: false,
             nonblocking: op.flags.has(EventFlags::TRY) || op.flags.has(EventFlags::TIMED),
+            branch: None,
         }
+    }
+
+    /// The symbolic branch event of path constraint `record` of `thread`,
+    /// a local step (the shape of a fence).
+    pub fn branch(thread: u32, record: &BranchRecord) -> Label {
+        Label {
+            thread,
+            kind: OpKind::Fence,
+            object: record.site,
+            aux: 0,
+            failed: false,
+            synthetic: false,
+            nonblocking: false,
+            branch: Some(BranchStep {
+                site: record.site,
+                kind: record.kind,
+                taken: record.taken != 0,
+            }),
+        }
+    }
+
+    /// True if `record` is a path constraint that the unfolding models
+    /// as a symbolic branch event.
+    pub fn models(record: &BranchRecord) -> bool {
+        [BranchKind::Branch, BranchKind::Pinned, BranchKind::Assume]
+            .iter()
+            .any(|&k| record.kind == k as u16)
     }
 
     /// The end of `thread` (footnote 1 of Sec. 4.4), which the trace does
@@ -170,6 +217,7 @@ impl Label {
             failed: false,
             synthetic: true,
             nonblocking: false,
+            branch: None,
         }
     }
 
@@ -180,11 +228,24 @@ impl Label {
             && self.kind == other.kind
             && self.object == other.object
             && self.synthetic == other.synthetic
+            && self.branch.map(|b| b.kind) == other.branch.map(|b| b.kind)
     }
 
-    /// The label with the other outcome of a try or timed lock (a thread
-    /// condition whose next operation is such a call has both).
+    /// The label with the other outcome of a try or timed lock, a
+    /// conditional branch or a failed `reach_assume` (a thread condition
+    /// whose next operation is such a step has both).
     pub fn other_outcome(&self) -> Option<Label> {
+        if let Some(b) = self.branch {
+            let negatable = b.kind == BranchKind::Branch as u16
+                || (b.kind == BranchKind::Assume as u16 && !b.taken);
+            return negatable.then(|| Label {
+                branch: Some(BranchStep {
+                    taken: !b.taken,
+                    ..b
+                }),
+                ..self.clone()
+            });
+        }
         matches!(self.kind, OpKind::MutexTryLock | OpKind::MutexTimedLock).then(|| Label {
             failed: !self.failed,
             ..self.clone()
