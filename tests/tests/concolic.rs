@@ -368,7 +368,11 @@ fn unfold_builds_one_unfolding_over_inputs() {
             all.extend_from_slice(options);
             let run = keep_going(&program, &all);
             assert!(run.complete(), "{file} {options:?}: {}", run.stdout);
-            assert_eq!(stat(&run, "unfolding events"), events.to_string(), "{file} {options:?}");
+            assert_eq!(
+                stat(&run, "unfolding events"),
+                events.to_string(),
+                "{file} {options:?}"
+            );
             assert_eq!(stat(&run, "targets not reached"), "0", "{file} {options:?}");
             seen.push(run.executions());
         }

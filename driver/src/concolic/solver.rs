@@ -471,7 +471,8 @@ impl Solver {
             let sym = c.trace.as_ref();
             let expr = sym.branches.get(c.index)?.expr;
             let infos = infos.entry(c.trace_key()).or_default();
-            let Some(info) = check(sym, infos, expr).and_then(|()| infos[expr as usize - 1].clone())
+            let Some(info) =
+                check(sym, infos, expr).and_then(|()| infos[expr as usize - 1].clone())
             else {
                 stats.malformed += 1;
                 return None;
@@ -514,7 +515,8 @@ impl Solver {
             let bv = self.term(&c.trace, terms, c.trace.branches[c.index].expr);
             let zero = BV::from_u64(self.ctx, 0, bv.get_size());
             let holds = bv._eq(&zero).not();
-            self.solver.assert(&if c.holds { holds } else { holds.not() });
+            self.solver
+                .assert(&if c.holds { holds } else { holds.not() });
         }
         let result = self.solver.check();
         let model = match result {

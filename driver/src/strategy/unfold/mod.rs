@@ -136,6 +136,17 @@ impl Unfold {
         self.dropped
     }
 
+    /// Executions with solved inputs that did not follow their target's
+    /// path (concolic testing).
+    pub fn diverged(&self) -> usize {
+        self.diverged
+    }
+
+    /// Targets cut because no input reaches them (concolic testing).
+    pub fn unreachable(&self) -> usize {
+        self.unreachable
+    }
+
     /// Time spent in the deadlock search.
     pub fn deadlock_time(&self) -> std::time::Duration {
         self.deadlocks.time
@@ -430,12 +441,11 @@ impl Unfold {
                 }
             }
         }
-        let mut fire_branches = |me: &mut Unfold, u: u32, upto: Option<usize>, marking: &mut Marking| {
-            match &sym {
+        let mut fire_branches =
+            |me: &mut Unfold, u: u32, upto: Option<usize>, marking: &mut Marking| match &sym {
                 Some(sym) => me.fire_branches(sym, &mut branches, u, upto, marking),
                 None => Ok(()),
-            }
-        };
+            };
         let finished = |u: u32| {
             trace
                 .final_pending
@@ -510,7 +520,10 @@ fn describe(label: &Label) -> String {
         return format!("T{} ends", label.thread);
     }
     if let Some(b) = label.branch {
-        return format!("T{} path constraint at {:#x} ({})", label.thread, b.site, b.taken);
+        return format!(
+            "T{} path constraint at {:#x} ({})",
+            label.thread, b.site, b.taken
+        );
     }
     format!(
         "T{} {} {:#x}",
