@@ -148,9 +148,10 @@ pub struct Cli {
     #[arg(long, value_name = "MS", default_value_t = 5000)]
     pub solver_timeout: u64,
     /// Concolic testing: run a whole scheduling search from scratch for
-    /// each input vector, as other strategies than dpor, dpor-cr and
-    /// dpor-classic always do, instead of sharing one combined execution
-    /// tree across input vectors (for comparison).
+    /// each input vector, as exhaustive and --preemption-bound always do,
+    /// instead of sharing one combined execution tree (dpor, dpor-cr,
+    /// dpor-classic, optimal) or one unfolding (unfold) across input
+    /// vectors (for comparison).
     #[arg(long)]
     pub concolic_restart: bool,
     /// With `--strategy unfold`: which possible extension becomes the next

@@ -328,9 +328,9 @@ fn run(cli: &Cli) -> Result<u8> {
     let sharded = shard.map(|spec| sharded(cli.strategy, spec)).transpose()?;
     // Unfolding-based testing explores inputs itself (symbolic branch
     // events), so it pipelines under concolic testing too.
-    let concolic_unfold = concolic && cli.strategy == StrategyName::Unfold;
+    let concolic_unfold = concolic && cli.strategy == StrategyName::Unfold && !cli.concolic_restart;
     let pipelined_search = (jobs > 1 && sharded.is_none() && (!concolic || concolic_unfold))
-        .then(|| single_search(cli, seed, concolic))
+        .then(|| single_search(cli, seed, concolic_unfold))
         .filter(|s| s.pipelined());
     let progress = reach_native::progress::Progress::new(cli.quiet);
     let mut summary = match parallel_search {
@@ -385,7 +385,8 @@ fn run(cli: &Cli) -> Result<u8> {
             if jobs > 1 && !cli.quiet && cli.jobs != 0 && !concolic {
                 eprintln!("reach-native: note: --jobs applies to the DPOR strategies, unfold, random, pct and the portfolio; exploring with one job");
             }
-            let mut strategy = single_search(cli, seed, concolic);
+            let mut strategy = single_search(cli, seed, concolic_unfold);
+            let unfold_order: Order = cli.unfold_order.map_or(Order::Oldest, Order::from);
             if concolic && !concolic_unfold {
                 let name = cli.strategy;
                 let bound = cli.preemption_bound;
@@ -398,6 +399,7 @@ fn run(cli: &Cli) -> Result<u8> {
                         StrategyName::DporClassic => Box::new(Dpor::classic()),
                         StrategyName::Exhaustive => Box::new(Exhaustive::default()),
                         StrategyName::Optimal => Box::new(OptimalDpor::new()),
+                        StrategyName::Unfold => Box::new(Unfold::new(unfold_order)),
                         _ => Box::new(Dpor::new(true)),
                     }
                 };
@@ -422,7 +424,7 @@ fn run(cli: &Cli) -> Result<u8> {
                     StrategyName::DporCr => Some(Box::new(Dpor::new(false))),
                     StrategyName::DporClassic => Some(Box::new(Dpor::classic())),
                     StrategyName::Optimal => Some(Box::new(OptimalDpor::new())),
-                    StrategyName::Exhaustive => None,
+                    StrategyName::Exhaustive | StrategyName::Unfold => None,
                     _ => Some(Box::new(Dpor::new(true))),
                 };
                 strategy = match tree_search {
@@ -884,10 +886,9 @@ fn peak_rss_kib() -> (i64, i64) {
     (get(libc::RUSAGE_SELF), get(libc::RUSAGE_CHILDREN))
 }
 
-/// The search `cli` asks for, run by one coordinator (`concolic`: the
-/// program's inputs are explored too, by the searches that do it
-/// themselves).
-fn single_search(cli: &Cli, seed: u64, concolic: bool) -> Box<dyn Strategy> {
+/// The search `cli` asks for, run by one coordinator (`inputs`: the
+/// search explores the program's inputs itself).
+fn single_search(cli: &Cli, seed: u64, inputs: bool) -> Box<dyn Strategy> {
     match cli.strategy {
         StrategyName::Dpor | StrategyName::Exhaustive if cli.preemption_bound.is_some() => {
             bounded(cli.strategy, cli.preemption_bound.unwrap_or(0))
@@ -904,7 +905,7 @@ fn single_search(cli: &Cli, seed: u64, concolic: bool) -> Box<dyn Strategy> {
         StrategyName::Branches => Box::new(BranchDirected::new()),
         StrategyName::Unfold => {
             let order: Order = cli.unfold_order.map_or(Order::Oldest, Order::from);
-            if concolic {
+            if inputs {
                 let timeout = std::time::Duration::from_millis(cli.solver_timeout);
                 Box::new(Unfold::with_inputs(order, timeout))
             } else {

@@ -72,8 +72,6 @@ struct InFlight {
     known: Vec<bool>,
     /// The other possible extensions joined to the target's execution.
     joined: Vec<EventId>,
-    /// The execution runs with inputs solved for its target.
-    solved: bool,
 }
 
 /// Unfolding-based testing: every local state with one execution per
@@ -95,7 +93,7 @@ pub struct Unfold {
     dropped: usize,
     /// Targets whose path constraint is unsatisfiable (cut).
     unreachable: usize,
-    /// Executions with solved inputs that left their forced path.
+    /// Executions under concolic testing that left their forced path.
     diverged: usize,
     unmodelled: BTreeSet<&'static str>,
     /// Concolic testing: symbolic branch events and solved inputs.
@@ -136,8 +134,8 @@ impl Unfold {
         self.dropped
     }
 
-    /// Executions with solved inputs that did not follow their target's
-    /// path (concolic testing).
+    /// Executions under concolic testing that did not follow their
+    /// target's path.
     pub fn diverged(&self) -> usize {
         self.diverged
     }
@@ -195,7 +193,6 @@ impl Unfold {
             target,
             known,
             joined,
-            solved: !inputs.is_empty(),
         });
         let mut request = Request::continuing(prefix);
         request.inputs = inputs;
@@ -579,10 +576,11 @@ impl Strategy for Unfold {
         let mut result = self.replay(trace, &flight);
         if let Some(inputs) = &mut self.inputs {
             inputs.observed(trace);
-            // Inputs the runtime could not constrain exactly (a path
-            // constraint it did not record) lead elsewhere: the events seen
-            // are added all the same, the target is not reached.
-            if result.is_err() && flight.solved {
+            // Inputs the runtime could not constrain exactly (a branch on
+            // a value it keeps concrete, such as a float) lead elsewhere:
+            // the events seen up to there are added all the same, and the
+            // target is not reached.
+            if result.is_err() {
                 self.diverged += 1;
                 result = Ok(());
             }
@@ -619,7 +617,7 @@ impl Strategy for Unfold {
             }
             if self.diverged > 0 {
                 notes.push(format!(
-                    "{} executions with solved inputs did not follow their target's path",
+                    "{} executions did not follow their target's path (a branch on inputs the runtime keeps concrete)",
                     self.diverged
                 ));
             }
