@@ -106,6 +106,8 @@ examples! {
     bb_monitor: "bb_monitor.c", [], ["2", "2", "1", "1"] => Clean(56);
     bb_semaphore: "bb_semaphore.c", [], ["2", "2", "1", "1"] => Clean(4);
     bounded_buffer: "bounded_buffer.c", [], [] => Clean(56);
+    bulk_buffers: "bulk_buffers.c", [], [] => Clean(2);
+    bulk_buffers_unfold: "bulk_buffers.c", ["--strategy", "unfold"], [] => Clean(2);
     branch_flag_loop: "branch_flag_loop.c", [], [] => Bug("data_race");
     branch_free: "branch_free.c", [], [] => Bug("data_race");
     branch_pool: "branch_pool.c", [], [] => Bug("data_race");

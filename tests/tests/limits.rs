@@ -66,6 +66,26 @@ fn max_time_holds_for_reachability_testing_on_long_runs_of_reads() {
     }
 }
 
+/// Unfolding-based testing of bulk memory calls (each an access of
+/// thousands of granules, with a copy per thread): the searches of the
+/// unfolding stay linear in an access's size and look at the limit (they
+/// used to run for minutes past it).
+#[test]
+fn max_time_holds_for_unfold_on_bulk_accesses() {
+    let program = build_example("bulk_buffers.c");
+    let limit = 3.0;
+    let (run, wall) = timed(
+        &program,
+        &["--strategy", "unfold", "--max-time", "3"],
+        &["256", "40"],
+    );
+    assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.json["stop_reason"], "time limit");
+    assert!(run.json["bug"].is_null(), "{}", run.stdout);
+    let allowed = Duration::from_secs_f64(limit * 1.1) + START_UP;
+    assert!(wall < allowed, "{wall:?} for --max-time {limit}");
+}
+
 /// An execution still running when the time limit passes is killed: the
 /// limit does not wait for the per-execution timeout.
 #[test]

@@ -23,6 +23,7 @@
 
 use super::net::{Guard, Label, Place, Value};
 use super::store::{CondId, EventId, Unfolding};
+use crate::cancel::Cancel;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The marking of the execution being added to the unfolding. A place not
@@ -74,9 +75,18 @@ pub struct Extender {
     /// Thread conditions whose next operation is guarded (a semaphore
     /// wait, a condition-variable re-lock), by object.
     pub guarded: FxHashMap<u64, Vec<CondId>>,
+    /// Stops the searches when the exploration is cancelled (a search
+    /// over the thousands of conditions of a bulk access takes long).
+    pub cancel: Option<Cancel>,
 }
 
 impl Extender {
+    /// True once the exploration is cancelled: the searches stop where
+    /// they are (the unfolding is no longer searched after that).
+    fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(Cancel::is_set)
+    }
+
     /// Proposes the event if its guard holds, defers it if that is not
     /// known yet.
     fn consider(&mut self, unf: &mut Unfolding, label: Label, preset: Vec<CondId>) {
@@ -157,6 +167,9 @@ impl Extender {
         }
         let mut count = 0;
         while let Some(set) = queue.pop() {
+            if self.cancelled() {
+                break;
+            }
             let mut preset = set.clone();
             preset.push(t);
             if !unf.is_coset(&preset) {
@@ -199,6 +212,18 @@ impl Extender {
                     _ => Vec::new(),
                 },
             };
+            match options.as_slice() {
+                [] => return Vec::new(),
+                // The common case: one condition, added to every set in
+                // place (a bulk access has thousands of places).
+                [only] => {
+                    for s in &mut sets {
+                        s.push(*only);
+                    }
+                    continue;
+                }
+                _ => {}
+            }
             sets = sets
                 .iter()
                 .flat_map(|s| {
@@ -236,6 +261,9 @@ impl Extender {
         candidates.sort_unstable();
         candidates.dedup();
         for other in candidates {
+            if self.cancelled() {
+                return;
+            }
             let ev = &unf.events[other as usize];
             let label = ev.label.clone();
             let preset: Vec<CondId> = ev
@@ -359,33 +387,56 @@ impl Extender {
 /// lock, from the acquisition to each of its releases and back.
 fn neighbours(unf: &Unfolding, set: &[CondId]) -> Vec<Vec<CondId>> {
     let mut out = Vec::new();
+    // Linear in the sizes (a bulk access has thousands of conditions).
     let replace = |set: &[CondId], from: &[CondId], to: &[CondId]| -> Vec<CondId> {
+        let from: FxHashSet<CondId> = from.iter().copied().collect();
+        let to: FxHashMap<Place, CondId> = to
+            .iter()
+            .map(|&c| (unf.conds[c as usize].place, c))
+            .collect();
         set.iter()
             .map(|&c| {
                 if from.contains(&c) {
                     let place = unf.conds[c as usize].place;
-                    unf.cond_of(to, place).unwrap_or(c)
+                    to.get(&place).copied().unwrap_or(c)
                 } else {
                     c
                 }
             })
             .collect()
     };
+    // The events that take or gave shared conditions of the set, each
+    // once (all the copies of one access lead to the same neighbour).
+    let mut forward: Vec<EventId> = Vec::new();
+    let mut backward: Vec<EventId> = Vec::new();
+    for &c in set {
+        let cond = &unf.conds[c as usize];
+        if let Place::Copy(..) = cond.place {
+            forward.extend(
+                cond.consumers
+                    .iter()
+                    .copied()
+                    .filter(|&e| unf.events[e as usize].added),
+            );
+            backward.extend(cond.producer);
+        }
+    }
+    for events in [&mut forward, &mut backward] {
+        events.sort_unstable();
+        events.dedup();
+    }
+    for &e in &forward {
+        let ev = &unf.events[e as usize];
+        out.push(replace(set, &ev.preset, &ev.postset));
+    }
+    for &p in &backward {
+        let ev = &unf.events[p as usize];
+        out.push(replace(set, &ev.postset, &ev.preset));
+    }
     for &c in set {
         let cond = &unf.conds[c as usize];
         match cond.place {
-            Place::Copy(..) => {
-                for &e in &cond.consumers {
-                    let ev = &unf.events[e as usize];
-                    if ev.added {
-                        out.push(replace(set, &ev.preset, &ev.postset));
-                    }
-                }
-                if let Some(p) = cond.producer {
-                    let ev = &unf.events[p as usize];
-                    out.push(replace(set, &ev.postset, &ev.preset));
-                }
-            }
+            Place::Copy(..) => {}
             Place::Lock(_) => {
                 let swap = |to: CondId| -> Vec<CondId> {
                     set.iter().map(|&x| if x == c { to } else { x }).collect()

@@ -31,6 +31,7 @@ pub mod net;
 pub mod store;
 
 use super::{Divergence, Strategy};
+use crate::cancel::Cancel;
 use crate::concolic::SymTrace;
 use crate::exec::{InputValue, Request, MAX_PREFIX};
 use crate::trace::Trace;
@@ -98,6 +99,12 @@ pub struct Unfold {
     unmodelled: BTreeSet<&'static str>,
     /// Concolic testing: symbolic branch events and solved inputs.
     inputs: Option<Box<Inputs>>,
+    /// Stops adding a long execution to the unfolding (`--max-time`,
+    /// Ctrl-C).
+    cancel: Option<Cancel>,
+    /// An execution was only partly added when the exploration was
+    /// cancelled: the unfolding is no longer searched.
+    cut_short: bool,
 }
 
 impl Unfold {
@@ -438,6 +445,7 @@ impl Unfold {
                 }
             }
         }
+        let cancel = self.cancel.clone().unwrap_or_else(Cancel::never);
         let mut fire_branches =
             |me: &mut Unfold, u: u32, upto: Option<usize>, marking: &mut Marking| match &sym {
                 Some(sym) => me.fire_branches(sym, &mut branches, u, upto, marking),
@@ -451,6 +459,12 @@ impl Unfold {
                 && trace.ended_by != Some(u)
         };
         for (i, event) in trace.events.iter().enumerate() {
+            // Each event may cost a search of the unfolding: looked at
+            // every event.
+            if cancel.is_set() {
+                self.cut_short = true;
+                return Ok(());
+            }
             let t = event.thread;
             fire_branches(self, t, Some(i), &mut marking)?;
             let label = Label::of(t, &event.op);
@@ -536,6 +550,9 @@ impl Strategy for Unfold {
     }
 
     fn next_request(&mut self) -> Option<Request> {
+        if self.cut_short {
+            return None;
+        }
         if !self.started {
             self.started = true;
             return self.request_for(Vec::new(), None, Vec::new(), Vec::new());
@@ -599,6 +616,11 @@ impl Strategy for Unfold {
         true
     }
 
+    fn set_cancel(&mut self, cancel: Cancel) {
+        self.ext.cancel = Some(cancel.clone());
+        self.cancel = Some(cancel);
+    }
+
     fn incomplete(&self) -> Option<String> {
         let mut notes = Vec::new();
         if !self.unmodelled.is_empty() {
@@ -626,7 +648,8 @@ impl Strategy for Unfold {
     }
 
     fn coverage(&self) -> Option<String> {
-        let state = if self.pending.is_empty() && self.deadlocks.witnesses.is_empty() {
+        let done = self.pending.is_empty() && self.deadlocks.witnesses.is_empty();
+        let state = if done && !self.cut_short {
             "complete: every local state of every thread reached"
         } else {
             "not complete"

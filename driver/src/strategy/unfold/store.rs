@@ -11,7 +11,7 @@
 //! order is a valid firing order (Sec. 4.3).
 
 use super::net::{Label, Obj, Place, Value};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Index of a condition.
 pub type CondId = u32;
@@ -75,8 +75,6 @@ pub struct Unfolding {
     pub added: usize,
     initial: FxHashMap<Place, CondId>,
     index: FxHashMap<(Label, Vec<CondId>), EventId>,
-    /// Objects whose copies exist (to grow the universe).
-    objects: Vec<Obj>,
     /// Initial values of synchronisation objects, once observed.
     initial_values: FxHashMap<Obj, Value>,
     /// Initial values learnt so far (the deferred events are worth another
@@ -137,11 +135,6 @@ impl Unfolding {
         }
         if let Some(&c) = self.initial.get(&place) {
             return Some(c);
-        }
-        if let Place::Copy(obj, _) = place {
-            if !self.objects.contains(&obj) {
-                self.objects.push(obj);
-            }
         }
         let value = match place {
             Place::Copy(obj, _) => self.initial_values.get(&obj).cloned().unwrap_or_default(),
@@ -227,10 +220,19 @@ impl Unfolding {
         let preset = self.events[e as usize].preset.clone();
         let thread_pre = self.thread_cond(e);
         let shape = label.shape();
-        // The object's value before, from the thread's own copy.
+        // The object's value before, from the thread's own copy (looked up
+        // once: a bulk access has thousands of copies in its preset).
+        let own_copies: FxHashMap<Obj, CondId> = preset
+            .iter()
+            .filter_map(|&c| match self.conds[c as usize].place {
+                Place::Copy(obj, j) if j == label.thread => Some((obj, c)),
+                _ => None,
+            })
+            .collect();
         let own_value = |unf: &Unfolding, obj: Obj| {
-            unf.cond_of(&preset, Place::Copy(obj, label.thread))
-                .map(|c| unf.conds[c as usize].value.clone())
+            own_copies
+                .get(&obj)
+                .map(|&c| unf.conds[c as usize].value.clone())
                 .unwrap_or_default()
         };
         if let (Some(n), Some(&obj)) = (found, shape.writes.first()) {
@@ -240,10 +242,11 @@ impl Unfolding {
                 self.learn_initial_value(obj, Value::Count(n));
             }
         }
+        let written: FxHashSet<Obj> = shape.writes.iter().copied().collect();
         let mut postset = Vec::new();
         for place in label.produced_places(self.universe) {
             let value = match place {
-                Place::Copy(obj, _) if shape.writes.contains(&obj) => {
+                Place::Copy(obj, _) if written.contains(&obj) => {
                     own_value(self, obj).after(&label, found)
                 }
                 Place::Copy(obj, _) => own_value(self, obj),
@@ -401,10 +404,11 @@ impl Unfolding {
     /// none of them is taken in that past (no causality). Linear in the
     /// size of the past (Sec. 4.2, "Checking for concurrency").
     pub fn is_coset(&mut self, conds: &[CondId]) -> bool {
-        for (i, a) in conds.iter().enumerate() {
-            if conds[i + 1..].contains(a) {
-                return false;
-            }
+        // No condition twice (sorted: a bulk access has thousands).
+        let mut sorted = conds.to_vec();
+        sorted.sort_unstable();
+        if sorted.windows(2).any(|w| w[0] == w[1]) {
+            return false;
         }
         if !self.collect(conds, &[]) {
             return false;
