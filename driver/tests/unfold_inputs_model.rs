@@ -11,9 +11,9 @@
 
 mod model;
 
-use model::Rng;
+use model::{op, Rng};
 use reach_channel::symbolic::{BranchKind, BranchRecord, InputKind, SymNode, SymOp};
-use reach_channel::{EventFlags, Op, OpKind, ThreadSet};
+use reach_channel::{Op, OpKind, ThreadSet};
 use reach_native::concolic::{Input, SymTrace};
 use reach_native::exec::{InputValue, Request};
 use reach_native::strategy::exhaustive::Exhaustive;
@@ -75,15 +75,6 @@ struct Machine<'p> {
     memory: HashMap<u64, (Value, i64)>,
     sym: SymTrace,
     states: Vec<LocalState>,
-}
-
-fn op(kind: OpKind, object: u64) -> Op {
-    Op {
-        kind,
-        flags: EventFlags::default(),
-        object,
-        aux: 4,
-    }
 }
 
 impl Machine<'_> {

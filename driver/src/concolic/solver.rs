@@ -421,34 +421,11 @@ impl Solver {
             let c: Bool = if *want { holds } else { holds.not() };
             self.solver.assert(&c);
         }
-        let result = self.solver.check();
-        let model = match result {
-            z3::SatResult::Sat => self.solver.get_model().map(|m| {
-                let mut out = Model::new();
-                for &i in &vars {
-                    let name = var_name(sym, i);
-                    let len = sym.inputs[i].bytes.len();
-                    let var = BV::new_const(self.ctx, name.clone(), len as u32 * 8);
-                    let mut bytes = Vec::with_capacity(len);
-                    for k in 0..len as u32 {
-                        let byte = var.extract(8 * k + 7, 8 * k);
-                        let v = m.eval(&byte, true).and_then(|b| b.as_u64()).unwrap_or(0);
-                        bytes.push(v as u8);
-                    }
-                    out.insert(name, bytes);
-                }
-                out
-            }),
-            _ => None,
-        };
-        self.solver.pop(1);
-        stats.solver_time += started.elapsed();
-        match result {
-            z3::SatResult::Sat => stats.sat += 1,
-            z3::SatResult::Unsat => stats.unsat += 1,
-            z3::SatResult::Unknown => stats.unknown += 1,
-        }
-        let model = model?;
+        let wanted: Vec<(String, usize)> = vars
+            .iter()
+            .map(|&i| (var_name(sym, i), sym.inputs[i].bytes.len()))
+            .collect();
+        let model = self.check_and_pop(&wanted, started, stats)?;
         let inputs = inputs_from(sym, &model, &vars);
         self.push_model(model);
         Some(inputs)
@@ -518,13 +495,32 @@ impl Solver {
             self.solver
                 .assert(&if c.holds { holds } else { holds.not() });
         }
+        let wanted: Vec<(String, usize)> = named
+            .iter()
+            .map(|(name, v)| (name.clone(), v.bytes.len()))
+            .collect();
+        let model = self.check_and_pop(&wanted, started, stats)?;
+        let inputs = values(&model);
+        self.push_model(model);
+        Some(inputs)
+    }
+
+    /// Checks the constraints asserted since the last `push`, pops them,
+    /// counts the answer and the time since `started`, and if satisfiable
+    /// returns the model's bytes of each `(variable, length)` of `wanted`.
+    fn check_and_pop(
+        &mut self,
+        wanted: &[(String, usize)],
+        started: Instant,
+        stats: &mut ConcolicStats,
+    ) -> Option<Model> {
         let result = self.solver.check();
         let model = match result {
             z3::SatResult::Sat => self.solver.get_model().map(|m| {
                 let mut out = Model::new();
-                for (name, v) in &named {
-                    let var = BV::new_const(self.ctx, name.clone(), v.bytes.len() as u32 * 8);
-                    let bytes = (0..v.bytes.len() as u32)
+                for (name, len) in wanted {
+                    let var = BV::new_const(self.ctx, name.clone(), *len as u32 * 8);
+                    let bytes = (0..*len as u32)
                         .map(|k| {
                             let byte = var.extract(8 * k + 7, 8 * k);
                             m.eval(&byte, true).and_then(|b| b.as_u64()).unwrap_or(0) as u8
@@ -543,10 +539,7 @@ impl Solver {
             z3::SatResult::Unsat => stats.unsat += 1,
             z3::SatResult::Unknown => stats.unknown += 1,
         }
-        let model = model?;
-        let inputs = values(&model);
-        self.push_model(model);
-        Some(inputs)
+        model
     }
 
     /// The z3 term of (checked) node `id`.
