@@ -322,6 +322,13 @@ pub struct Cli {
 }
 
 impl Cli {
+    /// The order in which `--strategy unfold` takes its targets
+    /// (`--unfold-order`, oldest by default).
+    pub fn target_order(&self) -> crate::strategy::unfold::Order {
+        self.unfold_order
+            .map_or(crate::strategy::unfold::Order::Oldest, Into::into)
+    }
+
     /// Fills in [`Cli::strategy`]: the one chosen with `--strategy`, else
     /// optimal DPOR, or DPOR where optimal does not apply: a preemption
     /// bound, or concolic testing (`concolic`: inputs made symbolic, or a

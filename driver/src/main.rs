@@ -22,7 +22,7 @@ use reach_native::strategy::pct::Pct;
 use reach_native::strategy::portfolio::Member;
 use reach_native::strategy::random::RandomWalk;
 use reach_native::strategy::rt::ReachabilityTesting;
-use reach_native::strategy::unfold::{Order, Unfold};
+use reach_native::strategy::unfold::Unfold;
 use reach_native::strategy::Strategy;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -386,7 +386,7 @@ fn run(cli: &Cli) -> Result<u8> {
                 eprintln!("reach-native: note: --jobs applies to the DPOR strategies, unfold, random, pct and the portfolio; exploring with one job");
             }
             let mut strategy = single_search(cli, seed, concolic_unfold);
-            let unfold_order: Order = cli.unfold_order.map_or(Order::Oldest, Order::from);
+            let unfold_order = cli.target_order();
             if concolic && !concolic_unfold {
                 let name = cli.strategy;
                 let bound = cli.preemption_bound;
@@ -904,7 +904,7 @@ fn single_search(cli: &Cli, seed: u64, inputs: bool) -> Box<dyn Strategy> {
         StrategyName::Rt => Box::new(ReachabilityTesting::new()),
         StrategyName::Branches => Box::new(BranchDirected::new()),
         StrategyName::Unfold => {
-            let order: Order = cli.unfold_order.map_or(Order::Oldest, Order::from);
+            let order = cli.target_order();
             if inputs {
                 let timeout = std::time::Duration::from_millis(cli.solver_timeout);
                 Box::new(Unfold::with_inputs(order, timeout))

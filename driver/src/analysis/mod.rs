@@ -7,3 +7,4 @@ pub mod happens_before;
 pub mod lockset;
 pub mod objects;
 pub mod races;
+pub mod wakeup;

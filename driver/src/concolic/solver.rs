@@ -5,7 +5,7 @@
 
 use super::{ConcolicStats, SymTrace};
 use crate::exec::InputValue;
-use reach_channel::symbolic::{BranchRecord, SymNode, SymOp};
+use reach_channel::symbolic::{SymNode, SymOp};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -351,7 +351,7 @@ impl Solver {
     /// if unsatisfiable, undecided or malformed (counted in `stats`).
     pub fn negate(
         &mut self,
-        sym: &SymTrace,
+        sym: &Arc<SymTrace>,
         index: usize,
         stats: &mut ConcolicStats,
     ) -> Option<Vec<InputValue>> {
@@ -365,13 +365,13 @@ impl Solver {
         // transitively.
         let info_of = |infos: &Vec<Option<Info>>, id: u32| infos[id as usize - 1].clone();
         let mut vars = info_of(&infos, target.expr)?.vars;
-        let mut candidates: Vec<(&BranchRecord, BTreeSet<usize>)> = Vec::new();
-        for b in &sym.branches[..index] {
+        let mut candidates: Vec<(usize, BTreeSet<usize>)> = Vec::new();
+        for (k, b) in sym.branches[..index].iter().enumerate() {
             if check(sym, &mut infos, b.expr).is_none() {
                 continue;
             }
             if let Some(i) = info_of(&infos, b.expr) {
-                candidates.push((b, i.vars));
+                candidates.push((k, i.vars));
             }
         }
         let mut chosen = vec![false; candidates.len()];
@@ -388,47 +388,24 @@ impl Solver {
                 break;
             }
         }
-        let mut constraints: Vec<(u32, bool)> = candidates
+        let constraint = |index: usize, holds: bool| Constraint {
+            trace: sym.clone(),
+            index,
+            holds,
+        };
+        let mut constraints: Vec<Constraint> = candidates
             .iter()
             .zip(&chosen)
             .filter(|(_, c)| **c)
-            .map(|((b, _), _)| (b.expr, b.taken != 0))
+            .map(|((k, _), _)| constraint(*k, sym.branches[*k].taken != 0))
             .collect();
-        constraints.push((target.expr, target.taken == 0));
-
-        // The model cache: an earlier model that satisfies the query.
-        for model in self.cache.iter().rev() {
-            let mut memo = HashMap::new();
-            let holds = constraints.iter().all(|(e, want)| {
-                eval(sym, model, &mut memo, *e).is_some_and(|v| (v != 0) == *want)
-            });
-            if holds {
-                stats.cache_hits += 1;
-                return Some(inputs_from(sym, model, &vars));
-            }
-        }
-
-        stats.solver_calls += 1;
-        let started = Instant::now();
-        let mut terms: HashMap<u32, BV<'static>> = HashMap::new();
-        self.solver.push();
-        for (e, want) in &constraints {
-            // A condition is a 1-bit node, or (e.g. `reach_assume`'s int
-            // argument) a wider one that holds when non-zero.
-            let bv = self.term(sym, &mut terms, *e);
-            let zero = BV::from_u64(self.ctx, 0, bv.get_size());
-            let holds = bv._eq(&zero).not();
-            let c: Bool = if *want { holds } else { holds.not() };
-            self.solver.assert(&c);
-        }
+        constraints.push(constraint(index, target.taken == 0));
         let wanted: Vec<(String, usize)> = vars
             .iter()
             .map(|&i| (var_name(sym, i), sym.inputs[i].bytes.len()))
             .collect();
-        let model = self.check_and_pop(&wanted, started, stats)?;
-        let inputs = inputs_from(sym, &model, &vars);
-        self.push_model(model);
-        Some(inputs)
+        let model = self.satisfy(&constraints, &wanted, stats)?;
+        Some(inputs_from(sym, &model, &vars))
     }
 
     /// Input values under which every path constraint of `constraints`
@@ -460,16 +437,32 @@ impl Solver {
                     .or_insert_with(|| sym.inputs[i].value());
             }
         }
-        let values = |model: &Model| -> Vec<InputValue> {
+        let wanted: Vec<(String, usize)> = named
+            .iter()
+            .map(|(name, v)| (name.clone(), v.bytes.len()))
+            .collect();
+        let model = self.satisfy(constraints, &wanted, stats)?;
+        Some(
             named
-                .iter()
+                .into_iter()
                 .map(|(name, v)| InputValue {
-                    bytes: model.get(name).cloned().unwrap_or_else(|| v.bytes.clone()),
-                    ..v.clone()
+                    bytes: model.get(&name).cloned().unwrap_or_else(|| v.bytes.clone()),
+                    ..v
                 })
-                .collect()
-        };
-        // The model cache: an earlier model that satisfies them all.
+                .collect(),
+        )
+    }
+
+    /// A model of (checked) `constraints` with the bytes of each
+    /// `(variable, length)` of `wanted`: an earlier model from the cache
+    /// that satisfies them, else z3's (then cached). `None` if
+    /// unsatisfiable or undecided (counted in `stats`).
+    fn satisfy(
+        &mut self,
+        constraints: &[Constraint],
+        wanted: &[(String, usize)],
+        stats: &mut ConcolicStats,
+    ) -> Option<Model> {
         for model in self.cache.iter().rev() {
             let mut memos: HashMap<*const SymTrace, HashMap<u32, u64>> = HashMap::new();
             let holds = constraints.iter().all(|c| {
@@ -479,30 +472,26 @@ impl Solver {
             });
             if holds {
                 stats.cache_hits += 1;
-                return Some(values(model));
+                return Some(model.clone());
             }
         }
-
         stats.solver_calls += 1;
         let started = Instant::now();
         let mut terms: HashMap<*const SymTrace, HashMap<u32, BV<'static>>> = HashMap::new();
         self.solver.push();
         for c in constraints {
+            // A condition is a 1-bit node, or (e.g. `reach_assume`'s int
+            // argument) a wider one that holds when non-zero.
             let terms = terms.entry(c.trace_key()).or_default();
             let bv = self.term(&c.trace, terms, c.trace.branches[c.index].expr);
             let zero = BV::from_u64(self.ctx, 0, bv.get_size());
             let holds = bv._eq(&zero).not();
-            self.solver
-                .assert(&if c.holds { holds } else { holds.not() });
+            let condition: Bool = if c.holds { holds } else { holds.not() };
+            self.solver.assert(&condition);
         }
-        let wanted: Vec<(String, usize)> = named
-            .iter()
-            .map(|(name, v)| (name.clone(), v.bytes.len()))
-            .collect();
-        let model = self.check_and_pop(&wanted, started, stats)?;
-        let inputs = values(&model);
-        self.push_model(model);
-        Some(inputs)
+        let model = self.check_and_pop(wanted, started, stats)?;
+        self.push_model(model.clone());
+        Some(model)
     }
 
     /// Checks the constraints asserted since the last `push`, pops them,

@@ -34,6 +34,7 @@ pub use split::Report;
 
 use super::{Divergence, Strategy};
 use crate::analysis::happens_before::HappensBefore;
+use crate::analysis::wakeup::waiter_after;
 use crate::cancel::{Cancel, Checkpoint};
 use crate::exec::Request;
 use crate::strategy::tree::describe;
@@ -892,10 +893,9 @@ fn relock_events(v: &Op, k: usize, trace: &Trace) -> Vec<usize> {
 /// the condition variable and the mutex before it (`events`, from
 /// [`relock_events`]) that come before `i` or belong to `notdep` (`i`'s
 /// event and all that follows it left out) are replayed as the runtime
-/// would: a wait joins the queue, a signal wakes the longest waiting
-/// thread, a broadcast all of them. Yes if `p` ends up woken and the mutex
-/// free: a waiter woken by a shutdown broadcast that does not depend on
-/// `i` then re-acquires the mutex before `i`'s acquisition, as it can.
+/// would ([`waiter_after`]). Yes if `p` ends up woken and the mutex free:
+/// a waiter woken by a shutdown broadcast that does not depend on `i` then
+/// re-acquires the mutex before `i`'s acquisition, as it can.
 fn relock_follows_reversal(
     v: &Op,
     p: u32,
@@ -907,40 +907,12 @@ fn relock_follows_reversal(
     if v.kind != OpKind::CondRelock {
         return false;
     }
-    let (cond, mutex) = (v.object, v.aux);
-    let mut waiting: Vec<u32> = Vec::new();
-    let mut woken: Vec<u32> = Vec::new();
-    let mut held = false;
     let kept = events
         .iter()
-        .copied()
-        .filter(|&j| j < i || (j > i && !hb.event_precedes_event(i, j)));
-    for j in kept {
-        let event = &trace.events[j];
-        let op = &event.op;
-        match op.kind {
-            OpKind::CondWait if op.object == cond => waiting.push(event.thread),
-            OpKind::CondSignal if op.object == cond && !waiting.is_empty() => {
-                woken.push(waiting.remove(0));
-            }
-            OpKind::CondBroadcast if op.object == cond => woken.append(&mut waiting),
-            OpKind::CondRelock if op.object == cond => {
-                waiting.retain(|&t| t != event.thread);
-                woken.retain(|&t| t != event.thread);
-            }
-            _ => {}
-        }
-        let on_mutex = match op.kind {
-            OpKind::CondWait | OpKind::CondRelock => op.aux == mutex,
-            _ => op.object == mutex,
-        };
-        if on_mutex && op.kind.is_acquire() && !op.made_no_progress() {
-            held = true;
-        } else if on_mutex && op.kind.is_release() {
-            held = false;
-        }
-    }
-    woken.contains(&p) && !held
+        .filter(|&&j| j < i || (j > i && !hb.event_precedes_event(i, j)))
+        .map(|&j| (trace.events[j].thread, &trace.events[j].op));
+    let waiter = waiter_after(kept, v.object, v.aux, p);
+    waiter.woken && waiter.mutex_free
 }
 
 /// For each event, the state from which its thread had been enabled

@@ -26,6 +26,7 @@
 //! with every access.
 
 use crate::analysis::objects::{touched, ObjectKey};
+use crate::analysis::wakeup::waiter_after;
 use crate::trace::{as_pending, Trace};
 use reach_channel::{Class, EventFlags, Op, OpKind, ThreadSet};
 use rustc_hash::FxHashMap as HashMap;
@@ -370,66 +371,29 @@ impl SynSequence {
 
     /// Can the re-acquisition `f` of a condition wait, whose thread was
     /// asleep on the condition variable when `e` completed (at trace
-    /// position `pe`), complete in `e`'s place all the same? The events on
-    /// its condition variable and mutex that the variant keeps before `f`
-    /// (those before `e`, and those after it that do not depend on `e`'s
-    /// outcome; `e` itself goes) are replayed as the runtime would: a wait
-    /// joins the queue, a signal wakes the longest waiting thread, a
-    /// broadcast all of them. Open if `f`'s thread ends up woken (or its
-    /// wait is timed) and the mutex free: a waiter woken by a broadcast
-    /// that does not depend on `e` re-acquires the mutex before `e`'s
-    /// acquisition, as it can.
+    /// position `pe`), complete in `e`'s place all the same? The events
+    /// that the variant keeps before `f` (those before `e`, and those after
+    /// it that do not depend on `e`'s outcome; `e` itself goes) are
+    /// replayed as the runtime would ([`waiter_after`]). Open if `f`'s
+    /// thread ends up woken (or its wait is timed) and the mutex free: a
+    /// waiter woken by a broadcast that does not depend on `e` re-acquires
+    /// the mutex before `e`'s acquisition, as it can.
     fn relock_open(&self, f: usize, e: usize, pe: usize) -> bool {
         let fe = &self.events[f];
-        let (cond, mutex, me) = (fe.op.object, fe.op.aux, fe.id.thread);
         let end = fe.pos.unwrap_or(usize::MAX);
-        let mut waiting: Vec<u32> = Vec::new();
-        let mut woken: Vec<u32> = Vec::new();
-        let mut holders: Vec<u32> = Vec::new();
-        for (g, event) in self.events[..self.executed].iter().enumerate() {
-            let Some(pos) = event.pos.filter(|&p| p < end) else {
-                continue;
-            };
-            if pos >= pe && self.removes(e, true, g) {
-                continue;
-            }
-            let (op, t) = (&event.op, event.id.thread);
-            let on_cond = op.object == cond;
-            match op.kind {
-                OpKind::CondWait | OpKind::CondRelock if op.aux == mutex || on_cond => {
-                    if op.kind == OpKind::CondWait {
-                        if on_cond {
-                            waiting.push(t);
-                        }
-                        holders.retain(|&h| h != t);
-                    } else {
-                        waiting.retain(|&w| w != t);
-                        woken.retain(|&w| w != t);
-                        if op.aux == mutex {
-                            holders.push(t);
-                        }
-                    }
-                }
-                OpKind::CondSignal if on_cond && !waiting.is_empty() => {
-                    woken.push(waiting.remove(0));
-                }
-                OpKind::CondBroadcast if on_cond => woken.append(&mut waiting),
-                OpKind::MutexLock
-                | OpKind::MutexTryLock
-                | OpKind::MutexTimedLock
-                | OpKind::SpinLock
-                    if op.object == mutex && !failed(op) =>
-                {
-                    holders.push(t);
-                }
-                OpKind::MutexUnlock | OpKind::SpinUnlock if op.object == mutex => {
-                    holders.retain(|&h| h != t);
-                }
-                _ => {}
-            }
-        }
+        let kept = self.events[..self.executed]
+            .iter()
+            .enumerate()
+            .filter(|&(g, event)| {
+                event
+                    .pos
+                    .is_some_and(|pos| pos < end && (pos < pe || !self.removes(e, true, g)))
+            })
+            .map(|(_, event)| (event.id.thread, &event.op));
+        let waiter = waiter_after(kept, fe.op.object, fe.op.aux, fe.id.thread);
+        // A timed wait may also return on its timeout.
         let timed = fe.op.flags.has(EventFlags::TIMED);
-        (timed || woken.contains(&me)) && holders.is_empty()
+        (timed || waiter.woken) && waiter.mutex_free
     }
 
     /// Holders (thread, exclusive) of the lock at `object` in the state

@@ -81,9 +81,10 @@ pub struct Extender {
 }
 
 impl Extender {
-    /// True once the exploration is cancelled: the searches stop where
-    /// they are (the unfolding is no longer searched after that).
-    fn cancelled(&self) -> bool {
+    /// True once the exploration is cancelled (`--max-time`, Ctrl-C): the
+    /// searches stop where they are, and so does the replay of an
+    /// execution (the unfolding is no longer searched after that).
+    pub fn cancelled(&self) -> bool {
         self.cancel.as_ref().is_some_and(Cancel::is_set)
     }
 

@@ -99,9 +99,6 @@ pub struct Unfold {
     unmodelled: BTreeSet<&'static str>,
     /// Concolic testing: symbolic branch events and solved inputs.
     inputs: Option<Box<Inputs>>,
-    /// Stops adding a long execution to the unfolding (`--max-time`,
-    /// Ctrl-C).
-    cancel: Option<Cancel>,
     /// An execution was only partly added when the exploration was
     /// cancelled: the unfolding is no longer searched.
     cut_short: bool,
@@ -445,7 +442,6 @@ impl Unfold {
                 }
             }
         }
-        let cancel = self.cancel.clone().unwrap_or_else(Cancel::never);
         let mut fire_branches =
             |me: &mut Unfold, u: u32, upto: Option<usize>, marking: &mut Marking| match &sym {
                 Some(sym) => me.fire_branches(sym, &mut branches, u, upto, marking),
@@ -461,7 +457,7 @@ impl Unfold {
         for (i, event) in trace.events.iter().enumerate() {
             // Each event may cost a search of the unfolding: looked at
             // every event.
-            if cancel.is_set() {
+            if self.ext.cancelled() {
                 self.cut_short = true;
                 return Ok(());
             }
@@ -617,8 +613,7 @@ impl Strategy for Unfold {
     }
 
     fn set_cancel(&mut self, cancel: Cancel) {
-        self.ext.cancel = Some(cancel.clone());
-        self.cancel = Some(cancel);
+        self.ext.cancel = Some(cancel);
     }
 
     fn incomplete(&self) -> Option<String> {
