@@ -438,6 +438,12 @@ pub fn examine(
         truncated_at: trace.truncated.then_some(trace.len() as u64),
         finding: None,
     };
+    let held_back = outcome.status == reach_channel::RunStatus::SleepBlocked
+        && trace.len() < request.prefix.len();
+    if held_back && strategy.abandon(request) {
+        examined.sleep_blocked = true;
+        return Ok(examined);
+    }
     if let Err(divergence) = strategy.observe(request, &trace) {
         // An execution killed before the end of its prefix (time-out,
         // signal) did not reproduce it for that reason: report that.

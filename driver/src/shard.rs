@@ -221,6 +221,10 @@ impl<S: Shardable> Strategy for Sharded<S> {
         self.inner.observe(request, trace)
     }
 
+    fn abandon(&mut self, request: &Request) -> bool {
+        self.inner.abandon(request)
+    }
+
     fn set_cancel(&mut self, cancel: Cancel) {
         self.inner.set_cancel(cancel);
     }

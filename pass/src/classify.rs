@@ -89,6 +89,14 @@ pub(crate) enum Action {
     Range { what: String, parts: Vec<RangePart> },
     /// `__reach_call_site(site)`.
     CallSite { callee: String },
+    /// `__reach_spin_hint(site)`: a spin-wait hint (an intrinsic such as
+    /// `llvm.x86.sse2.pause`, or inline assembly that is only `pause`).
+    SpinHint { what: &'static str },
+    /// `__reach_region_enter(site, object)` at the entry of a channel
+    /// method (`object`: its `self`).
+    RegionEnter { object: Value },
+    /// `__reach_region_exit(site)` before a return or `resume` of one.
+    RegionExit,
     /// `__reach_stack_object(site, ptr, size)` just *after* an `alloca`
     /// whose address escapes: `count` elements of `element_size` bytes.
     StackObject {
@@ -111,6 +119,9 @@ impl Action {
             | Action::InlineAsm { what, .. } => what.clone(),
             Action::Fence { what, .. } => (*what).to_string(),
             Action::CallSite { callee } => format!("call {callee}"),
+            Action::SpinHint { what } => (*what).to_string(),
+            Action::RegionEnter { .. } => "channel operation".to_string(),
+            Action::RegionExit => "channel operation end".to_string(),
             Action::StackObject { name: None, .. } => "stack object".to_string(),
             Action::StackObject {
                 name: Some(name), ..
@@ -371,6 +382,12 @@ impl Classifier {
     /// An inline-asm call: atomic hooks for its memory operands on shared
     /// memory, else a fence if it clobbers memory (see [`inline_asm`]).
     fn inline_asm(&mut self, inst: Value, asm: Value, stats: &mut Stats) -> Option<Action> {
+        if inline_asm::is_spin_hint(&llvm::inline_asm_text(asm)) {
+            stats.spin_hints += 1;
+            return Some(Action::SpinHint {
+                what: "asm spin hint",
+            });
+        }
         let (accesses, clobbers_memory) = match inline_asm::effect(self.module, inst, asm) {
             AsmEffect::Invisible => return None,
             AsmEffect::Fence => (Vec::new(), true),
@@ -406,6 +423,10 @@ impl Classifier {
     fn call(&mut self, inst: Value, stats: &mut Stats) -> Option<Action> {
         let callee = llvm::called_function(inst)?;
         let name = llvm::name(callee);
+        if is_spin_hint_intrinsic(&name) {
+            stats.spin_hints += 1;
+            return Some(Action::SpinHint { what: "spin hint" });
+        }
         let arg = |i: u32| (i < llvm::num_args(inst)).then(|| llvm::operand(inst, i));
         let parts: Vec<RangePart> = match ranged_shape(&name)? {
             RangedShape::CallSite => {
@@ -464,6 +485,15 @@ impl Classifier {
             parts: shared,
         })
     }
+}
+
+/// True for the intrinsics a spin-wait hint compiles to: x86's `pause`
+/// (`_mm_pause`, Rust's `core::hint::spin_loop`) and Arm's `hint`/`yield`.
+pub fn is_spin_hint_intrinsic(name: &str) -> bool {
+    matches!(
+        name,
+        "llvm.x86.sse2.pause" | "llvm.aarch64.hint" | "llvm.arm.hint"
+    )
 }
 
 /// The operand shape of a call the pass hooks.

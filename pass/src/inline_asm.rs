@@ -152,6 +152,28 @@ pub(crate) fn is_memory_operand(call: Value, idx: u32) -> bool {
         .is_some_and(|r| *r != Role::Direct)
 }
 
+/// True if the assembly text `text` is nothing but spin-wait hints: x86's
+/// `pause` (also spelled `rep; nop`) or Arm's `yield`, one or more, split by
+/// `;` or new lines (`cpu_relax()`, a hand-written spin lock's wait).
+pub(crate) fn is_spin_hint(text: &str) -> bool {
+    let words: Vec<String> = text
+        .split([';', '\n'])
+        .map(|part| part.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|part| !part.is_empty())
+        .collect();
+    let mut i = 0;
+    let mut any = false;
+    while i < words.len() {
+        match words[i].as_str() {
+            "pause" | "yield" | "rep nop" => i += 1,
+            "rep" if words.get(i + 1).is_some_and(|w| w == "nop") => i += 2,
+            _ => return false,
+        }
+        any = true;
+    }
+    any
+}
+
 /// What the inline-asm call `call` to `asm` does to memory, before any
 /// filtering of thread-private addresses.
 pub(crate) fn effect(module: LLVMModuleRef, call: Value, asm: Value) -> AsmEffect {
@@ -278,6 +300,18 @@ fn access_args<'ctx>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spin_hints_are_pause_yield_or_rep_nop_only() {
+        assert!(is_spin_hint("pause"));
+        assert!(is_spin_hint("rep; nop"));
+        assert!(is_spin_hint(" pause\n\tpause "));
+        assert!(is_spin_hint("yield"));
+        assert!(!is_spin_hint(""));
+        assert!(!is_spin_hint("nop"));
+        assert!(!is_spin_hint("pause; lock xchg $0, $1"));
+        assert!(!is_spin_hint("movl $1, $0"));
+    }
 
     #[test]
     fn memory_operands_outputs_inputs_and_clobbers() {

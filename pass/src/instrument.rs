@@ -20,11 +20,12 @@ use crate::escape::EscapeAnalysis;
 use crate::hooks::HookSet;
 use crate::inline_asm;
 use crate::llvm::{self, Value};
-use crate::rust_std;
+use crate::rust_std::{self, ChannelRole};
 use crate::site_table::{SiteTable, TABLE_GLOBAL};
 use crate::stats::Stats;
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::builder::{Builder, BuilderError};
+use inkwell::llvm_sys::LLVMOpcode;
 use inkwell::module::Module;
 use inkwell::values::{
     AsValueRef, BasicMetadataValueEnum, FloatValue, FunctionValue, InstructionValue, IntValue,
@@ -81,6 +82,11 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
         }
         stats.functions += 1;
         let fname = f.get_name().to_string_lossy().into_owned();
+        let role = rust_std::channel_role(ctx_raw, f.as_value_ref());
+        if role != ChannelRole::Outside {
+            plan_channel_code(f, &fname, role, &mut classifier, &mut stats, &mut plan);
+            continue;
+        }
         for bb in f.get_basic_block_iter() {
             let mut inst = bb.get_first_instruction();
             while let Some(i) = inst {
@@ -91,7 +97,10 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
                     continue;
                 }
                 if let Some(action) = classifier.classify(i.as_value_ref(), &mut stats) {
-                    if rust_std::in_channel_backoff(ctx_raw, i.as_value_ref()) {
+                    // The backoff's counting stays invisible, its hint not.
+                    if !matches!(action, Action::SpinHint { .. })
+                        && rust_std::in_channel_backoff(ctx_raw, i.as_value_ref())
+                    {
                         inst = i.get_next_instruction();
                         continue;
                     }
@@ -139,6 +148,73 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
     stats.sites = table.sites().len() as u64;
     table.emit(module);
     Ok(Outcome { stats, table })
+}
+
+/// Plans the hooks of a function of std's channels (see
+/// [`rust_std::channel_role`]): no memory access, only spin hints and
+/// interposed calls; a channel method also gets the region hooks around
+/// its body, on its `self` (the first pointer parameter that is not a
+/// return slot; a method without one, a constructor, is only hidden).
+fn plan_channel_code(
+    f: FunctionValue<'_>,
+    fname: &str,
+    role: ChannelRole,
+    classifier: &mut Classifier,
+    stats: &mut Stats,
+    plan: &mut Vec<(Value, String, Action)>,
+) {
+    let object = (role == ChannelRole::Method)
+        .then(|| self_parameter(f))
+        .flatten();
+    let mut first = true;
+    for bb in f.get_basic_block_iter() {
+        let mut inst = bb.get_first_instruction();
+        while let Some(i) = inst {
+            let raw = i.as_value_ref();
+            if let (Some(object), true) = (object, first) {
+                if !matches!(
+                    llvm::opcode(raw),
+                    Some(LLVMOpcode::LLVMAlloca | LLVMOpcode::LLVMPHI)
+                ) {
+                    plan.push((raw, fname.to_string(), Action::RegionEnter { object }));
+                    first = false;
+                }
+            }
+            if object.is_some()
+                && matches!(
+                    llvm::opcode(raw),
+                    Some(LLVMOpcode::LLVMRet | LLVMOpcode::LLVMResume)
+                )
+            {
+                plan.push((raw, fname.to_string(), Action::RegionExit));
+            }
+            if matches!(
+                llvm::opcode(raw),
+                Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr)
+            ) {
+                let mut scratch = Stats::default();
+                if let Some(action) = classifier.classify(raw, &mut scratch) {
+                    if matches!(action, Action::SpinHint { .. } | Action::CallSite { .. }) {
+                        stats.spin_hints += scratch.spin_hints;
+                        plan.push((raw, fname.to_string(), action));
+                    }
+                }
+            }
+            inst = i.get_next_instruction();
+        }
+    }
+    stats.channel_functions += 1;
+}
+
+/// The first pointer parameter of `f` that is not a return slot (`sret`).
+fn self_parameter(f: FunctionValue<'_>) -> Option<Value> {
+    let sret = Attribute::get_named_enum_kind_id("sret");
+    (0..f.count_params()).find_map(|i| {
+        let p = f.get_nth_param(i)?;
+        let is_return_slot =
+            sret != 0 && f.get_enum_attribute(AttributeLoc::Param(i), sret).is_some();
+        (p.is_pointer_value() && !is_return_slot).then(|| p.as_value_ref())
+    })
 }
 
 /// True for functions that must not be instrumented: the runtime's and the
@@ -257,6 +333,15 @@ fn emit<'ctx>(
         }
         Action::CallSite { .. } => {
             calls.push(hooks.call(builder, &hooks::CALL_SITE, &[site_v])?);
+        }
+        Action::SpinHint { .. } => {
+            calls.push(hooks.call(builder, &hooks::SPIN_HINT, &[site_v])?);
+        }
+        Action::RegionEnter { object } => {
+            calls.push(hooks.call(builder, &hooks::REGION_ENTER, &[site_v, ptr(*object)])?);
+        }
+        Action::RegionExit => {
+            calls.push(hooks.call(builder, &hooks::REGION_EXIT, &[site_v])?);
         }
         Action::InlineAsm { accesses, .. } => {
             return inline_asm::emit(builder, hooks, site, accesses);

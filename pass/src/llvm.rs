@@ -240,6 +240,14 @@ pub(crate) fn called_inline_asm(call: Value) -> Option<Value> {
     }
 }
 
+/// The assembly text of an inline-assembly value.
+pub(crate) fn inline_asm_text(asm: Value) -> String {
+    let mut len = 0usize;
+    // SAFETY: `asm` is an InlineAsm value; LLVM returns a pointer/length pair.
+    let p = unsafe { c::LLVMGetInlineAsmAsmString(asm, &mut len) };
+    lstr(p, len)
+}
+
 /// The constraint string of an inline-assembly value.
 pub(crate) fn inline_asm_constraints(asm: Value) -> String {
     let mut len = 0usize;

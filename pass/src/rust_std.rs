@@ -136,6 +136,99 @@ pub(crate) fn function_scope(ctx: LLVMContextRef, f: Value) -> Scope {
     }
 }
 
+/// Source directory of std's channels (`std::sync::mpmc`).
+pub const CHANNEL_PATH: &str = "/library/std/src/sync/mpmc/";
+
+/// The part a function plays in std's channels, a library region (see the
+/// runtime's `region` module).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChannelRole {
+    /// Not channel code (or channel code inlined where no region method
+    /// brackets it): instrumented as its scope says.
+    Outside,
+    /// Channel code: no memory access is instrumented.
+    Hidden,
+    /// A method of a channel flavour (`list`, `array`, `zero`): hidden, and
+    /// bracketed by region entry and exit hooks on its `self`.
+    Method,
+}
+
+/// True for the demangled name of a method of one of std's channel
+/// flavours (`std::sync::mpmc::list::Channel<T>::send`), not a closure in
+/// one and not a trait method (`Drop`).
+pub fn is_channel_method(name: &str) -> bool {
+    let Some(at) = [
+        "mpmc::list::Channel<",
+        "mpmc::array::Channel<",
+        "mpmc::zero::Channel<",
+    ]
+    .iter()
+    .find_map(|flavour| name.find(flavour)) else {
+        return false;
+    };
+    let rest = &name[at..];
+    let Some((_, method)) = rest.rsplit_once("::") else {
+        return false;
+    };
+    !rest.contains(" as ")
+        && !method.is_empty()
+        && method
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Environment variable that, set to `0`, instruments std's channels
+/// access by access instead of as a library region (for comparison:
+/// `scripts/bench-rust.sh`).
+pub const CHANNEL_REGIONS_ENV: &str = "REACH_CHANNEL_REGIONS";
+
+/// Are std's channels a library region (the default)?
+fn channel_regions_enabled() -> bool {
+    std::env::var_os(CHANNEL_REGIONS_ENV).is_none_or(|v| v != "0")
+}
+
+/// The role of function `f` (a definition) in std's channels. Channel code
+/// that holds an inlined channel method stays [`ChannelRole::Outside`]:
+/// hidden without its region hooks, the method's accesses would be
+/// ordered by nothing.
+pub(crate) fn channel_role(ctx: LLVMContextRef, f: Value) -> ChannelRole {
+    if !channel_regions_enabled() {
+        return ChannelRole::Outside;
+    }
+    // SAFETY: `f` is a function of the module.
+    let sp = unsafe { di::LLVMGetSubprogram(f) };
+    if sp.is_null() {
+        return ChannelRole::Outside;
+    }
+    let (dir, name) = file_of(sp);
+    let path = crate::debuginfo::join(&dir, &name);
+    if !is_toolchain_dir(&path) || !path.contains(CHANNEL_PATH) {
+        return ChannelRole::Outside;
+    }
+    if is_channel_method(&subprogram_name(ctx, sp)) {
+        return ChannelRole::Method;
+    }
+    // SAFETY: `f` is a function definition of a live module.
+    let holds_inlined_method = unsafe {
+        let mut bb = c::LLVMGetFirstBasicBlock(f);
+        let mut found = false;
+        while !bb.is_null() && !found {
+            let mut inst = c::LLVMGetFirstInstruction(bb);
+            while !inst.is_null() && !found {
+                found = inlined_from(ctx, inst, is_channel_method);
+                inst = c::LLVMGetNextInstruction(inst);
+            }
+            bb = c::LLVMGetNextBasicBlock(bb);
+        }
+        found
+    };
+    if holds_inlined_method {
+        ChannelRole::Outside
+    } else {
+        ChannelRole::Hidden
+    }
+}
+
 /// True if `inst` comes from one of the library's spin loops: a function
 /// of its debug location (the innermost one or one it was inlined into,
 /// within the function being instrumented) is a spin function.
@@ -182,4 +275,30 @@ fn inlined_from(ctx: LLVMContextRef, inst: Value, pred: impl Fn(&str) -> bool) -
         loc = at;
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn channel_methods_are_named_methods_of_a_flavour() {
+        assert!(is_channel_method("std::sync::mpmc::list::Channel<T>::send"));
+        assert!(is_channel_method(
+            "<std::sync::mpmc::zero::Channel<u32>>::recv"
+        ));
+        assert!(is_channel_method(
+            "std::sync::mpmc::array::Channel<T>::try_recv"
+        ));
+        assert!(!is_channel_method(
+            "std::sync::mpmc::list::Channel<T>::recv::{{closure}}"
+        ));
+        assert!(!is_channel_method(
+            "<std::sync::mpmc::list::Channel<T> as core::ops::drop::Drop>::drop"
+        ));
+        assert!(!is_channel_method("std::sync::mpmc::Sender<T>::send"));
+        assert!(!is_channel_method(
+            "std::sync::mpmc::context::Context::with"
+        ));
+    }
 }

@@ -36,6 +36,10 @@ pub struct Stats {
     pub ranged: u64,
     /// Calls to interposed library functions given a call-site hook.
     pub call_sites: u64,
+    /// Spin-wait hints (`pause` intrinsics and assembly) given a hook.
+    pub spin_hints: u64,
+    /// Functions of std's channels left uninstrumented (a library region).
+    pub channel_functions: u64,
     /// Site records emitted.
     pub sites: u64,
     /// Functions given shadow computations (`REACH_SYMBOLIC=1`).
@@ -52,7 +56,7 @@ impl Stats {
         }
     }
 
-    fn fields(&self) -> [u64; 18] {
+    fn fields(&self) -> [u64; 20] {
         [
             self.functions,
             self.functions_skipped,
@@ -69,13 +73,15 @@ impl Stats {
             self.asm_fences,
             self.ranged,
             self.call_sites,
+            self.spin_hints,
+            self.channel_functions,
             self.sites,
             self.symbolic_functions,
             self.symbolic_branches,
         ]
     }
 
-    fn fields_mut(&mut self) -> [&mut u64; 18] {
+    fn fields_mut(&mut self) -> [&mut u64; 20] {
         [
             &mut self.functions,
             &mut self.functions_skipped,
@@ -92,6 +98,8 @@ impl Stats {
             &mut self.asm_fences,
             &mut self.ranged,
             &mut self.call_sites,
+            &mut self.spin_hints,
+            &mut self.channel_functions,
             &mut self.sites,
             &mut self.symbolic_functions,
             &mut self.symbolic_branches,
@@ -99,7 +107,7 @@ impl Stats {
     }
 }
 
-const LABELS: [&str; 18] = [
+const LABELS: [&str; 20] = [
     "functions instrumented",
     "functions skipped",
     "loads/stores seen",
@@ -115,6 +123,8 @@ const LABELS: [&str; 18] = [
     "inline asm fences",
     "ranged ops instrumented",
     "call sites",
+    "spin hints",
+    "channel functions (region)",
     "site records",
     "symbolic: functions",
     "symbolic: branch sites",

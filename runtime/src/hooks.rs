@@ -9,9 +9,20 @@ use core::ffi::c_void;
 use reach_channel::hooks::{RmwOp, RMW_RESULT_UNUSED};
 use reach_channel::{EventFlags, OpKind};
 
+/// The calling thread, if it is controlled and its memory accesses are
+/// visible: outside every library region ([`crate::region`]), whose code
+/// runs unseen between the region's touches.
+#[inline]
+fn visible_me() -> Option<u32> {
+    let me = me()?;
+    // SAFETY: a controlled thread calling into the runtime holds the right
+    // to run.
+    crate::region::outside(unsafe { state() }, me).then_some(me)
+}
+
 #[inline]
 fn access(kind: OpKind, site: u64, addr: *const c_void, size: u64) {
-    if let Some(me) = me() {
+    if let Some(me) = visible_me() {
         run_access(me, kind, addr as u64, size, site);
     }
 }
@@ -57,7 +68,7 @@ pub extern "C" fn __reach_atomic_rmw(
     op: u32,
     operand: u64,
 ) {
-    let Some(me) = me() else { return };
+    let Some(me) = visible_me() else { return };
     let a = addr as u64;
     let (rmw, known) = RmwOp::decode(op);
     let flags = match rmw.family() {
@@ -110,7 +121,7 @@ pub extern "C" fn __reach_cmpxchg(
     expected: u64,
     _ordering: u32,
 ) {
-    let Some(me) = me() else { return };
+    let Some(me) = visible_me() else { return };
     let a = addr as u64;
     run_op(me, mk(OpKind::CmpXchg, 0, a, size), site, |_, _, op| {
         let mask = if size >= 8 {
@@ -129,7 +140,7 @@ pub extern "C" fn __reach_cmpxchg(
 /// Before a fence.
 #[no_mangle]
 pub extern "C" fn __reach_fence(site: u64, _ordering: u32) {
-    if let Some(me) = me() {
+    if let Some(me) = visible_me() {
         run_access(me, OpKind::Fence, 0, 0, site);
     }
 }
@@ -146,6 +157,17 @@ pub extern "C" fn __reach_range(site: u64, addr: *const c_void, len: u64, is_wri
         OpKind::RangeRead
     };
     access(kind, site, addr, len);
+}
+
+/// A spin-wait hint (`pause`): the thread busy-waits. Not a scheduling
+/// point and no event; see [`crate::spin::hint`].
+#[no_mangle]
+pub extern "C" fn __reach_spin_hint(_site: u64) {
+    if let Some(me) = me() {
+        // SAFETY: a controlled thread calling into the runtime holds the
+        // right to run.
+        crate::spin::hint(unsafe { state() }, me);
+    }
 }
 
 /// Announces the site of the next interposed library call.

@@ -25,6 +25,7 @@ pub mod hooks;
 pub mod objects_log;
 pub mod persist;
 pub mod real;
+pub mod region;
 pub mod sched;
 pub mod spin;
 pub mod state;

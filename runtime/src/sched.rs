@@ -273,7 +273,9 @@ fn unchanged_enabled(st: &State, cur: u32) -> Option<ThreadSet> {
         return None;
     }
     let th = &st.threads[cur as usize];
-    if !keeps_enabledness(th.pending.op.kind) || (st.spin_blocking && th.spin.blocked) {
+    if !keeps_enabledness(th.pending.op.kind)
+        || (st.spin_blocking && (th.spin.blocked || th.spin.hinted))
+    {
         return None;
     }
     st.enabled.contains(cur).then_some(st.enabled)
@@ -281,9 +283,11 @@ fn unchanged_enabled(st: &State, cur: u32) -> Option<ThreadSet> {
 
 /// Computes the enabled set, updating every slot's `enabled` flag. Returns
 /// the set, whether some thread is alive, and whether a spinning thread was
-/// left out.
+/// left out. Threads held back only because they announced busy-waiting
+/// ([`crate::spin::held_softly`]) are in the set when no other thread is.
 fn compute_enabled(st: &mut State) -> (ThreadSet, bool, bool) {
     let mut set = ThreadSet::EMPTY;
+    let mut soft = ThreadSet::EMPTY;
     let (mut live, mut spinning) = (false, false);
     for t in 0..st.thread_count {
         let th = &st.threads[t as usize];
@@ -294,7 +298,11 @@ fn compute_enabled(st: &mut State) -> (ThreadSet, bool, bool) {
         live = true;
         let mut en = crate::enabled::is_enabled(st, t);
         if en && crate::spin::holds_back(st, t) {
-            spinning = true;
+            if crate::spin::held_softly(st, t) {
+                soft.insert(t);
+            } else {
+                spinning = true;
+            }
             en = false;
         }
         st.chan.slot(t).enabled = u32::from(en);
@@ -303,6 +311,14 @@ fn compute_enabled(st: &mut State) -> (ThreadSet, bool, bool) {
         }
     }
     hold_back_exits(st, &mut set);
+    if set.is_empty() && !soft.is_empty() {
+        for t in soft.iter() {
+            st.chan.slot(t).enabled = 1;
+        }
+        set = soft;
+    } else if !soft.is_empty() {
+        spinning = true;
+    }
     (set, live, spinning)
 }
 
@@ -478,6 +494,19 @@ fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
     }
     let pick = if step < st.prefix_len {
         let t = st.chan.prefix(step);
+        if !enabled.contains(t) && held_back_only(st, t) {
+            // A spinner's next step, held back until what it reads changes
+            // (or nothing else can run), is wanted before that: the same
+            // behaviour as one where the step comes later, which the
+            // search reaches with the spinner released. Not a divergence:
+            // the execution is dropped like one its sleep set blocks.
+            fail!(
+                st,
+                RunStatus::SleepBlocked,
+                0,
+                "schedule prefix step {step} asks for thread {t}, held back as a spinner"
+            );
+        }
         if !enabled.contains(t) {
             st.chan.set_divergence(step, t);
             let why = if t >= st.thread_count {
@@ -522,6 +551,15 @@ fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
     };
     st.enabled = enabled;
     pick
+}
+
+/// Is thread `t` left out of the enabled set only because it spins
+/// ([`crate::spin::holds_back`]), its pending operation enabled?
+fn held_back_only(st: &State, t: u32) -> bool {
+    t < st.thread_count
+        && st.threads[t as usize].state == TState::Parked
+        && crate::spin::holds_back(st, t)
+        && crate::enabled::is_enabled(st, t)
 }
 
 /// Stops recording: the execution has recorded `record_steps` events and
@@ -675,7 +713,12 @@ pub fn run_op<R>(
         st.enabled_valid = false;
     }
     update_sleep(st, me, &op);
-    crate::spin::after_event(st, me, &op);
+    if crate::region::touching(st, me) {
+        crate::spin::after_touch(st, me, &op);
+    } else {
+        crate::spin::after_event(st, me, &op);
+        crate::region::after_op(me);
+    }
     r
 }
 

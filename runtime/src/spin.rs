@@ -17,6 +17,17 @@
 //! or synchronisation of another thread. If every live thread is blocked and
 //! one of them spins, the execution ends with `Livelock`.
 //!
+//! A thread that *announces* busy-waiting is held back sooner: after a spin
+//! hint (`pause`, [`hint`]), or a yield or sleep that follows an operation
+//! without progress, its next re-read of a location it already read since
+//! its last progress holds it back at once. Each write that may end the wait
+//! is then placed before the first read or after it, not among
+//! `--spin-threshold` re-reads (a receiver of a Rust channel waiting for a
+//! sender's slot write: one order instead of 64). Such a thread is held
+//! back only while another thread can run ([`held_softly`]): when none can,
+//! it goes on (a loop that gives up after a few rounds is then followed to
+//! its end), and counts as spinning only past the threshold.
+//!
 //! The count starts over whenever the thread makes progress: any operation
 //! that writes or synchronises, and the object creation, initialisation and
 //! destruction that record no event ([`caller_progressed`]). Re-reads only
@@ -25,7 +36,7 @@
 //! locations (a set-up loop that re-reads its bound while it initialises
 //! objects), and runs on to the step bound if it does not.
 
-use crate::state::{state, State, SPIN_READS};
+use crate::state::{state, Spin, State, SPIN_READS};
 use reach_channel::{Op, OpKind};
 
 /// Is parked thread `t` left out of the enabled set because it spins? Only
@@ -33,7 +44,34 @@ use reach_channel::{Op, OpKind};
 /// to write or synchronise leaves its loop and is not held back.
 pub fn holds_back(st: &State, t: u32) -> bool {
     let th = &st.threads[t as usize];
-    st.spin_blocking && th.spin.blocked && th.pending.op.may_make_no_progress()
+    st.spin_blocking
+        && th.pending.op.may_make_no_progress()
+        && (th.spin.blocked || (th.spin.hinted && goes_round(&th.spin, &th.pending.op)))
+}
+
+/// Is parked thread `t` held back only because it announced busy-waiting,
+/// not past the threshold? It runs again when no other thread can.
+pub fn held_softly(st: &State, t: u32) -> bool {
+    !st.threads[t as usize].spin.blocked && holds_back(st, t)
+}
+
+/// Does the pending operation `op` of a thread that announced
+/// busy-waiting start another round of its loop: a re-read of a location
+/// it read since its last progress, or another yield or sleep?
+fn goes_round(s: &Spin, op: &Op) -> bool {
+    if touches_object(op) {
+        s.reads[..s.n].iter().any(|r| r.object == op.object)
+    } else {
+        matches!(op.kind, OpKind::Yield | OpKind::Sleep)
+    }
+}
+
+/// Thread `me` executed a spin hint (`pause`): if it has made no progress
+/// since it last read something, it busy-waits.
+pub fn hint(st: &mut State, me: u32) {
+    if st.spinners.contains(me) {
+        st.threads[me as usize].spin.hinted = true;
+    }
 }
 
 /// Does `op` touch an object (rather than being a bare yield/sleep/fence)?
@@ -50,6 +88,23 @@ pub fn after_event(st: &mut State, me: u32, op: &Op) {
         count(st, me, op);
     } else {
         progressed(st, me, Some(op));
+    }
+}
+
+/// Thread `me` touched its library region (`crate::region`): not progress
+/// of its own, but the region code it runs may write what a spinner waits
+/// for, so the spinners without visible reads, and those that read `op`'s
+/// object, are released.
+pub fn after_touch(st: &mut State, me: u32, op: &Op) {
+    if st.spinners.is_empty() {
+        return;
+    }
+    let spinners = st.spinners;
+    for t in spinners.iter() {
+        let s = &st.threads[t as usize].spin;
+        if t != me && (s.n == 0 || s.reads[..s.n].iter().any(|r| r.conflicts(op))) {
+            reset(st, t);
+        }
     }
 }
 
@@ -97,6 +152,10 @@ fn count(st: &mut State, me: u32, op: &Op) {
     }
     let threshold = st.spin_threshold;
     let s = &mut st.threads[me as usize].spin;
+    if matches!(op.kind, OpKind::Yield | OpKind::Sleep) && s.count > 0 {
+        // Yielding after a read without progress: a busy-wait.
+        s.hinted = true;
+    }
     if touches_object(op) && !s.reads[..s.n].contains(op) {
         if s.n == SPIN_READS {
             // A read of yet another location: the thread is scanning
@@ -116,7 +175,8 @@ fn count(st: &mut State, me: u32, op: &Op) {
 
 /// Clears thread `t`'s spin state (it made progress or was released).
 fn reset(st: &mut State, t: u32) {
-    if st.threads[t as usize].spin.blocked {
+    let s = &st.threads[t as usize].spin;
+    if s.blocked || s.hinted {
         st.enabled_valid = false;
     }
     st.threads[t as usize].spin.clear();

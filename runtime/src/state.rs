@@ -100,6 +100,10 @@ pub struct Spin {
     pub count: u64,
     /// Past the threshold: disabled until another thread writes what it read.
     pub blocked: bool,
+    /// The thread announced that it busy-waits (a spin hint, a yield or a
+    /// sleep after an operation without progress): a re-read of one of
+    /// `reads` holds it back at once (see `crate::spin`).
+    pub hinted: bool,
 }
 
 impl Spin {
@@ -109,6 +113,7 @@ impl Spin {
         n: 0,
         count: 0,
         blocked: false,
+        hinted: false,
     };
 
     /// Forgets every read (entries past `n` are never looked at).
@@ -116,6 +121,7 @@ impl Spin {
         self.n = 0;
         self.count = 0;
         self.blocked = false;
+        self.hinted = false;
     }
 }
 
@@ -179,6 +185,32 @@ pub struct Thread {
     pub tid: i32,
     /// Value a user-level thread returned from its start routine.
     pub retval: usize,
+    /// The library region the thread is in (see `crate::region`).
+    pub region: Region,
+}
+
+/// A thread's place in a library region: code whose memory accesses are
+/// not instrumented, entered through the region's API methods.
+#[derive(Clone, Copy, Debug)]
+pub struct Region {
+    /// Nesting depth of region methods (0: outside).
+    pub depth: u32,
+    /// The region's object (the channel), written by each touch.
+    pub object: u64,
+    /// Site of the outermost method's entry.
+    pub site: u64,
+    /// A touch is being recorded (no touch after a touch).
+    pub touching: bool,
+}
+
+impl Region {
+    /// Outside every region.
+    pub const NONE: Region = Region {
+        depth: 0,
+        object: 0,
+        site: 0,
+        touching: false,
+    };
 }
 
 /// Most read-lock holds one thread may have at once.
@@ -208,6 +240,7 @@ impl Thread {
         rd_n: 0,
         tid: 0,
         retval: 0,
+        region: Region::NONE,
     };
 
     /// Alive: created and not finished.

@@ -52,6 +52,17 @@ pub trait Strategy {
     fn next_request(&mut self) -> Option<Request>;
     /// Learns from the trace of the execution of the last request.
     fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence>;
+    /// The execution of the last request stopped inside its prefix: the
+    /// prefix asked for a thread the runtime holds back as a spinner (an
+    /// order that puts a busy-waiting step before what it waits for).
+    /// Returns true if the strategy drops the request, as reachability
+    /// testing drops such a variant and unfolding such a target (the same
+    /// behaviour with the step later is reached on its own); false (the
+    /// default: the DPOR searches never ask for it) reports the execution
+    /// as a divergence.
+    fn abandon(&mut self, _request: &Request) -> bool {
+        false
+    }
     /// Lets the analysis in [`Strategy::observe`] stop early when `cancel`
     /// fires (what it learnt is then partial; the exploration stops).
     fn set_cancel(&mut self, _cancel: Cancel) {}

@@ -138,9 +138,14 @@ fn check(opt: &str) {
         assert_eq!(every_hook(body), 1, "{opt}: {body}");
     }
 
-    // Register-only asm (pause, rdtsc, arithmetic): nothing.
+    // Register-only asm (rdtsc, arithmetic): nothing; `pause` is a spin
+    // hint, announced before it.
     let regs = function_body(&ir, "asm_registers_only");
-    assert_eq!(every_hook(regs), 0, "{opt}: {regs}");
+    assert_eq!(hooks(regs, "__reach_spin_hint"), 1, "{opt}: {regs}");
+    let hint_at = regs.find("@__reach_spin_hint.guard(").expect("hint hook");
+    let pause_at = regs.find("asm sideeffect \"pause\"").expect("pause");
+    assert!(hint_at < pause_at, "{opt}: hint after the pause\n{regs}");
+    assert_eq!(every_hook(regs), 1, "{opt}: {regs}");
 
     // A local given to asm only as a memory operand stays private: no hook
     // for the operand nor for the local's loads and stores; with a memory

@@ -324,6 +324,32 @@ pub const CALL_SITE: HookSpec = HookSpec {
     params: &[Param::Site],
 };
 
+/// `__reach_spin_hint(site)`: just before a spin-wait hint (x86 `pause`,
+/// Arm `yield`: `core::hint::spin_loop`, `_mm_pause`, `cpu_relax`). Not a
+/// scheduling point: it tells the runtime that the thread busy-waits, so
+/// that a re-read of what it already read since its last progress holds
+/// it back at once instead of after `--spin-threshold` re-reads.
+pub const SPIN_HINT: HookSpec = HookSpec {
+    name: "__reach_spin_hint",
+    params: &[Param::Site],
+};
+
+/// `__reach_region_enter(site, object)`: at the entry of an API method of a
+/// library region (a method of one of std's channels, `object` its
+/// `self`), whose code is not instrumented. The outermost entry is a
+/// scheduling point and records a write of `object`; see the runtime's
+/// `region` module.
+pub const REGION_ENTER: HookSpec = HookSpec {
+    name: "__reach_region_enter",
+    params: &[Param::Site, Param::Ptr],
+};
+/// `__reach_region_exit(site)`: before each return (or resumed unwinding)
+/// of a region API method.
+pub const REGION_EXIT: HookSpec = HookSpec {
+    name: "__reach_region_exit",
+    params: &[Param::Site],
+};
+
 /// `__reach_stack_object(site, addr, size)`: just after an `alloca` whose
 /// address escapes its function, so reports can name the object
 /// (`T1 stack (worker)`). Not a scheduling point; appends one record.
@@ -349,6 +375,9 @@ pub const ALL: &[HookSpec] = &[
     RANGE,
     CALL_SITE,
     STACK_OBJECT,
+    SPIN_HINT,
+    REGION_ENTER,
+    REGION_EXIT,
 ];
 
 /// Name of the ELF section holding the site table (see [`crate::sites`]).
