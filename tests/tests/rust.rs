@@ -174,14 +174,21 @@ fn channel_message_order_assumed_panics() {
 }
 
 /// std's channels are a library region: each channel operation is one
-/// step, split only where it blocks (2,039 executions with the channel's
-/// code instrumented).
+/// step, split only where it blocks (1,903 executions with the channel's
+/// code instrumented, `scripts/bench-rust.sh`).
 #[test]
 fn channel_handoff_is_clean() {
     assert_clean(&examples_dir().join("channel_handoff"), 8);
 }
 
-/// A rendezvous channel (`sync_channel(0)`): 2,886 executions with the
+/// Two messages from one sender, received in order: every order of the
+/// five channel operations (and the receiver's waits) against each other.
+#[test]
+fn channel_in_order_is_clean() {
+    assert_clean(&examples_dir().join("channel_in_order"), 149);
+}
+
+/// A rendezvous channel (`sync_channel(0)`): 234 executions with the
 /// channel's code instrumented.
 #[test]
 fn channel_rendezvous_is_clean() {
