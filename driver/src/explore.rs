@@ -416,12 +416,15 @@ pub fn examine(
         trace,
         objects,
     } = executed;
-    let with_objects = |mut trace: Trace, outcome: &Outcome| {
-        trace.objects = match (objects, executor) {
-            (Some(objects), _) => objects,
-            (None, Some(executor)) => executor.objects(outcome),
-            (None, None) => ObjectLog::default(),
-        };
+    let mut objects = objects;
+    let mut with_objects = |mut trace: Trace, outcome: &Outcome| {
+        if trace.objects.is_empty() {
+            trace.objects = match (objects.take(), executor) {
+                (Some(objects), _) => objects,
+                (None, Some(executor)) => executor.objects(outcome),
+                (None, None) => ObjectLog::default(),
+            };
+        }
         trace
     };
     if let Some(recorder) = &options.record {
@@ -470,7 +473,16 @@ pub fn examine(
     if options.count_partial_orders {
         examined.fingerprint = Some(fingerprint(&trace));
     }
-    match classify_all(&outcome, &trace, options.bug_policy) {
+    let mut trace = trace;
+    let mut classified = classify_all(&outcome, &trace, options.bug_policy);
+    if matches!(&classified, Ok(bugs) if bugs.iter().any(|b| b.race.is_some())) {
+        // A data race is confirmed with the object records, which say
+        // where a freed heap block was reused (read only then: most
+        // executions have no race).
+        trace = with_objects(trace, &outcome);
+        classified = classify_all(&outcome, &trace, options.bug_policy);
+    }
+    match classified {
         Ok(bugs) => {
             let mut bugs = bugs.into_iter();
             if let Some(bug) = bugs.next() {

@@ -75,6 +75,16 @@ impl ObjectLog {
         self.records.is_empty()
     }
 
+    /// The heap blocks allocated during the execution, in record (step)
+    /// order: `(step, address, size)`, the block's bytes new from event
+    /// `step` on.
+    pub fn allocations(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        self.records
+            .iter()
+            .filter(|(kind, _)| *kind == ObjectKind::Heap)
+            .map(|(_, r)| (r.step, r.address, r.size))
+    }
+
     /// The object holding `address` when event `step` ran: the latest one
     /// made at or before that step whose bytes cover it. `None` when no
     /// record covers it, or when records were dropped before the step (a

@@ -15,10 +15,18 @@
 //! hands its stack to a new thread only after it exited, under its
 //! stack-cache lock (Rust's scoped and dropped threads are detached, and
 //! their stack slots are reused at the same addresses).
+//!
+//! A heap block is new memory: when the trace carries the execution's
+//! object records (`Trace::objects`), the accesses to a block's bytes
+//! before it was allocated (to an earlier block freed at the same address,
+//! perhaps by another thread) are forgotten at its allocation. The C
+//! library orders the free before the allocation that reuses the memory
+//! (under its arena lock), which the trace does not show.
 
 use super::clock::VClock;
 use super::objects::{touched, Group, Mode, ObjectKey};
 use crate::trace::Trace;
+use reach_channel::ops::Space;
 use reach_channel::OpKind;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -46,6 +54,22 @@ struct SyncClock {
 struct Shadow {
     last_write: Option<(u32, usize)>,
     reads: Vec<(u32, usize)>,
+}
+
+/// Forgets the accesses to the `size` bytes at `address` (a heap block
+/// just allocated there).
+fn forget_block(shadow: &mut HashMap<ObjectKey, Shadow>, address: u64, size: u64) {
+    let granule = reach_channel::ops::GRANULE;
+    let first = address / granule;
+    let last = address.saturating_add(size.max(1) - 1) / granule;
+    let span = last - first + 1;
+    if span <= shadow.len() as u64 {
+        for g in first..=last {
+            shadow.remove(&(Space::Memory, g));
+        }
+    } else {
+        shadow.retain(|(space, g), _| *space != Space::Memory || *g < first || *g > last);
+    }
 }
 
 /// Finds the first data race of the trace, if any.
@@ -78,7 +102,15 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
                 .is_some_and(|last| last < index)
     };
     let mut detached = vec![false; threads];
+    let mut allocations = trace.objects.allocations().peekable();
     for (index, event) in trace.events.iter().enumerate() {
+        while let Some(&(step, address, size)) = allocations.peek() {
+            if step > index as u64 {
+                break;
+            }
+            allocations.next();
+            forget_block(&mut shadow, address, size);
+        }
         let p = event.thread;
         let t = p as usize;
         if clocks.len() <= t {
@@ -228,5 +260,53 @@ mod tests {
         read.events.insert(5, event(2, OpKind::AtomicLoad, 0, DONE));
         let read = Trace::new(read.events, vec![None, None, None]);
         assert_eq!(first_race(&read), None);
+    }
+
+    /// Thread 1 writes a heap block and frees it; thread 2 writes the block
+    /// the allocator then hands it at the same address. With the object
+    /// records the second block is new memory (no race); without them the
+    /// two writes look unordered; a write before the reallocation by the
+    /// same two threads to memory not reallocated still races.
+    #[test]
+    fn a_reallocated_heap_block_is_new_memory() {
+        use crate::objects::ObjectLog;
+        use reach_channel::layout::{ObjectKind, ObjectRecord};
+        const BLOCK: u64 = 0x5000;
+        const OTHER: u64 = 0x9000;
+        let events = vec![
+            event(0, OpKind::ThreadCreate, 0, 1),
+            event(0, OpKind::ThreadCreate, 0, 2),
+            event(1, OpKind::Store, 0, BLOCK),
+            event(1, OpKind::Store, 0, OTHER),
+            event(2, OpKind::Store, 0, BLOCK + 8),
+            event(2, OpKind::Store, 0, BLOCK),
+        ];
+        let record = |kind: ObjectKind, size, step, thread| ObjectRecord {
+            address: BLOCK,
+            size,
+            origin: 0,
+            step,
+            thread,
+            kind: kind as u32,
+        };
+        let mut trace = Trace::new(events.clone(), vec![None, None, None]);
+        assert_eq!(
+            first_race(&trace).map(|r| (r.first, r.second)),
+            Some((2, 5))
+        );
+        trace.objects = ObjectLog::from_records(&[
+            record(ObjectKind::Heap, 64, 2, 1),
+            record(ObjectKind::Free, 0, 4, 1),
+            record(ObjectKind::Heap, 64, 4, 2),
+        ]);
+        assert_eq!(first_race(&trace), None);
+        let mut racing = events;
+        racing.push(event(2, OpKind::Load, 0, OTHER));
+        let mut racing = Trace::new(racing, vec![None, None, None]);
+        racing.objects = trace.objects.clone();
+        assert_eq!(
+            first_race(&racing).map(|r| (r.first, r.second)),
+            Some((3, 6))
+        );
     }
 }
