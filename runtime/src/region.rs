@@ -13,17 +13,18 @@
 //! runs at a time). What makes two such stretches of two threads ordered
 //! is a *touch*: a write of the region's object (the channel) recorded at
 //! the outermost entry and again after every visible operation the thread
-//! executes inside the region (the thread parker's atomics and futex waits
-//! while it blocks, a yield of the channel's backoff, the user's `Drop` of
-//! a discarded message). Every stretch of region code begins with a touch,
+//! executes inside the region (a futex wait where it blocks, a futex wake
+//! of a waiting receiver, a yield of the channel's backoff). Every stretch
+//! of region code begins with a touch,
 //! so two threads' stretches on one channel conflict, and each search
 //! orders them both ways, like the critical sections of one lock that is
 //! released wherever the thread may block.
 //!
 //! Inside a region the runtime records none of the thread's memory
 //! accesses, whatever code makes them (the channel's calls to `core`'s
-//! atomics, the thread parker's words); its blocking calls (futex waits and
-//! wakes, yields) stay visible operations, each followed by a touch.
+//! atomics, the thread parker's words, the `Drop` of a message the channel
+//! discards); its blocking calls (futex waits and wakes, yields) stay
+//! visible operations, each followed by a touch.
 //!
 //! A touch is not progress of the toucher for spin detection (a thread
 //! waiting in the channel's backoff still counts as spinning); it releases

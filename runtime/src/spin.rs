@@ -22,8 +22,8 @@
 //! without progress, its next re-read of a location it already read since
 //! its last progress holds it back at once. Each write that may end the wait
 //! is then placed before the first read or after it, not among
-//! `--spin-threshold` re-reads (a receiver of a Rust channel waiting for a
-//! sender's slot write: one order instead of 64). Such a thread is held
+//! `--spin-threshold` re-reads (a spin lock whose waiter says `pause`: one
+//! order per contended acquisition instead of up to 64). Such a thread is held
 //! back only while another thread can run ([`held_softly`]): when none can,
 //! it goes on (a loop that gives up after a few rounds is then followed to
 //! its end), and counts as spinning only past the threshold.
