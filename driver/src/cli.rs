@@ -191,7 +191,9 @@ pub struct Cli {
     /// updates). Not with rt, unfold or branches.
     #[arg(long)]
     pub commute_rmws: bool,
-    /// Unchanged re-reads after which a busy-waiting thread counts as blocked.
+    /// Unchanged re-reads after which a busy-waiting thread counts as blocked
+    /// (a loop that says it waits, with `pause`/`spin_loop` or a yield, is
+    /// held back at its first re-read while another thread can run).
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub spin_threshold: u32,
     /// Write a machine-readable report to FILE.
