@@ -96,16 +96,7 @@ pub fn after_event(st: &mut State, me: u32, op: &Op) {
 /// for, so the spinners without visible reads, and those that read `op`'s
 /// object, are released.
 pub fn after_touch(st: &mut State, me: u32, op: &Op) {
-    if st.spinners.is_empty() {
-        return;
-    }
-    let spinners = st.spinners;
-    for t in spinners.iter() {
-        let s = &st.threads[t as usize].spin;
-        if t != me && (s.n == 0 || s.reads[..s.n].iter().any(|r| r.conflicts(op))) {
-            reset(st, t);
-        }
-    }
+    release(st, me, Some(op), false);
 }
 
 /// The calling thread (if controlled) made progress that records no event:
@@ -125,15 +116,25 @@ pub fn caller_progressed() {
 /// released that wait for any progress (no visible reads) or read what
 /// `op` writes.
 fn progressed(st: &mut State, me: u32, op: Option<&Op>) {
+    release(st, me, op, true);
+}
+
+/// After thread `me` wrote or synchronised (`op`; `None`: something that
+/// records no event): releases the other spinners that wait for any
+/// progress (no visible reads) or read what `op` writes, and `me` itself
+/// if `me_too`.
+fn release(st: &mut State, me: u32, op: Option<&Op>, me_too: bool) {
     if st.spinners.is_empty() {
         return;
     }
     let spinners = st.spinners;
     for t in spinners.iter() {
         let s = &st.threads[t as usize].spin;
-        let released = t == me
-            || s.n == 0
-            || op.is_some_and(|op| s.reads[..s.n].iter().any(|r| r.conflicts(op)));
+        let released = if t == me {
+            me_too
+        } else {
+            s.n == 0 || op.is_some_and(|op| s.reads[..s.n].iter().any(|r| r.conflicts(op)))
+        };
         if released {
             reset(st, t);
         }

@@ -60,25 +60,15 @@ pub fn waiter_after<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reach_channel::EventFlags;
-
-    fn op(kind: OpKind, object: u64, aux: u64) -> Op {
-        Op {
-            kind,
-            flags: EventFlags::default(),
-            object,
-            aux,
-        }
-    }
 
     const C: u64 = 0xc0;
     const M: u64 = 0x60;
 
     #[test]
     fn a_signal_wakes_the_longest_waiting_thread() {
-        let wait1 = op(OpKind::CondWait, C, M);
-        let wait2 = op(OpKind::CondWait, C, M);
-        let signal = op(OpKind::CondSignal, C, 0);
+        let wait1 = Op::new(OpKind::CondWait, C, M);
+        let wait2 = Op::new(OpKind::CondWait, C, M);
+        let signal = Op::new(OpKind::CondSignal, C, 0);
         let ops = [(1, &wait1), (2, &wait2), (0, &signal)];
         assert!(waiter_after(ops, C, M, 1).woken);
         assert!(!waiter_after(ops, C, M, 2).woken);
@@ -86,11 +76,11 @@ mod tests {
 
     #[test]
     fn a_broadcast_wakes_all_but_a_held_mutex_keeps_them_waiting() {
-        let wait1 = op(OpKind::CondWait, C, M);
-        let wait2 = op(OpKind::CondWait, C, M);
-        let lock = op(OpKind::MutexLock, M, 0);
-        let broadcast = op(OpKind::CondBroadcast, C, 0);
-        let unlock = op(OpKind::MutexUnlock, M, 0);
+        let wait1 = Op::new(OpKind::CondWait, C, M);
+        let wait2 = Op::new(OpKind::CondWait, C, M);
+        let lock = Op::new(OpKind::MutexLock, M, 0);
+        let broadcast = Op::new(OpKind::CondBroadcast, C, 0);
+        let unlock = Op::new(OpKind::MutexUnlock, M, 0);
         let held = [(1, &wait1), (2, &wait2), (0, &lock), (0, &broadcast)];
         let after = waiter_after(held, C, M, 2);
         assert!(after.woken && !after.mutex_free);

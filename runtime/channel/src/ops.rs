@@ -474,6 +474,16 @@ pub struct Op {
 }
 
 impl Op {
+    /// An operation without outcome flags.
+    pub const fn new(kind: OpKind, object: u64, aux: u64) -> Op {
+        Op {
+            kind,
+            flags: EventFlags(0),
+            object,
+            aux,
+        }
+    }
+
     /// The (at most two) objects this operation touches, with their class.
     ///
     /// A *pending* operation whose outcome is unknown (a cmpxchg that may
@@ -647,15 +657,6 @@ impl Op {
 mod tests {
     use super::*;
 
-    fn op(kind: OpKind, object: u64, aux: u64) -> Op {
-        Op {
-            kind,
-            flags: EventFlags::default(),
-            object,
-            aux,
-        }
-    }
-
     #[test]
     fn kinds_round_trip_through_u16() {
         for kind in OpKind::ALL {
@@ -667,9 +668,9 @@ mod tests {
 
     #[test]
     fn reads_commute_writes_conflict() {
-        let r1 = op(OpKind::Load, 0x1000, 4);
-        let r2 = op(OpKind::AtomicLoad, 0x1000, 4);
-        let w = op(OpKind::Store, 0x1000, 4);
+        let r1 = Op::new(OpKind::Load, 0x1000, 4);
+        let r2 = Op::new(OpKind::AtomicLoad, 0x1000, 4);
+        let w = Op::new(OpKind::Store, 0x1000, 4);
         assert!(!r1.conflicts(&r2));
         assert!(r1.conflicts(&w));
         assert!(w.conflicts(&w));
@@ -677,10 +678,10 @@ mod tests {
 
     #[test]
     fn neighbouring_ints_are_independent_but_overlaps_conflict() {
-        let a = op(OpKind::Store, 0x1000, 4);
-        let b = op(OpKind::Store, 0x1004, 4);
-        let wide = op(OpKind::Store, 0x1000, 8);
-        let range = op(OpKind::RangeRead, 0x0ff0, 0x20);
+        let a = Op::new(OpKind::Store, 0x1000, 4);
+        let b = Op::new(OpKind::Store, 0x1004, 4);
+        let wide = Op::new(OpKind::Store, 0x1000, 8);
+        let range = Op::new(OpKind::RangeRead, 0x0ff0, 0x20);
         assert!(!a.conflicts(&b));
         assert!(wide.conflicts(&b));
         assert!(range.conflicts(&b));
@@ -688,8 +689,8 @@ mod tests {
 
     #[test]
     fn failed_cmpxchg_is_a_read() {
-        let mut cas = op(OpKind::CmpXchg, 0x2000, 4);
-        let load = op(OpKind::Load, 0x2000, 4);
+        let mut cas = Op::new(OpKind::CmpXchg, 0x2000, 4);
+        let load = Op::new(OpKind::Load, 0x2000, 4);
         assert!(cas.conflicts(&load));
         cas.flags = EventFlags(EventFlags::FAILED);
         assert!(!cas.conflicts(&load));
@@ -697,14 +698,14 @@ mod tests {
 
     #[test]
     fn unchanged_rmw_is_a_read() {
-        let mut rmw = op(OpKind::AtomicRmw, 0x2000, 4);
-        let load = op(OpKind::AtomicLoad, 0x2000, 4);
+        let mut rmw = Op::new(OpKind::AtomicRmw, 0x2000, 4);
+        let load = Op::new(OpKind::AtomicLoad, 0x2000, 4);
         assert!(rmw.conflicts(&load));
         assert!(rmw.may_write());
         assert!(!rmw.made_no_progress());
         rmw.flags = EventFlags(EventFlags::FAILED);
         assert!(!rmw.conflicts(&load));
-        assert!(rmw.conflicts(&op(OpKind::Store, 0x2000, 4)));
+        assert!(rmw.conflicts(&Op::new(OpKind::Store, 0x2000, 4)));
         assert!(!rmw.may_write());
         assert!(rmw.made_no_progress());
     }
@@ -712,7 +713,7 @@ mod tests {
     fn update(family: RmwFamily, object: u64, aux: u64) -> Op {
         Op {
             flags: EventFlags(EventFlags::update(family)),
-            ..op(OpKind::AtomicRmw, object, aux)
+            ..Op::new(OpKind::AtomicRmw, object, aux)
         }
     }
 
@@ -728,23 +729,23 @@ mod tests {
             assert_eq!(u.conflicts(&add), *family != RmwFamily::Additive);
         }
         // Reads, writes, plain rmws and other ranges conflict.
-        assert!(add.conflicts(&op(OpKind::AtomicLoad, 0x2000, 4)));
-        assert!(add.conflicts(&op(OpKind::Load, 0x2002, 1)));
-        assert!(add.conflicts(&op(OpKind::AtomicStore, 0x2000, 4)));
-        assert!(add.conflicts(&op(OpKind::AtomicRmw, 0x2000, 4)));
+        assert!(add.conflicts(&Op::new(OpKind::AtomicLoad, 0x2000, 4)));
+        assert!(add.conflicts(&Op::new(OpKind::Load, 0x2002, 1)));
+        assert!(add.conflicts(&Op::new(OpKind::AtomicStore, 0x2000, 4)));
+        assert!(add.conflicts(&Op::new(OpKind::AtomicRmw, 0x2000, 4)));
         assert!(add.conflicts(&update(RmwFamily::Additive, 0x2000, 8)));
         assert!(!add.conflicts(&update(RmwFamily::Additive, 0x2004, 4)));
-        assert!(!add.conflicts(&op(OpKind::Load, 0x2004, 4)));
+        assert!(!add.conflicts(&Op::new(OpKind::Load, 0x2004, 4)));
         // One that left memory unchanged stays an update.
         let mut same = update(RmwFamily::Or, 0x2000, 4);
         same.flags.0 |= EventFlags::FAILED;
         assert!(!same.conflicts(&update(RmwFamily::Or, 0x2000, 4)));
-        assert!(same.conflicts(&op(OpKind::AtomicLoad, 0x2000, 4)));
+        assert!(same.conflicts(&Op::new(OpKind::AtomicLoad, 0x2000, 4)));
         assert!(same.made_no_progress());
         // The flag means nothing on other kinds.
         let cas = Op {
             flags: EventFlags(EventFlags::update(RmwFamily::Or)),
-            ..op(OpKind::CmpXchg, 0x2000, 4)
+            ..Op::new(OpKind::CmpXchg, 0x2000, 4)
         };
         assert!(cas.conflicts(&cas));
         assert_eq!(EventFlags::default().family(), None);
@@ -754,7 +755,7 @@ mod tests {
     fn no_progress_is_reading_or_yielding() {
         let failed = |kind| Op {
             flags: EventFlags(EventFlags::FAILED),
-            ..op(kind, 0x3000, 4)
+            ..Op::new(kind, 0x3000, 4)
         };
         for kind in [
             OpKind::Load,
@@ -762,10 +763,10 @@ mod tests {
             OpKind::Yield,
             OpKind::Fence,
         ] {
-            assert!(op(kind, 0x3000, 4).made_no_progress(), "{kind:?}");
+            assert!(Op::new(kind, 0x3000, 4).made_no_progress(), "{kind:?}");
         }
         for kind in [OpKind::CmpXchg, OpKind::MutexTryLock, OpKind::SemWait] {
-            assert!(!op(kind, 0x3000, 4).made_no_progress(), "{kind:?}");
+            assert!(!Op::new(kind, 0x3000, 4).made_no_progress(), "{kind:?}");
             assert!(failed(kind).made_no_progress(), "{kind:?}");
         }
         for kind in [
@@ -775,27 +776,27 @@ mod tests {
             OpKind::ThreadCreate,
             OpKind::MutexDestroy,
         ] {
-            assert!(!op(kind, 0x3000, 4).made_no_progress(), "{kind:?}");
-            assert!(!op(kind, 0x3000, 4).may_make_no_progress(), "{kind:?}");
+            assert!(!Op::new(kind, 0x3000, 4).made_no_progress(), "{kind:?}");
+            assert!(!Op::new(kind, 0x3000, 4).may_make_no_progress(), "{kind:?}");
         }
         // Pending, the outcome is unknown.
         for kind in [OpKind::CmpXchg, OpKind::AtomicRmw, OpKind::Load] {
-            assert!(op(kind, 0x3000, 4).may_make_no_progress(), "{kind:?}");
+            assert!(Op::new(kind, 0x3000, 4).may_make_no_progress(), "{kind:?}");
         }
-        assert!(!op(OpKind::SemWait, 0x3000, 0).may_make_no_progress());
+        assert!(!Op::new(OpKind::SemWait, 0x3000, 0).may_make_no_progress());
         let try_wait = Op {
             flags: EventFlags(EventFlags::TRY),
-            ..op(OpKind::SemWait, 0x3000, 0)
+            ..Op::new(OpKind::SemWait, 0x3000, 0)
         };
         assert!(try_wait.may_make_no_progress());
     }
 
     #[test]
     fn sync_objects_do_not_alias_memory() {
-        let lock = op(OpKind::MutexLock, 0x3000, 0);
-        let store = op(OpKind::Store, 0x3000, 4);
+        let lock = Op::new(OpKind::MutexLock, 0x3000, 0);
+        let store = Op::new(OpKind::Store, 0x3000, 4);
         assert!(!lock.conflicts(&store));
-        let wait = op(OpKind::CondWait, 0x4000, 0x3000);
+        let wait = Op::new(OpKind::CondWait, 0x4000, 0x3000);
         assert!(wait.conflicts(&lock));
     }
 }

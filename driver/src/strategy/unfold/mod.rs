@@ -105,6 +105,16 @@ pub struct Unfold {
 }
 
 impl Unfold {
+    /// The oldest execution in flight has come back: its targets are no
+    /// longer claimed.
+    fn land(&mut self) -> InFlight {
+        let flight = self.in_flight.pop_front().unwrap_or_default();
+        for e in flight.target.iter().chain(&flight.joined) {
+            self.claimed.remove(e);
+        }
+        flight
+    }
+
     /// A new search taking targets in `order`.
     pub fn new(order: Order) -> Unfold {
         Unfold {
@@ -584,21 +594,14 @@ impl Strategy for Unfold {
     fn abandon(&mut self, _request: &Request) -> bool {
         // The target's configuration puts a held-back spinner's re-read
         // before what releases it: the same local state as its first read.
-        let flight = self.in_flight.pop_front().unwrap_or_default();
-        for e in flight.target.iter().chain(&flight.joined) {
-            self.claimed.remove(e);
-        }
-        if flight.target.is_some() {
+        if self.land().target.is_some() {
             self.dropped += 1;
         }
         true
     }
 
     fn observe(&mut self, _request: &Request, trace: &Trace) -> Result<(), Divergence> {
-        let flight = self.in_flight.pop_front().unwrap_or_default();
-        for e in flight.target.iter().chain(&flight.joined) {
-            self.claimed.remove(e);
-        }
+        let flight = self.land();
         let mut result = self.replay(trace, &flight);
         if let Some(inputs) = &mut self.inputs {
             inputs.observed(trace);

@@ -478,47 +478,38 @@ impl Value {
 mod tests {
     use super::*;
 
-    fn op(kind: OpKind, object: u64, aux: u64) -> Op {
-        Op {
-            kind,
-            flags: EventFlags::default(),
-            object,
-            aux,
-        }
-    }
-
     #[test]
     fn reads_take_one_copy_writes_every_copy() {
-        let read = Label::of(1, &op(OpKind::Load, 0x1000, 4));
+        let read = Label::of(1, &Op::new(OpKind::Load, 0x1000, 4));
         assert_eq!(read.access_places(3), vec![Place::Copy(Obj::Mem(0x400), 1)]);
-        let write = Label::of(2, &op(OpKind::Store, 0x1000, 8));
+        let write = Label::of(2, &Op::new(OpKind::Store, 0x1000, 8));
         assert_eq!(write.access_places(2).len(), 4);
         assert_eq!(write.produced_places(2).len(), 4);
     }
 
     #[test]
     fn locks_are_taken_and_given_back() {
-        let lock = Label::of(1, &op(OpKind::MutexLock, 0x9000, 0));
+        let lock = Label::of(1, &Op::new(OpKind::MutexLock, 0x9000, 0));
         assert_eq!(lock.access_places(2), vec![Place::Lock(0x9000)]);
         assert!(lock.produced_places(2).is_empty());
-        let unlock = Label::of(1, &op(OpKind::MutexUnlock, 0x9000, 0));
+        let unlock = Label::of(1, &Op::new(OpKind::MutexUnlock, 0x9000, 0));
         assert!(unlock.access_places(2).is_empty());
         assert_eq!(unlock.produced_places(2), vec![Place::Lock(0x9000)]);
-        let join = Label::of(0, &op(OpKind::ThreadJoin, 1, 0));
+        let join = Label::of(0, &Op::new(OpKind::ThreadJoin, 1, 0));
         assert_eq!(join.access_places(2), vec![Place::Done(1)]);
         assert_eq!(Label::end(1).produced_places(2), vec![Place::Done(1)]);
     }
 
     #[test]
     fn semaphore_and_condition_values() {
-        let wait = Label::of(1, &op(OpKind::SemWait, 0xa000, 0));
-        let post = Label::of(2, &op(OpKind::SemPost, 0xa000, 0));
+        let wait = Label::of(1, &Op::new(OpKind::SemWait, 0xa000, 0));
+        let post = Label::of(2, &Op::new(OpKind::SemPost, 0xa000, 0));
         let zero = Value::Count(0);
         assert!(!zero.admits(wait.guard()));
         assert!(zero.after(&post, None).admits(wait.guard()));
-        let cwait = Label::of(1, &op(OpKind::CondWait, 0xc000, 0x9000));
-        let signal = Label::of(2, &op(OpKind::CondSignal, 0xc000, 0));
-        let relock = Label::of(1, &op(OpKind::CondRelock, 0xc000, 0x9000));
+        let cwait = Label::of(1, &Op::new(OpKind::CondWait, 0xc000, 0x9000));
+        let signal = Label::of(2, &Op::new(OpKind::CondSignal, 0xc000, 0));
+        let relock = Label::of(1, &Op::new(OpKind::CondRelock, 0xc000, 0x9000));
         let waiting = Value::Unknown.after(&cwait, None);
         assert!(!waiting.admits(relock.guard()));
         assert!(waiting.after(&signal, None).admits(relock.guard()));
