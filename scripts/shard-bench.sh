@@ -2,9 +2,9 @@
 # Times 1, 2 and 4 shards (--shard I/N) of a few examples, run one after
 # another as a CI matrix without parallelism would, merges them, and writes
 # the "## Shards" section of BENCHMARKS.md: the executions the shards count
-# (the shared part in shard 0 only), the wall time summed over the shards
-# and of the slowest shard, and the balance (most / fewest executions a
-# shard counted).
+# (each shared execution once), the executions each shard ran (the shared
+# part in every shard), the wall time summed over the shards and of the
+# slowest shard, and the balance (most / fewest executions a shard ran).
 #
 # Usage: scripts/shard-bench.sh
 # Environment: STRATEGIES ["optimal dpor rt exhaustive"], OUT_SECTION=FILE to write
@@ -21,8 +21,9 @@ STRATEGIES=${STRATEGIES:-"optimal dpor rt exhaustive"}
 # example|arguments|strategies
 cases=(
   "lastzero||optimal dpor rt"
-  "lastzero|10|optimal dpor"
+  "lastzero|10|optimal dpor rt"
   "indexer|13|optimal dpor rt"
+  "indexer|15|rt"
   "filesystem|18|optimal dpor rt"
   "bounded_buffer||optimal dpor rt"
   "dining_philosophers_ordered||optimal dpor rt"
@@ -37,12 +38,12 @@ section=$work/section.md
   echo "\`scripts/shard-bench.sh\` on this machine ($(nproc) cores), one job per shard, the"
   echo "shards run one after another, every run with \`--keep-going --ignore-races\`"
   echo "and the default \`--shard-split\` (optimal and dpor 4, rt and exhaustive 8). *executions*:"
-  echo "the merged count (each shared execution counted once, by one shard); *sum* and"
-  echo "*max*: wall time of all shards and of the slowest one, seconds, from the"
-  echo "reports; *balance*: most / fewest executions counted by one shard"
-  echo "(\`inf\` when a shard counted none)."
+  echo "the merged count (each shared execution counted once, by one shard); *run per"
+  echo "shard*: the executions each shard ran, the shared part (run by every shard)"
+  echo "included, from the reports (\`shard.ran\`); *balance*: most / fewest of those;"
+  echo "*sum* and *max*: wall time of all shards and of the slowest one, seconds."
   echo
-  echo "| example | strategy | shards | executions | partial orders | sum s | max s | balance | per shard |"
+  echo "| example | strategy | shards | executions | partial orders | sum s | max s | balance | run per shard |"
   echo "|---|---|---:|---:|---:|---:|---:|---:|---|"
 } > "$section"
 
@@ -68,38 +69,56 @@ import json, sys
 path, name, strategy, n = sys.argv[1:]
 m = json.load(open(path))
 shards = m["shards"]
-execs = [s["executions"] for s in shards]
+ran = [s.get("ran", s["executions"]) for s in shards]
 secs = [s["seconds"] for s in shards]
-low = min(execs)
-balance = "inf" if low == 0 else f"{max(execs) / low:.2f}"
-if len(execs) == 1:
+low = min(ran)
+balance = "inf" if low == 0 else f"{max(ran) / low:.2f}"
+if len(ran) == 1:
     balance = "-"
 print(f"| {name} | {strategy} | {n} | {m['executions']} | {m['partial_orders']} | "
-      f"{sum(secs):.2f} | {max(secs):.2f} | {balance} | {' / '.join(map(str, execs))} |")
+      f"{sum(secs):.2f} | {max(secs):.2f} | {balance} | {' / '.join(map(str, ran))} |")
 PY
     done
   done
 done
 
 cat >>"$section" <<'NOTE'
-
 What the table shows. The merged partial orders equal one run's in every
 row (tests/tests/shard.rs checks it, and that no order is in two shards).
-rt and exhaustive count exactly one run's executions whatever N. optimal
-and dpor count more than an unsharded run (optimal: one execution per
-partial order, lastzero 64, lastzero(10) 3,328; dpor: lastzero 79,
-lastzero(10) 15,279, indexer 64, filesystem 32, bounded_buffer 62,
-dining_philosophers_ordered 6 with `--jobs 1`): every node of the shared
-part must offer every thread not asleep (no subtree may add a choice above
-itself, and optimal's branches there are each searched on their own), and
-the choices the search would not have made end sleep-blocked; the shared
-part grows with N, and so does the excess. The
-shared part is split until each frontier subtree is estimated at most
-1/(K·N) of the search (Knuth's estimator along the shared executions'
-paths; rt: a variant's share divided among its variants); subtrees go to
-the least-loaded shard by estimate. The estimates are rough: balance is
-within 2x except where a row shows otherwise. The programs here run in
-well under a second; the per-shard times are dominated by start-up.
+rt and exhaustive count exactly one run's executions whatever N. Every
+shard also runs the whole shared part, including one *probe* per frontier
+subtree (below): on the small examples that is most of the search (an rt
+shard of lastzero runs 51 to 60 of its 64 executions), on the larger ones
+the slowest rt shard runs 1,857 of lastzero(10)'s 3,328 executions at 2
+shards, 1,508 at 4, and 1,986 of indexer(15)'s 4,096 at 4.
+
+optimal and dpor count more than one run (optimal: one execution per
+partial order; dpor: lastzero 79, lastzero(10) 15,279, indexer 64,
+filesystem 32, bounded_buffer 62, dining_philosophers_ordered 6). Shards
+cannot tell each other the choices a subtree's races add above it, so
+every node of the shared part offers every thread not asleep, and the
+subtree of a choice the search would not have made runs the program below
+that node again with the search's own choice asleep, to end sleep-blocked.
+The shared part is therefore forced only down to a node that splits the
+search, as far as a budget of forced choices (16 per frontier subtree
+aimed for) reaches: filesystem(18) at 2 shards has no such node within
+it, so one shard runs the whole search and the other only the first
+execution.
+
+Balance. A subtree of a choice the search made itself is estimated from
+its own first execution, run by every shard (Knuth's estimator along it;
+if it is still above 1/(K·N) of the search, the shared part splits below
+it); rt estimates a variant from the number of variants its execution
+generates; a forced choice's subtree is estimated as the search below its
+node. The shard with the least estimated work so far takes each subtree.
+Within 2x except bounded_buffer under optimal (2.5x) and dpor (3.7x) at 4
+shards, lastzero(10) under dpor (2.4x at 2 shards, 3.0x at 4) and the
+larger rt searches at 4 shards (2.5x, 2.8x), where a few subtrees hold
+most of the search and one execution estimates them poorly; and
+filesystem(18) under optimal and dpor at 2 shards, which is not split.
+Sharding optimal or dpor pays off only on searches much longer than their
+forced part: on these examples their slowest shard runs more executions
+than one unsharded run.
 NOTE
 
 if [ -n "${OUT_SECTION:-}" ]; then

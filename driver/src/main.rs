@@ -91,8 +91,11 @@ fn run_merge(cli: &MergeCli) -> Result<u8> {
             println!();
         }
         for shard in &merged.shards {
+            let ran = shard
+                .ran
+                .map_or(String::new(), |ran| format!(" ({ran} run)"));
             println!(
-                "shard {}/{}: {} executions, {} partial orders, {} ({:.2} s) [{}]",
+                "shard {}/{}: {} executions{ran}, {} partial orders, {} ({:.2} s) [{}]",
                 shard.index,
                 merged.count,
                 shard.executions,
@@ -496,7 +499,10 @@ fn clock_seed() -> u64 {
 
 /// The part of `strategy`'s search that shard `spec` explores.
 fn sharded(strategy: StrategyName, spec: ShardSpec) -> Result<Box<dyn Strategy>> {
-    let how = Assignment::Balanced;
+    // Every search whose subtrees are hard to estimate beforehand (all
+    // but the exhaustive one) estimates each frontier subtree from its
+    // first execution, run by every shard (BENCHMARKS.md, section Shards).
+    let how = Assignment::Probed;
     let (split, n) = (spec.split, spec.count);
     Ok(match strategy {
         StrategyName::Dpor => Box::new(Sharded::new(
@@ -517,7 +523,7 @@ fn sharded(strategy: StrategyName, spec: ShardSpec) -> Result<Box<dyn Strategy>>
         StrategyName::Exhaustive => Box::new(Sharded::new(
             Exhaustive::default().with_shard_plan(split, n),
             spec,
-            how,
+            Assignment::Balanced,
         )),
         StrategyName::Rt => Box::new(Sharded::new(
             ReachabilityTesting::new().with_shard_plan(split, n),
@@ -764,7 +770,14 @@ fn finish(
             .and_then(|text| {
                 ShardSpec::parse(text, shard_split(cli), |v| std::env::var(v).ok()).ok()
             })
-            .map(Into::into);
+            .map(|spec| reach_native::shard::ShardInfo {
+                ran: summary
+                    .strategy_stats
+                    .iter()
+                    .find(|(name, _)| *name == reach_native::shard::RAN_STAT)
+                    .and_then(|(_, value)| value.parse().ok()),
+                ..spec.into()
+            });
         let text = serde_json::to_string_pretty(&report)?;
         std::fs::write(path, text + "\n")
             .with_context(|| format!("cannot write {}", path.display()))?;

@@ -87,6 +87,10 @@ pub struct ShardSummary {
     pub completion: String,
     /// Its wall time in seconds.
     pub seconds: f64,
+    /// Executions it ran, the shared part included (when its report
+    /// states it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ran: Option<u64>,
 }
 
 /// One shard's report, as far as the merge reads it.
@@ -95,6 +99,7 @@ struct ShardReport {
     index: u32,
     count: u32,
     split: u64,
+    ran: Option<u64>,
     program: String,
     program_hash: String,
     strategy: String,
@@ -222,6 +227,7 @@ fn read(path: &Path) -> Result<ShardReport, MergeError> {
     let index = number(shard, &file, "index")?;
     let count = number(shard, &file, "count")?;
     let split = number(shard, &file, "split")?;
+    let ran = shard.get("ran").and_then(Value::as_u64);
     let (Ok(index), Ok(count)) = (u32::try_from(index), u32::try_from(count)) else {
         return Err(invalid(&file, "shard index or count out of range"));
     };
@@ -253,6 +259,7 @@ fn read(path: &Path) -> Result<ShardReport, MergeError> {
         index,
         count,
         split,
+        ran,
         program: text(&report, &file, "program")?,
         program_hash: text(&report, &file, "program_hash")?,
         strategy: text(&report, &file, "strategy")?,
@@ -395,6 +402,7 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
                 partial_orders: r.fingerprints.len() as u64,
                 completion: r.completion.clone(),
                 seconds: r.seconds,
+                ran: r.ran,
             })
             .collect(),
         completion: completion_word(&worst.completion),

@@ -9,7 +9,10 @@
 //! each *frontier subtree* is estimated at most `1/(K·N)` of the search
 //! (`--shard-split K`); each frontier subtree is explored by exactly one
 //! shard, the one with the least estimated work when the shared part
-//! reaches it ([`Assignment`]), and skipped by the others.
+//! reaches it ([`Assignment`]), and skipped by the others. For dpor and
+//! optimal, whose forced choices make the shared part's estimates poor,
+//! the first execution of each frontier subtree is shared too (a *probe*)
+//! and the subtree is estimated from it ([`Assignment::Probed`]).
 
 use crate::cancel::Cancel;
 use crate::exec::Request;
@@ -37,6 +40,11 @@ pub fn default_split(strategy: &str) -> u32 {
 /// aims for: each costs at least one execution that an unsharded search
 /// would not run.
 const FORCING_PER_SUBTREE: u64 = 16;
+
+/// Probes ([`Assignment::Probed`]) a shared part may run per frontier
+/// subtree it aims for: each is an execution every shard runs. Past them,
+/// subtrees are given by the estimate they were named with.
+const PROBES_PER_SUBTREE: u32 = 4;
 
 /// Which shard this process is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,6 +126,24 @@ pub enum Assignment {
     /// Subtree `k` to shard `k mod N`, whatever its estimate (measured
     /// against [`Assignment::Balanced`] in BENCHMARKS.md).
     RoundRobin,
+    /// As [`Assignment::Balanced`], but each subtree's first execution is
+    /// run by every shard (counted by one, as the shared part is) and the
+    /// subtree is estimated from what that execution found
+    /// ([`Shardable::probe`]); only for subtrees worth it
+    /// ([`Subtree::probe`]).
+    Probed,
+}
+
+/// Where a frontier subtree stands in this shard.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Owner {
+    /// Its first execution is in flight in every shard
+    /// ([`Assignment::Probed`]).
+    Probing,
+    /// This shard explores it.
+    Here,
+    /// Another shard explores it: its requests are skipped.
+    Elsewhere,
 }
 
 /// A search that can be sharded: it says which frontier subtree a request
@@ -129,6 +155,28 @@ pub trait Shardable: Strategy {
     /// `request`, just returned by [`Strategy::next_request`], belongs to
     /// another shard and will not be run.
     fn skip(&mut self, _request: &Request) {}
+    /// Every shard runs the first execution of each frontier subtree
+    /// ([`Assignment::Probed`]): what it finds may make the subtree part of
+    /// the shared part after all ([`Probe::Shared`]).
+    fn set_probing(&mut self) {}
+    /// Just after the first execution of a frontier subtree was observed:
+    /// what it says of the subtree (`None`: nothing, the estimate named
+    /// with the subtree stands).
+    fn probe(&mut self) -> Option<Probe> {
+        None
+    }
+}
+
+/// What the first execution of a frontier subtree, run by every shard,
+/// says of the subtree.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Probe {
+    /// Still estimated above `1/(K·N)` of the search: the execution joins
+    /// the shared part, which splits below it.
+    Shared,
+    /// A frontier subtree estimated at this share of the search (as
+    /// [`Subtree::estimate`]).
+    Estimate(f64),
 }
 
 /// A search restricted to one shard: the shared part and the frontier
@@ -137,9 +185,11 @@ pub struct Sharded<S> {
     inner: S,
     spec: ShardSpec,
     assignment: Assignment,
-    /// The frontier subtree of the last request (name, owned here).
-    current: Option<(u64, bool)>,
-    /// Frontier subtrees reached so far.
+    /// The frontier subtree of the last request: its name, where it is
+    /// explored, and the estimate it was named with.
+    current: Option<(u64, Owner, f64)>,
+    /// Frontier subtrees reached so far (the last one perhaps still
+    /// probed).
     subtrees: u64,
     /// Of those, the ones this shard owns.
     owned: u64,
@@ -149,11 +199,16 @@ pub struct Sharded<S> {
     shared: bool,
     /// Shared executions run.
     shared_runs: u64,
+    /// Executions run (observed).
+    ran: u64,
 }
 
 impl<S: Shardable> Sharded<S> {
     /// `inner` restricted to shard `spec`.
-    pub fn new(inner: S, spec: ShardSpec, assignment: Assignment) -> Sharded<S> {
+    pub fn new(mut inner: S, spec: ShardSpec, assignment: Assignment) -> Sharded<S> {
+        if assignment == Assignment::Probed {
+            inner.set_probing();
+        }
         Sharded {
             inner,
             spec,
@@ -164,24 +219,39 @@ impl<S: Shardable> Sharded<S> {
             loads: vec![0.0; spec.count as usize],
             shared: false,
             shared_runs: 0,
+            ran: 0,
         }
     }
 
-    /// The shard of the `k`-th subtree reached, `subtree`.
-    fn owner(&mut self, subtree: Subtree, k: u64) -> u32 {
-        match self.assignment {
-            Assignment::RoundRobin => (k % u64::from(self.spec.count)) as u32,
-            Assignment::Balanced => {
+    /// Where the `k`-th subtree reached, estimated at `estimate`, is
+    /// explored.
+    fn owner(&mut self, estimate: f64, k: u64) -> Owner {
+        let shard = match self.assignment {
+            Assignment::RoundRobin => (k % u64::from(self.spec.count)) as usize,
+            Assignment::Balanced | Assignment::Probed => {
                 let mut best = 0;
                 for (i, load) in self.loads.iter().enumerate() {
                     if *load <= self.loads[best] {
                         best = i;
                     }
                 }
-                self.loads[best] += subtree.estimate.max(f64::MIN_POSITIVE);
-                best as u32
+                self.loads[best] += estimate.max(f64::MIN_POSITIVE);
+                best
             }
+        };
+        if shard == self.spec.index as usize {
+            self.owned += 1;
+            Owner::Here
+        } else {
+            Owner::Elsewhere
         }
+    }
+
+    /// `request` is run by every shard and counted by one.
+    fn run_shared(&mut self, request: Request) -> Option<Request> {
+        self.shared = true;
+        self.shared_runs += 1;
+        Some(request)
     }
 }
 
@@ -194,31 +264,50 @@ impl<S: Shardable> Strategy for Sharded<S> {
         loop {
             let request = self.inner.next_request()?;
             let Some(subtree) = self.inner.subtree_of(&request) else {
-                self.shared = true;
-                self.shared_runs += 1;
                 self.current = None;
-                return Some(request);
+                return self.run_shared(request);
             };
             self.shared = false;
-            let owned = match self.current {
-                Some((current, owned)) if current == subtree.name => owned,
+            let owner = match self.current {
+                Some((current, owner, _)) if current == subtree.name => owner,
                 _ => {
-                    let owned = self.owner(subtree, self.subtrees) == self.spec.index;
+                    let owner = if self.assignment == Assignment::Probed && subtree.probe {
+                        Owner::Probing
+                    } else {
+                        self.owner(subtree.estimate, self.subtrees)
+                    };
                     self.subtrees += 1;
-                    self.owned += u64::from(owned);
-                    self.current = Some((subtree.name, owned));
-                    owned
+                    self.current = Some((subtree.name, owner, subtree.estimate));
+                    owner
                 }
             };
-            if owned {
-                return Some(request);
+            match owner {
+                Owner::Probing => return self.run_shared(request),
+                Owner::Here => return Some(request),
+                Owner::Elsewhere => self.inner.skip(&request),
             }
-            self.inner.skip(&request);
         }
     }
 
     fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence> {
-        self.inner.observe(request, trace)
+        self.inner.observe(request, trace)?;
+        self.ran += 1;
+        if let Some((name, Owner::Probing, named)) = self.current {
+            self.current = match self.inner.probe() {
+                Some(Probe::Shared) => {
+                    self.subtrees -= 1;
+                    None
+                }
+                probe => {
+                    let estimate = match probe {
+                        Some(Probe::Estimate(e)) => e,
+                        _ => named,
+                    };
+                    Some((name, self.owner(estimate, self.subtrees - 1), named))
+                }
+            };
+        }
+        Ok(())
     }
 
     fn abandon(&mut self, request: &Request) -> bool {
@@ -240,6 +329,7 @@ impl<S: Shardable> Strategy for Sharded<S> {
     fn stats(&self) -> Vec<(&'static str, String)> {
         let mut stats = self.inner.stats();
         stats.push(("shared executions", self.shared_runs.to_string()));
+        stats.push((RAN_STAT, self.ran.to_string()));
         stats.push((
             "frontier subtrees",
             format!("{} of {} in this shard", self.owned, self.subtrees),
@@ -263,6 +353,10 @@ pub struct ShardInfo {
     pub count: u32,
     /// `--shard-split`.
     pub split: u32,
+    /// Executions this shard ran: those it counted and the shared ones
+    /// other shards counted (its work; absent in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ran: Option<u64>,
 }
 
 impl From<ShardSpec> for ShardInfo {
@@ -271,9 +365,14 @@ impl From<ShardSpec> for ShardInfo {
             index: spec.index,
             count: spec.count,
             split: spec.split,
+            ran: None,
         }
     }
 }
+
+/// The [`Strategy::stats`] entry of a sharded search that counts the
+/// executions the shard ran ([`ShardInfo::ran`]).
+pub const RAN_STAT: &str = "executions run";
 
 /// The options that decide what a search explores and what it counts as a
 /// bug: shards merged together must agree on them (limits such as
@@ -338,6 +437,10 @@ pub struct Subtree {
     pub name: u64,
     /// Estimated share of the whole search, in `0..=1`.
     pub estimate: f64,
+    /// To be probed ([`Assignment::Probed`]): its first execution is run
+    /// by every shard (dpor, optimal: only a choice the search made itself;
+    /// while the probe budget lasts).
+    pub probe: bool,
 }
 
 /// Where a node of a path-based search (dpor, exhaustive) stands in the
@@ -350,8 +453,8 @@ enum Label {
         /// log2 of the estimated size of a choice's subtree here.
         below: f64,
         /// The choices the search itself found needed here (DPOR: from the
-        /// races of the execution that reached the node); the other ones
-        /// are estimated at one execution.
+        /// races of the execution that reached the node); only these may
+        /// be shared executions.
         natural: ThreadSet,
     },
     /// A node inside the frontier subtree of this name, estimated at this
@@ -369,12 +472,14 @@ enum Label {
 /// execution's races call for; exhaustive: the enabled threads). The first
 /// execution's product estimates the whole search. From the node where a
 /// shared execution branched off, its nodes are *forced* (every enabled
-/// thread a choice) as long as what hangs below is estimated at more than
-/// `1/(K·N)` of the whole search; the rest of its path is one frontier
-/// subtree. A choice at a forced node whose estimate is still above that
-/// share is run as a shared execution in turn (split again); any other
-/// roots a frontier subtree. Sizes are estimates: the partition is exact
-/// whatever they are, only the balance depends on them.
+/// thread a choice) down to the deepest node that splits (two choices or
+/// more) what is still estimated at more than `1/(K·N)` of the whole
+/// search, as far as the forcing budget pays ([`PathPlan::forced_end`]);
+/// the rest of its path is one frontier subtree. A choice of the search's
+/// own at a forced node whose estimate is still above that share is run as
+/// a shared execution in turn (split again); any other roots a frontier
+/// subtree. Sizes are estimates: the partition is exact whatever they
+/// are, only the balance depends on them.
 #[derive(Clone, Debug)]
 pub struct PathPlan {
     /// log2 of K·N: a frontier subtree is estimated at most `2^-target` of
@@ -392,6 +497,16 @@ pub struct PathPlan {
     /// Forced choices the search would not have made itself (each costs
     /// at least one execution) that may still be added.
     forcing: u64,
+    /// Every shard runs the first execution of a frontier subtree
+    /// ([`Assignment::Probed`]).
+    probing: bool,
+    /// Probes that may still be run.
+    probes: u32,
+    /// The request in flight is the first of its frontier subtree.
+    first_of_subtree: bool,
+    /// What the last execution observed said of its frontier subtree, if
+    /// it was the first.
+    probe: Option<Probe>,
 }
 
 impl PathPlan {
@@ -405,6 +520,13 @@ impl PathPlan {
             pending: None,
             budget: split.max(1).saturating_mul(count.max(1)).saturating_mul(2),
             forcing: u64::from(split.max(1)) * u64::from(count.max(1)) * FORCING_PER_SUBTREE,
+            probing: false,
+            probes: split
+                .max(1)
+                .saturating_mul(count.max(1))
+                .saturating_mul(PROBES_PER_SUBTREE),
+            first_of_subtree: false,
+            probe: None,
         }
     }
 
@@ -412,6 +534,7 @@ impl PathPlan {
     /// (see [`Shardable::subtree_of`]); `None` if the request is shared.
     pub fn subtree_of(&mut self, prefix: &[u32]) -> Option<Subtree> {
         self.pending = None;
+        self.first_of_subtree = false;
         let (i, &thread) = prefix.len().checked_sub(1).zip(prefix.last())?;
         match *self.labels.get(i)? {
             Label::In(name, share) => {
@@ -419,10 +542,12 @@ impl PathPlan {
                 Some(Subtree {
                     name,
                     estimate: share.exp2(),
+                    probe: false,
                 })
             }
             Label::Shared { below, natural } => {
-                let size = if natural.contains(thread) { below } else { 0.0 };
+                let chosen = natural.contains(thread);
+                let size = if chosen { below } else { 0.0 };
                 let share = size - self.root.unwrap_or(0.0);
                 if share > -self.target && self.budget > 0 {
                     self.budget -= 1;
@@ -430,12 +555,35 @@ impl PathPlan {
                 }
                 let name = prefix_name(prefix);
                 self.pending = Some(name);
+                self.first_of_subtree = chosen && self.probing && self.probes > 0;
+                self.probes -= u32::from(self.first_of_subtree);
+                // A choice only forcing added is never shared, but its subtree
+                // is estimated as the search's own below the node: it runs
+                // that part of the program again, with the search's choice
+                // asleep, and ends blocked by its sleep set only at the end
+                // (measured in BENCHMARKS.md, section Shards).
                 Some(Subtree {
                     name,
-                    estimate: share.exp2(),
+                    estimate: (below - self.root.unwrap_or(0.0)).exp2(),
+                    probe: self.first_of_subtree,
                 })
             }
         }
+    }
+
+    /// Every shard runs the first execution of each frontier subtree of a
+    /// choice the search made itself, as far as the probe budget lasts
+    /// ([`Shardable::set_probing`]).
+    pub fn set_probing(&mut self) {
+        self.probing = true;
+    }
+
+    /// What the last execution observed, the first of its frontier
+    /// subtree, says of it ([`Shardable::probe`]): shared if Knuth's
+    /// estimator along it still gives more than `1/(K·N)` of the search
+    /// (and the shared part may grow), else that estimate.
+    pub fn probe(&self) -> Option<Probe> {
+        self.probe
     }
 
     /// The search learnt the execution of the request in flight: nodes
@@ -453,32 +601,64 @@ impl PathPlan {
     ) -> usize {
         let widths: Vec<f64> = natural.iter().map(|b| b.len() as f64).collect();
         self.labels.truncate(first_new);
-        if let Some(name) = self.pending {
-            let label = Label::In(name, f64::NEG_INFINITY);
-            self.labels.extend(std::iter::repeat_n(label, widths.len()));
-            return first_new;
-        }
+        self.probe = None;
         let mut rest: f64 = widths.iter().map(|w| w.max(1.0).log2()).sum();
         let root = *self.root.get_or_insert(rest);
-        let mut forced = first_new;
+        if let Some(name) = self.pending {
+            let probed = std::mem::take(&mut self.first_of_subtree);
+            let splits =
+                probed && self.budget > 0 && self.forced_end(rest - root, &widths, extra) > 0;
+            if !splits {
+                self.probe = probed.then_some(Probe::Estimate((rest - root).exp2()));
+                let label = Label::In(name, f64::NEG_INFINITY);
+                self.labels.extend(std::iter::repeat_n(label, widths.len()));
+                return first_new;
+            }
+            // Run by every shard and still large: split below it as below
+            // any shared execution.
+            self.budget -= 1;
+            self.pending = None;
+            self.probe = Some(Probe::Shared);
+        }
+        let end = self.forced_end(rest - root, &widths, extra);
         for (k, w) in widths.iter().enumerate() {
-            let cost = u64::from(extra.get(k).copied().unwrap_or(0));
-            if rest - root <= -self.target || cost > self.forcing {
+            if k == end {
                 let name = prefix_name(&schedule[..first_new + k]);
                 let label = Label::In(name, rest - root);
                 self.labels
                     .extend(std::iter::repeat_n(label, widths.len() - k));
                 break;
             }
-            self.forcing -= cost;
+            self.forcing -= u64::from(extra.get(k).copied().unwrap_or(0));
             rest -= w.max(1.0).log2();
             self.labels.push(Label::Shared {
                 below: rest,
                 natural: natural.get(k).copied().unwrap_or(ThreadSet::EMPTY),
             });
-            forced = first_new + k + 1;
         }
-        forced
+        first_new + end
+    }
+
+    /// How many of a shared execution's new nodes (choices `widths`, and
+    /// `extra` more enabled threads each) to force, the first estimated at
+    /// `share` (log2) of the search: down to the deepest node that splits
+    /// (two choices or more) while what hangs below stays above `1/(K·N)`
+    /// of the search and the forcing budget lasts. The nodes after it would
+    /// only add choices the search does not need (a node with one choice
+    /// splits nothing); forcing them is paid only if a split follows.
+    fn forced_end(&self, mut share: f64, widths: &[f64], extra: &[u32]) -> usize {
+        let (mut end, mut spent) = (0, 0u64);
+        for (k, w) in widths.iter().enumerate() {
+            spent += u64::from(extra.get(k).copied().unwrap_or(0));
+            if share <= -self.target || spent > self.forcing {
+                break;
+            }
+            share -= w.max(1.0).log2();
+            if *w >= 2.0 {
+                end = k + 1;
+            }
+        }
+        end
     }
 }
 
@@ -501,6 +681,16 @@ pub struct TreeTag {
 pub struct TreePlan {
     target: f64,
     budget: u32,
+    /// Every shard runs the first execution of a frontier subtree
+    /// ([`Assignment::Probed`]).
+    probing: bool,
+    /// Probes that may still be run.
+    probes: u32,
+    /// The variant in flight is the first of its frontier subtree.
+    first_of_subtree: bool,
+    /// What the last execution observed said of its frontier subtree, if
+    /// it was the first.
+    probe: Option<Probe>,
 }
 
 impl TreePlan {
@@ -510,7 +700,26 @@ impl TreePlan {
         TreePlan {
             target: parts.log2(),
             budget: split.max(1).saturating_mul(count.max(1)).saturating_mul(2),
+            probing: false,
+            probes: split
+                .max(1)
+                .saturating_mul(count.max(1))
+                .saturating_mul(PROBES_PER_SUBTREE),
+            first_of_subtree: false,
+            probe: None,
         }
+    }
+
+    /// Every shard runs the first execution of each frontier subtree, as
+    /// far as the probe budget lasts ([`Shardable::set_probing`]).
+    pub fn set_probing(&mut self) {
+        self.probing = true;
+    }
+
+    /// What the last execution observed, the first of its frontier
+    /// subtree, says of it ([`Shardable::probe`]).
+    pub fn probe(&self) -> Option<Probe> {
+        self.probe
     }
 
     /// The subtree of the variant tagged `tag` with schedule `prefix`
@@ -522,10 +731,12 @@ impl TreePlan {
         prefix: &[u32],
         first: bool,
     ) -> Option<Subtree> {
+        self.first_of_subtree = false;
         if let Some(name) = tag.subtree {
             return Some(Subtree {
                 name,
                 estimate: 0.0,
+                probe: false,
             });
         }
         if first || (tag.share > -self.target && self.budget > 0) {
@@ -534,10 +745,42 @@ impl TreePlan {
         }
         let name = prefix_name(prefix);
         tag.subtree = Some(name);
+        self.first_of_subtree = self.probing && self.probes > 0;
+        self.probes -= u32::from(self.first_of_subtree);
         Some(Subtree {
             name,
             estimate: tag.share.exp2(),
+            probe: self.first_of_subtree,
         })
+    }
+
+    /// The variant tagged `tag` was run and generated `count` variants:
+    /// the tag its variants descend from. The first execution of a
+    /// frontier subtree, run by every shard when probing, refines the
+    /// subtree's estimate one level down (Knuth's estimator: its share
+    /// times the variants it generated, each assumed as large as it); with
+    /// two variants or more and the refined share still above
+    /// `1/(K·N)`, the execution joins the shared part and each of its
+    /// variants is judged on its own.
+    pub fn observed(&mut self, tag: TreeTag, count: usize) -> TreeTag {
+        self.probe = None;
+        if !std::mem::take(&mut self.first_of_subtree) {
+            return tag;
+        }
+        let refined = tag.share + (count.max(1) as f64).log2();
+        if count >= 2 && refined > -self.target && self.budget > 0 {
+            self.budget -= 1;
+            self.probe = Some(Probe::Shared);
+            return TreeTag {
+                share: refined,
+                subtree: None,
+            };
+        }
+        self.probe = Some(Probe::Estimate(refined.exp2()));
+        TreeTag {
+            share: refined,
+            ..tag
+        }
     }
 
     /// The tag of one of `count` variants generated from a variant tagged
@@ -595,6 +838,93 @@ mod tests {
         );
         let text = error.map_or_else(|e| e.to_string(), |_| String::new());
         assert!(text.contains("--array=0-3"), "{text}");
+    }
+
+    fn threads(ids: &[u32]) -> ThreadSet {
+        let mut set = ThreadSet::EMPTY;
+        for &t in ids {
+            set.insert(t);
+        }
+        set
+    }
+
+    /// With enough budget the plan forces down to the deepest node that
+    /// splits what is still large, never past it.
+    #[test]
+    fn forcing_stops_after_the_deepest_split_it_can_pay_for() {
+        let plan = PathPlan::new(2, 2);
+        // The whole search below the first node, target 1/4: the nodes
+        // that split it in 2 and 4, not the one with one choice after them
+        // (nor the last, whose subtrees are already small enough).
+        assert_eq!(plan.forced_end(0.0, &[1.0, 2.0, 2.0, 1.0, 2.0], &[0; 5]), 3);
+        // Not worth a split at all: nothing forced.
+        assert_eq!(plan.forced_end(-2.0, &[2.0, 2.0], &[0, 0]), 0);
+        // A node with one choice costs its extra threads and splits nothing:
+        // with the budget (2·2·16) spent before the first split, no forcing.
+        let costly = [3, u32::try_from(plan.forcing).unwrap_or(u32::MAX), 0];
+        assert_eq!(plan.forced_end(0.0, &[1.0, 1.0, 2.0], &costly), 0);
+    }
+
+    /// A subtree's first execution, with probing on: split further if it
+    /// still looks large, else estimated from its own choices.
+    #[test]
+    fn a_probe_joins_the_shared_part_only_if_it_splits() {
+        let mut plan = PathPlan::new(1, 2);
+        plan.set_probing();
+        let (one, two) = (threads(&[0]), threads(&[0, 1]));
+        // The first execution: one choice, then two; the search is
+        // estimated at 2 executions and the shared part forces both nodes.
+        assert_eq!(plan.observed(0, &[one, two], &[0, 0], &[0, 0]), 2);
+        // Thread 1 at the second node is a subtree of half the search...
+        let subtree = plan.subtree_of(&[0, 1]);
+        assert_eq!(subtree.map(|s| (s.probe, s.estimate)), Some((true, 0.5)));
+        // ...whose first execution finds nothing more: a frontier subtree
+        // of one execution.
+        assert_eq!(plan.observed(2, &[one], &[0], &[0, 1, 0]), 2);
+        assert_eq!(plan.probe(), Some(Probe::Estimate(0.5)));
+        // A later execution of the same subtree is not a probe.
+        assert_eq!(plan.subtree_of(&[0, 1, 0]).map(|s| s.probe), Some(false));
+        plan.observed(3, &[], &[], &[0, 1, 0]);
+        assert_eq!(plan.probe(), None);
+
+        // A probe that finds its subtree larger than the search was
+        // estimated at splits it.
+        let mut plan = PathPlan::new(1, 2);
+        plan.set_probing();
+        plan.observed(0, &[one, two], &[0, 0], &[0, 0]);
+        plan.subtree_of(&[0, 1]);
+        assert_eq!(plan.observed(2, &[two, two], &[0, 0], &[0, 1, 0, 0]), 4);
+        assert_eq!(plan.probe(), Some(Probe::Shared));
+    }
+
+    /// A frontier variant's first execution, probed: with many variants it
+    /// joins the shared part and its variants are judged one by one; with
+    /// few, its estimate grows by their number.
+    #[test]
+    fn a_variant_probe_refines_its_estimate_one_level_down() {
+        let mut plan = TreePlan::new(1, 4);
+        plan.set_probing();
+        let mut first = TreeTag::default();
+        assert_eq!(plan.subtree_of(&mut first, &[], true), None);
+        // The first execution had 16 variants: 1/16 each, below 1/4.
+        let mut small = TreePlan::child(plan.observed(first, 16), 16);
+        let subtree = plan.subtree_of(&mut small, &[1], false);
+        assert_eq!(
+            subtree.map(|s| (s.probe, s.estimate)),
+            Some((true, 1.0 / 16.0))
+        );
+        // Its execution had 8 variants: estimated at half the search, it
+        // is split, each variant again at 1/16.
+        let parent = plan.observed(small, 8);
+        assert_eq!(plan.probe(), Some(Probe::Shared));
+        assert_eq!((parent.share, parent.subtree), (-1.0, None));
+        let mut child = TreePlan::child(parent, 8);
+        let name = plan.subtree_of(&mut child, &[1, 0], false).map(|s| s.name);
+        // That one had two: 1/8 of the search, a frontier subtree whose
+        // variants stay in it.
+        let parent = plan.observed(child, 2);
+        assert_eq!(plan.probe(), Some(Probe::Estimate(0.125)));
+        assert_eq!(TreePlan::child(parent, 2).subtree, name);
     }
 
     #[test]

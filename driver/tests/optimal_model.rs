@@ -9,16 +9,13 @@
 mod model;
 
 use model::{
-    describe, explore, explore_split, op, random_model, random_rwlock_once_model,
+    check_shards, describe, explore, explore_split, op, random_model, random_rwlock_once_model,
     random_sync_model, random_update_model, Model, Rng, M, S, X, Y, Z,
 };
 use reach_channel::OpKind;
-use reach_native::analysis::fingerprint::fingerprint;
-use reach_native::shard::{Assignment, ShardSpec, Sharded};
+use reach_native::shard::Assignment;
 use reach_native::strategy::exhaustive::Exhaustive;
 use reach_native::strategy::optimal::OptimalDpor;
-use reach_native::strategy::Strategy;
-use std::collections::HashSet;
 
 /// One execution per partial order of the oracle, none sleep-blocked.
 fn check(model: &Model) -> usize {
@@ -186,43 +183,9 @@ fn random_programs_divided_among_workers_match_the_oracle() {
     );
 }
 
-/// Runs shard `index` of `count` of optimal DPOR over `model`: the
-/// partial orders of the executions the shard counts (the shared part is
-/// counted once, by one shard), and how many it ran.
-fn shard_orders(model: &Model, index: u32, count: u32, split: u32) -> (HashSet<u64>, usize) {
-    let spec = ShardSpec {
-        index,
-        count,
-        split,
-    };
-    let mut shard = Sharded::new(
-        OptimalDpor::new().with_shard_plan(split, count),
-        spec,
-        Assignment::Balanced,
-    );
-    let (mut orders, mut executions) = (HashSet::new(), 0);
-    while let Some(request) = shard.next_request() {
-        let execution = model.run(&request);
-        shard
-            .observe(&request, &execution.trace)
-            .unwrap_or_else(|d| {
-                panic!(
-                    "shard {index}/{count} diverged ({d}) in\n{}",
-                    describe(model)
-                )
-            });
-        executions += 1;
-        assert!(executions < 200_000, "exploration does not terminate");
-        if shard.counted() && !execution.sleep_blocked {
-            orders.insert(fingerprint(&execution.trace));
-        }
-    }
-    (orders, executions)
-}
-
 /// Split into 2, 3 and 4 shards that never talk to each other (`--shard`),
-/// optimal DPOR explores exactly the partial orders of the oracle, each in
-/// one shard only.
+/// subtrees given by estimate or by probe, optimal DPOR explores exactly
+/// the partial orders of the oracle, each in one shard only.
 #[test]
 fn random_programs_split_into_shards_match_the_oracle() {
     let mut rng = Rng(0x3c6e_f372_fe94_f82b);
@@ -232,28 +195,15 @@ fn random_programs_split_into_shards_match_the_oracle() {
             continue;
         };
         let oracle = explore(&model, &mut Exhaustive::default());
-        for (count, split) in [(2, 1), (4, 2), (3, 4)] {
-            let mut union = HashSet::new();
-            let mut counted = 0;
-            for index in 0..count {
-                let (shard, ran) = shard_orders(&model, index, count, split);
-                counted += shard.len();
-                executions += ran;
-                union.extend(shard);
-            }
-            assert!(
-                union == oracle.orders,
-                "{count} shards: {} partial orders against the oracle's {} in\n{}",
-                union.len(),
-                oracle.orders.len(),
-                describe(&model)
-            );
-            assert_eq!(
-                counted,
-                union.len(),
-                "{count} shards ran a partial order in two shards in\n{}",
-                describe(&model)
-            );
+        for (count, split, how) in [
+            (2, 1, Assignment::Balanced),
+            (4, 2, Assignment::Balanced),
+            (2, 2, Assignment::Probed),
+            (3, 4, Assignment::Probed),
+            (4, 1, Assignment::Probed),
+        ] {
+            let make = || OptimalDpor::new().with_shard_plan(split, count);
+            executions += check_shards(&model, &oracle.orders, make, (count, split), how);
             orders += oracle.orders.len();
         }
         checked += 1;

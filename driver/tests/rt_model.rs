@@ -8,9 +8,11 @@
 mod model;
 
 use model::{
-    describe, explore, op, random_model, random_sync_model, Model, Rng, Run, M, N, S, X, Y,
+    check_shards, describe, explore, op, random_model, random_sync_model, Model, Rng, Run, M, N, S,
+    X, Y,
 };
 use reach_channel::OpKind;
+use reach_native::shard::Assignment;
 use reach_native::strategy::exhaustive::Exhaustive;
 use reach_native::strategy::rt::ReachabilityTesting;
 
@@ -156,6 +158,38 @@ fn random_synchronised_programs_match_the_oracle() {
     }
     assert!(checked > 250);
     eprintln!("{checked} programs, {orders} partial orders, each exercised once");
+}
+
+/// Split into 2, 3 and 4 shards that never talk to each other (`--shard`),
+/// subtrees given by estimate or by probe, RT exercises exactly the
+/// oracle's partial orders on synchronised programs, each in one shard
+/// only.
+#[test]
+fn random_programs_split_into_shards_match_the_oracle() {
+    let mut rng = Rng(0x51ed_2701_a3c4_9b6f);
+    let (mut checked, mut executions, mut orders) = (0, 0, 0);
+    for _ in 0..300 {
+        let threads = 2 + rng.below(2) as usize;
+        let model = random_sync_model(&mut rng, threads);
+        if model.threads.iter().map(Vec::len).sum::<usize>() > 10 {
+            continue;
+        }
+        let (oracle, _) = check(&model);
+        for (count, split, how) in [
+            (2, 1, Assignment::Balanced),
+            (4, 2, Assignment::Balanced),
+            (2, 1, Assignment::Probed),
+            (3, 2, Assignment::Probed),
+            (4, 1, Assignment::Probed),
+        ] {
+            let make = || ReachabilityTesting::new().with_shard_plan(split, count);
+            executions += check_shards(&model, &oracle.orders, make, (count, split), how);
+            orders += oracle.orders.len();
+        }
+        checked += 1;
+    }
+    assert!(checked > 200, "{checked}");
+    eprintln!("{checked} programs in 2, 3 and 4 shards: {executions} executions for {orders} partial orders");
 }
 
 /// Unprotected accesses (data races), mutexes, a semaphore and early

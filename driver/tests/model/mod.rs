@@ -8,6 +8,7 @@
 use reach_channel::{EventFlags, Op, OpKind, RmwFamily, ThreadSet};
 use reach_native::analysis::fingerprint::fingerprint;
 use reach_native::exec::Request;
+use reach_native::shard::{Assignment, ShardSpec, Shardable, Sharded};
 use reach_native::strategy::Strategy;
 use reach_native::trace::{Trace, TraceEvent};
 use std::collections::{HashMap, HashSet};
@@ -640,4 +641,87 @@ pub fn explore_split<S: reach_native::strategy::split::Splittable>(
         }
     }
     run
+}
+
+/// Runs shard `index` of `count` (`--shard-split` `split`) of the search
+/// `make` builds over `model`: the partial orders of the executions the
+/// shard counts (the shared part is counted once, by one shard), and how
+/// many executions it ran.
+pub fn shard_orders<S: Shardable>(
+    model: &Model,
+    search: S,
+    (index, count, split): (u32, u32, u32),
+    how: Assignment,
+) -> (HashSet<u64>, usize) {
+    let spec = ShardSpec {
+        index,
+        count,
+        split,
+    };
+    let mut shard = Sharded::new(search, spec, how);
+    let (mut orders, mut executions) = (HashSet::new(), 0);
+    while let Some(request) = shard.next_request() {
+        let execution = model.run(&request);
+        shard
+            .observe(&request, &execution.trace)
+            .unwrap_or_else(|d| {
+                panic!(
+                    "shard {index}/{count} diverged ({d}) in\n{}",
+                    describe(model)
+                )
+            });
+        executions += 1;
+        assert!(executions < 200_000, "exploration does not terminate");
+        if shard.counted() && !execution.sleep_blocked {
+            orders.insert(fingerprint(&execution.trace));
+        }
+    }
+    (orders, executions)
+}
+
+/// Every shard of `count` (`--shard-split` `split`) of the search `make`
+/// builds, run over `model`: the union of the partial orders they count,
+/// how many they count together, and the executions they ran.
+pub fn run_shards<S: Shardable>(
+    model: &Model,
+    make: impl Fn() -> S,
+    (count, split): (u32, u32),
+    how: Assignment,
+) -> (HashSet<u64>, usize, usize) {
+    let (mut union, mut counted, mut executions) = (HashSet::new(), 0, 0);
+    for index in 0..count {
+        let (shard, ran) = shard_orders(model, make(), (index, count, split), how);
+        counted += shard.len();
+        executions += ran;
+        union.extend(shard);
+    }
+    (union, counted, executions)
+}
+
+/// Runs every shard of `count` (`--shard-split` `split`) of the search
+/// `make` builds over `model` and checks that together they count exactly
+/// `oracle`, each partial order in one shard only; returns the executions
+/// they ran.
+pub fn check_shards<S: Shardable>(
+    model: &Model,
+    oracle: &HashSet<u64>,
+    make: impl Fn() -> S,
+    (count, split): (u32, u32),
+    how: Assignment,
+) -> usize {
+    let (union, counted, executions) = run_shards(model, make, (count, split), how);
+    assert!(
+        union == *oracle,
+        "{count} shards ({how:?}): {} partial orders against the oracle's {} in\n{}",
+        union.len(),
+        oracle.len(),
+        describe(model)
+    );
+    assert_eq!(
+        counted,
+        union.len(),
+        "{count} shards ({how:?}) ran a partial order in two shards in\n{}",
+        describe(model)
+    );
+    executions
 }

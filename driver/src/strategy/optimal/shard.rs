@@ -100,6 +100,16 @@ impl Shardable for OptimalDpor {
         plan.subtree_of(request.prefix.get(..=branch)?)
     }
 
+    fn set_probing(&mut self) {
+        if let Some(plan) = &mut self.shard_plan {
+            plan.set_probing();
+        }
+    }
+
+    fn probe(&mut self) -> Option<crate::shard::Probe> {
+        self.shard_plan.as_ref()?.probe()
+    }
+
     fn skip(&mut self, _request: &Request) {
         // The branch stays recorded as started at its node (later branches
         // carry it in their sleep sets, as in the shard that explores it).

@@ -86,6 +86,16 @@ impl crate::shard::Shardable for ReachabilityTesting {
     fn skip(&mut self, _request: &Request) {
         self.current = None;
     }
+
+    fn set_probing(&mut self) {
+        if let Some(plan) = &mut self.shard_plan {
+            plan.set_probing();
+        }
+    }
+
+    fn probe(&mut self) -> Option<crate::shard::Probe> {
+        self.shard_plan.as_ref()?.probe()
+    }
 }
 
 /// Checks that `trace` begins with the variant's linearisation: every
@@ -179,8 +189,11 @@ impl Strategy for ReachabilityTesting {
         if generated.cut != Some(Cut::Cancelled) {
             self.truncated = self.truncated.or(generated.cut);
         }
-        let parent = self.current_tag;
         let count = generated.variants.len();
+        let parent = match &mut self.shard_plan {
+            Some(plan) => plan.observed(self.current_tag, count),
+            None => self.current_tag,
+        };
         for new in generated.variants {
             self.bytes += new.footprint();
             if self.shard_plan.is_some() {
