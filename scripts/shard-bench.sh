@@ -85,12 +85,10 @@ done
 cat >>"$section" <<'NOTE'
 What the table shows. The merged partial orders equal one run's in every
 row (tests/tests/shard.rs checks it, and that no order is in two shards).
-rt and exhaustive count exactly one run's executions whatever N. Every
-shard also runs the whole shared part, including one *probe* per frontier
-subtree (below): on the small examples that is most of the search (an rt
-shard of lastzero runs 51 to 60 of its 64 executions), on the larger ones
-the slowest rt shard runs 1,857 of lastzero(10)'s 3,328 executions at 2
-shards, 1,508 at 4, and 1,986 of indexer(15)'s 4,096 at 4.
+rt and exhaustive count exactly one run's executions whatever N, and
+their shards run little more: the slowest of 4 rt shards runs 1,120 of
+lastzero(10)'s 3,328 executions (0.75 s against 2.2 s for one run) and
+1,153 of indexer(15)'s 4,096 (1.3 s against 4.7 s).
 
 optimal and dpor count more than one run (optimal: one execution per
 partial order; dpor: lastzero 79, lastzero(10) 15,279, indexer 64,
@@ -105,17 +103,22 @@ aimed for) reaches: filesystem(18) at 2 shards has no such node within
 it, so one shard runs the whole search and the other only the first
 execution.
 
-Balance. A subtree of a choice the search made itself is estimated from
-its own first execution, run by every shard (Knuth's estimator along it;
-if it is still above 1/(K·N) of the search, the shared part splits below
-it); rt estimates a variant from the number of variants its execution
-generates; a forced choice's subtree is estimated as the search below its
-node. The shard with the least estimated work so far takes each subtree.
-Within 2x except bounded_buffer under optimal (2.5x) and dpor (3.7x) at 4
-shards, lastzero(10) under dpor (2.4x at 2 shards, 3.0x at 4) and the
-larger rt searches at 4 shards (2.5x, 2.8x), where a few subtrees hold
-most of the search and one execution estimates them poorly; and
-filesystem(18) under optimal and dpor at 2 shards, which is not split.
+Balance. The shard with the least estimated work so far takes each
+subtree. optimal and dpor estimate a subtree of a choice of their own
+from its first execution, a *probe* every shard runs (Knuth's estimator
+along it; if it is still above 1/(K·N) of the search, the shared part
+splits below it), and a forced choice's subtree as the search below its
+node. rt divides a variant's share among its variants half evenly and
+half as Knuth's estimator would along its execution (a variant that
+changes an earlier race gets more); either half alone was more than 2x
+off (even division: 2.5x on lastzero(10) and 2.8x on indexer(15) at 4
+shards; Knuth's alone: 2.2x and 2.4x on filesystem(18) at 2 and 4).
+Within 2x everywhere
+except bounded_buffer under optimal (2.5x) and dpor (3.7x) at 4 shards
+and lastzero(10) under dpor (2.4x at 2 shards, 3.0x at 4), where a few
+forced choices' subtrees hold most of the work and nothing run before
+them tells them apart; and filesystem(18) under optimal and dpor at 2
+shards, which is not split.
 Sharding optimal or dpor pays off only on searches much longer than their
 forced part: on these examples their slowest shard runs more executions
 than one unsharded run.

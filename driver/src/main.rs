@@ -499,9 +499,9 @@ fn clock_seed() -> u64 {
 
 /// The part of `strategy`'s search that shard `spec` explores.
 fn sharded(strategy: StrategyName, spec: ShardSpec) -> Result<Box<dyn Strategy>> {
-    // Every search whose subtrees are hard to estimate beforehand (all
-    // but the exhaustive one) estimates each frontier subtree from its
-    // first execution, run by every shard (BENCHMARKS.md, section Shards).
+    // dpor and optimal estimate each subtree of a choice of their own from
+    // its first execution, run by every shard (BENCHMARKS.md, section
+    // Shards); rt and the exhaustive search estimate subtrees beforehand.
     let how = Assignment::Probed;
     let (split, n) = (spec.split, spec.count);
     Ok(match strategy {
@@ -528,7 +528,7 @@ fn sharded(strategy: StrategyName, spec: ShardSpec) -> Result<Box<dyn Strategy>>
         StrategyName::Rt => Box::new(Sharded::new(
             ReachabilityTesting::new().with_shard_plan(split, n),
             spec,
-            how,
+            Assignment::Balanced,
         )),
         StrategyName::Optimal => Box::new(Sharded::new(
             OptimalDpor::new().with_shard_plan(split, n),

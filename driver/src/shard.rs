@@ -438,8 +438,8 @@ pub struct Subtree {
     /// Estimated share of the whole search, in `0..=1`.
     pub estimate: f64,
     /// To be probed ([`Assignment::Probed`]): its first execution is run
-    /// by every shard (dpor, optimal: only a choice the search made itself;
-    /// while the probe budget lasts).
+    /// by every shard (a choice the search made itself, while the probe
+    /// budget lasts).
     pub probe: bool,
 }
 
@@ -664,8 +664,8 @@ impl PathPlan {
 
 /// How the variants of a tree search (rt) stand in the partition: each
 /// variant carries the share of the search estimated to hang below it
-/// (its parent's, divided evenly among the parent's variants; the first
-/// execution holds all of it). A variant above `1/(K·N)` is shared (run by
+/// (its part of its parent's, [`TreePlan::children`]; the first execution
+/// holds all of it). A variant above `1/(K·N)` is shared (run by
 /// every shard, its variants judged in turn); any other roots a frontier
 /// subtree with all its descendants.
 #[derive(Clone, Copy, Debug, Default)]
@@ -681,16 +681,6 @@ pub struct TreeTag {
 pub struct TreePlan {
     target: f64,
     budget: u32,
-    /// Every shard runs the first execution of a frontier subtree
-    /// ([`Assignment::Probed`]).
-    probing: bool,
-    /// Probes that may still be run.
-    probes: u32,
-    /// The variant in flight is the first of its frontier subtree.
-    first_of_subtree: bool,
-    /// What the last execution observed said of its frontier subtree, if
-    /// it was the first.
-    probe: Option<Probe>,
 }
 
 impl TreePlan {
@@ -700,26 +690,7 @@ impl TreePlan {
         TreePlan {
             target: parts.log2(),
             budget: split.max(1).saturating_mul(count.max(1)).saturating_mul(2),
-            probing: false,
-            probes: split
-                .max(1)
-                .saturating_mul(count.max(1))
-                .saturating_mul(PROBES_PER_SUBTREE),
-            first_of_subtree: false,
-            probe: None,
         }
-    }
-
-    /// Every shard runs the first execution of each frontier subtree, as
-    /// far as the probe budget lasts ([`Shardable::set_probing`]).
-    pub fn set_probing(&mut self) {
-        self.probing = true;
-    }
-
-    /// What the last execution observed, the first of its frontier
-    /// subtree, says of it ([`Shardable::probe`]).
-    pub fn probe(&self) -> Option<Probe> {
-        self.probe
     }
 
     /// The subtree of the variant tagged `tag` with schedule `prefix`
@@ -731,7 +702,6 @@ impl TreePlan {
         prefix: &[u32],
         first: bool,
     ) -> Option<Subtree> {
-        self.first_of_subtree = false;
         if let Some(name) = tag.subtree {
             return Some(Subtree {
                 name,
@@ -745,51 +715,47 @@ impl TreePlan {
         }
         let name = prefix_name(prefix);
         tag.subtree = Some(name);
-        self.first_of_subtree = self.probing && self.probes > 0;
-        self.probes -= u32::from(self.first_of_subtree);
         Some(Subtree {
             name,
             estimate: tag.share.exp2(),
-            probe: self.first_of_subtree,
+            probe: false,
         })
     }
 
-    /// The variant tagged `tag` was run and generated `count` variants:
-    /// the tag its variants descend from. The first execution of a
-    /// frontier subtree, run by every shard when probing, refines the
-    /// subtree's estimate one level down (Knuth's estimator: its share
-    /// times the variants it generated, each assumed as large as it); with
-    /// two variants or more and the refined share still above
-    /// `1/(K·N)`, the execution joins the shared part and each of its
-    /// variants is judged on its own.
-    pub fn observed(&mut self, tag: TreeTag, count: usize) -> TreeTag {
-        self.probe = None;
-        if !std::mem::take(&mut self.first_of_subtree) {
-            return tag;
+    /// The tags of the variants generated from a variant tagged `parent`,
+    /// whose forced prefixes are `lengths` steps long. The parent's share
+    /// is divided half evenly (the parent's own execution counting as one
+    /// more part) and half as Knuth's estimator would along the parent's
+    /// execution: the variants whose prefixes end at one step are that
+    /// step's alternatives, and what hangs below a variant is estimated as
+    /// the product of the widths (one plus the alternatives) of the steps
+    /// after its own. Either estimate alone fails on some programs
+    /// (BENCHMARKS.md, section Shards); their mean holds on both.
+    pub fn children(parent: TreeTag, lengths: &[usize]) -> Vec<TreeTag> {
+        let mut widths: Vec<(usize, f64)> = Vec::new();
+        for &length in lengths {
+            match widths.binary_search_by_key(&length, |&(l, _)| l) {
+                Ok(i) => widths[i].1 += 1.0,
+                Err(i) => widths.insert(i, (length, 2.0)),
+            }
         }
-        let refined = tag.share + (count.max(1) as f64).log2();
-        if count >= 2 && refined > -self.target && self.budget > 0 {
-            self.budget -= 1;
-            self.probe = Some(Probe::Shared);
-            return TreeTag {
-                share: refined,
-                subtree: None,
-            };
-        }
-        self.probe = Some(Probe::Estimate(refined.exp2()));
-        TreeTag {
-            share: refined,
-            ..tag
-        }
-    }
-
-    /// The tag of one of `count` variants generated from a variant tagged
-    /// `parent`.
-    pub fn child(parent: TreeTag, count: usize) -> TreeTag {
-        TreeTag {
-            share: parent.share - (count.max(1) as f64).log2(),
-            subtree: parent.subtree,
-        }
+        let below = |length: usize| -> f64 {
+            widths
+                .iter()
+                .filter(|&&(l, _)| l > length)
+                .map(|&(_, w)| w.log2())
+                .sum()
+        };
+        let sizes: Vec<f64> = lengths.iter().map(|&l| below(l)).collect();
+        let total = 1.0 + sizes.iter().map(|s| s.exp2()).sum::<f64>();
+        let even = 1.0 / (lengths.len() + 1) as f64;
+        sizes
+            .iter()
+            .map(|size| TreeTag {
+                share: parent.share + ((size.exp2() / total + even) / 2.0).log2(),
+                subtree: parent.subtree,
+            })
+            .collect()
     }
 }
 
@@ -897,34 +863,32 @@ mod tests {
         assert_eq!(plan.probe(), Some(Probe::Shared));
     }
 
-    /// A frontier variant's first execution, probed: with many variants it
-    /// joins the shared part and its variants are judged one by one; with
-    /// few, its estimate grows by their number.
+    /// Variants ending early get the larger shares: half of the parent's
+    /// share is divided evenly, half by the product of the widths of the
+    /// later steps of its execution.
     #[test]
-    fn a_variant_probe_refines_its_estimate_one_level_down() {
-        let mut plan = TreePlan::new(1, 4);
-        plan.set_probing();
-        let mut first = TreeTag::default();
-        assert_eq!(plan.subtree_of(&mut first, &[], true), None);
-        // The first execution had 16 variants: 1/16 each, below 1/4.
-        let mut small = TreePlan::child(plan.observed(first, 16), 16);
-        let subtree = plan.subtree_of(&mut small, &[1], false);
-        assert_eq!(
-            subtree.map(|s| (s.probe, s.estimate)),
-            Some((true, 1.0 / 16.0))
-        );
-        // Its execution had 8 variants: estimated at half the search, it
-        // is split, each variant again at 1/16.
-        let parent = plan.observed(small, 8);
-        assert_eq!(plan.probe(), Some(Probe::Shared));
-        assert_eq!((parent.share, parent.subtree), (-1.0, None));
-        let mut child = TreePlan::child(parent, 8);
-        let name = plan.subtree_of(&mut child, &[1, 0], false).map(|s| s.name);
-        // That one had two: 1/8 of the search, a frontier subtree whose
-        // variants stay in it.
-        let parent = plan.observed(child, 2);
-        assert_eq!(plan.probe(), Some(Probe::Estimate(0.125)));
-        assert_eq!(TreePlan::child(parent, 2).subtree, name);
+    fn variants_share_their_parent_half_evenly_half_as_knuth_does() {
+        let parent = TreeTag {
+            share: -1.0,
+            subtree: None,
+        };
+        // Two alternatives at step 3, one at step 5: a variant at step 3
+        // has the step-5 node (width 2) below it, one at step 5 nothing.
+        // Knuth: sizes 2, 2, 1 and the parent's execution 1 (of 6); even:
+        // a quarter each.
+        let tags = TreePlan::children(parent, &[3, 3, 5]);
+        let shares: Vec<f64> = tags.iter().map(|t| (t.share + 1.0).exp2()).collect();
+        let expected = [
+            (2.0 / 6.0 + 0.25) / 2.0,
+            (2.0 / 6.0 + 0.25) / 2.0,
+            (1.0 / 6.0 + 0.25) / 2.0,
+        ];
+        for (share, want) in shares.iter().zip(expected) {
+            assert!((share - want).abs() < 1e-12, "{shares:?}");
+        }
+        // With the parent's own execution, the parts make the whole.
+        let own = (1.0 / 6.0 + 0.25) / 2.0;
+        assert!((shares.iter().sum::<f64>() + own - 1.0).abs() < 1e-12);
     }
 
     #[test]

@@ -7,7 +7,7 @@ mod model;
 
 use model::{
     check_shards, describe, op, random_model, random_rwlock_once_model, random_sync_model,
-    random_update_model, run_shards, update, Model, Rng,
+    random_update_model, run_shards, update, Model, Rng, SHARD_SHAPES,
 };
 use reach_channel::{OpKind, RmwFamily};
 use reach_native::analysis::fingerprint::fingerprint;
@@ -244,13 +244,7 @@ fn random_programs_split_into_shards_match_the_oracle() {
             continue;
         }
         let oracle = model::explore(&model, &mut Exhaustive::default());
-        for (count, split, how) in [
-            (2, 1, Assignment::Balanced),
-            (4, 2, Assignment::Balanced),
-            (2, 2, Assignment::Probed),
-            (3, 4, Assignment::Probed),
-            (4, 1, Assignment::Probed),
-        ] {
+        for (count, split, how) in SHARD_SHAPES {
             let shape = (count, split);
             let sleep = || Dpor::new(true).with_shard_plan(split, count);
             executions += check_shards(&model, &oracle.orders, sleep, shape, how);

@@ -10,10 +10,9 @@ mod model;
 
 use model::{
     check_shards, describe, explore, explore_split, op, random_model, random_rwlock_once_model,
-    random_sync_model, random_update_model, Model, Rng, M, S, X, Y, Z,
+    random_sync_model, random_update_model, Model, Rng, M, S, SHARD_SHAPES, X, Y, Z,
 };
 use reach_channel::OpKind;
-use reach_native::shard::Assignment;
 use reach_native::strategy::exhaustive::Exhaustive;
 use reach_native::strategy::optimal::OptimalDpor;
 
@@ -195,13 +194,7 @@ fn random_programs_split_into_shards_match_the_oracle() {
             continue;
         };
         let oracle = explore(&model, &mut Exhaustive::default());
-        for (count, split, how) in [
-            (2, 1, Assignment::Balanced),
-            (4, 2, Assignment::Balanced),
-            (2, 2, Assignment::Probed),
-            (3, 4, Assignment::Probed),
-            (4, 1, Assignment::Probed),
-        ] {
+        for (count, split, how) in SHARD_SHAPES {
             let make = || OptimalDpor::new().with_shard_plan(split, count);
             executions += check_shards(&model, &oracle.orders, make, (count, split), how);
             orders += oracle.orders.len();

@@ -643,6 +643,16 @@ pub fn explore_split<S: reach_native::strategy::split::Splittable>(
     run
 }
 
+/// Shard counts, `--shard-split` values and assignments the model tests
+/// split searches with.
+pub const SHARD_SHAPES: [(u32, u32, Assignment); 5] = [
+    (2, 1, Assignment::Balanced),
+    (4, 2, Assignment::Balanced),
+    (2, 2, Assignment::Probed),
+    (3, 4, Assignment::Probed),
+    (4, 1, Assignment::Probed),
+];
+
 /// Runs shard `index` of `count` (`--shard-split` `split`) of the search
 /// `make` builds over `model`: the partial orders of the executions the
 /// shard counts (the shared part is counted once, by one shard), and how

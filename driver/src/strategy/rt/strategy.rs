@@ -86,16 +86,6 @@ impl crate::shard::Shardable for ReachabilityTesting {
     fn skip(&mut self, _request: &Request) {
         self.current = None;
     }
-
-    fn set_probing(&mut self) {
-        if let Some(plan) = &mut self.shard_plan {
-            plan.set_probing();
-        }
-    }
-
-    fn probe(&mut self) -> Option<crate::shard::Probe> {
-        self.shard_plan.as_ref()?.probe()
-    }
 }
 
 /// Checks that `trace` begins with the variant's linearisation: every
@@ -189,16 +179,13 @@ impl Strategy for ReachabilityTesting {
         if generated.cut != Some(Cut::Cancelled) {
             self.truncated = self.truncated.or(generated.cut);
         }
-        let count = generated.variants.len();
-        let parent = match &mut self.shard_plan {
-            Some(plan) => plan.observed(self.current_tag, count),
-            None => self.current_tag,
-        };
+        if self.shard_plan.is_some() {
+            let lengths: Vec<usize> = generated.variants.iter().map(|v| v.prefix.len()).collect();
+            self.tags
+                .extend(TreePlan::children(self.current_tag, &lengths));
+        }
         for new in generated.variants {
             self.bytes += new.footprint();
-            if self.shard_plan.is_some() {
-                self.tags.push(TreePlan::child(parent, count));
-            }
             self.pending.push(new);
         }
         self.peak_pending = self.peak_pending.max(self.pending.len());
