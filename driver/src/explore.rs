@@ -135,8 +135,11 @@ pub enum StopReason {
 pub struct Summary {
     /// Strategy name.
     pub strategy: &'static str,
-    /// Executions run.
+    /// Executions run and counted (with `--shard`, a shared execution is
+    /// counted by one shard only: `Strategy::counted`).
     pub executions: u64,
+    /// Executions run that another shard counts.
+    pub uncounted: u64,
     /// Executions cut short because every enabled thread was asleep.
     pub sleep_blocked: u64,
     /// Distinct partial orders among the executions that were not cut short.
@@ -178,6 +181,7 @@ impl Summary {
         Summary {
             strategy,
             executions: 0,
+            uncounted: 0,
             sleep_blocked: 0,
             partial_orders: count_partial_orders.then_some(0),
             fingerprints: HashSet::new(),
@@ -305,6 +309,8 @@ fn run_one(
     };
     if strategy.counted() {
         summary.record(&examined);
+    } else {
+        summary.uncounted += 1;
     }
     Ok(examined
         .finding

@@ -771,11 +771,7 @@ fn finish(
                 ShardSpec::parse(text, shard_split(cli), |v| std::env::var(v).ok()).ok()
             })
             .map(|spec| reach_native::shard::ShardInfo {
-                ran: summary
-                    .strategy_stats
-                    .iter()
-                    .find(|(name, _)| *name == reach_native::shard::RAN_STAT)
-                    .and_then(|(_, value)| value.parse().ok()),
+                ran: Some(summary.executions + summary.uncounted),
                 ..spec.into()
             });
         let text = serde_json::to_string_pretty(&report)?;

@@ -183,6 +183,8 @@ fn coordinate(
         };
         if strategy.counted() {
             summary.record(&examined);
+        } else {
+            summary.uncounted += 1;
         }
         summary.elapsed = start.elapsed();
         if let Some(finding) = examined.finding {

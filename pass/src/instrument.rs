@@ -171,25 +171,20 @@ fn plan_channel_code(
         let mut inst = bb.get_first_instruction();
         while let Some(i) = inst {
             let raw = i.as_value_ref();
+            let opcode = llvm::opcode(raw);
             if let (Some(object), true) = (object, first) {
-                if !matches!(
-                    llvm::opcode(raw),
-                    Some(LLVMOpcode::LLVMAlloca | LLVMOpcode::LLVMPHI)
-                ) {
+                if !matches!(opcode, Some(LLVMOpcode::LLVMAlloca | LLVMOpcode::LLVMPHI)) {
                     plan.push((raw, fname.to_string(), Action::RegionEnter { object }));
                     first = false;
                 }
             }
             if object.is_some()
-                && matches!(
-                    llvm::opcode(raw),
-                    Some(LLVMOpcode::LLVMRet | LLVMOpcode::LLVMResume)
-                )
+                && matches!(opcode, Some(LLVMOpcode::LLVMRet | LLVMOpcode::LLVMResume))
             {
                 plan.push((raw, fname.to_string(), Action::RegionExit));
             }
             if matches!(
-                llvm::opcode(raw),
+                opcode,
                 Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr)
             ) {
                 let mut scratch = Stats::default();

@@ -240,6 +240,28 @@ pub(crate) fn called_inline_asm(call: Value) -> Option<Value> {
     }
 }
 
+/// The instructions of function definition `f`, block by block.
+pub(crate) fn instructions(f: Value) -> impl Iterator<Item = Value> {
+    // SAFETY (every block below): `f` is a function of a live module; its
+    // blocks and instructions are walked through LLVM's own links, null at
+    // the ends.
+    let first_block = unsafe { c::LLVMGetFirstBasicBlock(f) };
+    std::iter::successors((!first_block.is_null()).then_some(first_block), |&bb| {
+        // SAFETY: as above.
+        let next = unsafe { c::LLVMGetNextBasicBlock(bb) };
+        (!next.is_null()).then_some(next)
+    })
+    .flat_map(|bb| {
+        // SAFETY: as above.
+        let first = unsafe { c::LLVMGetFirstInstruction(bb) };
+        std::iter::successors((!first.is_null()).then_some(first), |&inst| {
+            // SAFETY: as above.
+            let next = unsafe { c::LLVMGetNextInstruction(inst) };
+            (!next.is_null()).then_some(next)
+        })
+    })
+}
+
 /// The assembly text of an inline-assembly value.
 pub(crate) fn inline_asm_text(asm: Value) -> String {
     let mut len = 0usize;

@@ -208,21 +208,7 @@ pub(crate) fn channel_role(ctx: LLVMContextRef, f: Value) -> ChannelRole {
     if is_channel_method(&subprogram_name(ctx, sp)) {
         return ChannelRole::Method;
     }
-    // SAFETY: `f` is a function definition of a live module.
-    let holds_inlined_method = unsafe {
-        let mut bb = c::LLVMGetFirstBasicBlock(f);
-        let mut found = false;
-        while !bb.is_null() && !found {
-            let mut inst = c::LLVMGetFirstInstruction(bb);
-            while !inst.is_null() && !found {
-                found = inlined_from(ctx, inst, is_channel_method);
-                inst = c::LLVMGetNextInstruction(inst);
-            }
-            bb = c::LLVMGetNextBasicBlock(bb);
-        }
-        found
-    };
-    if holds_inlined_method {
+    if llvm::instructions(f).any(|inst| inlined_from(ctx, inst, is_channel_method)) {
         ChannelRole::Outside
     } else {
         ChannelRole::Hidden

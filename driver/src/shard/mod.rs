@@ -194,8 +194,6 @@ pub struct Sharded<S> {
     shared: bool,
     /// Shared executions run.
     shared_runs: u64,
-    /// Executions run (observed).
-    ran: u64,
 }
 
 impl<S: Shardable> Sharded<S> {
@@ -214,7 +212,6 @@ impl<S: Shardable> Sharded<S> {
             loads: vec![0.0; spec.count as usize],
             shared: false,
             shared_runs: 0,
-            ran: 0,
         }
     }
 
@@ -286,7 +283,6 @@ impl<S: Shardable> Strategy for Sharded<S> {
 
     fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence> {
         self.inner.observe(request, trace)?;
-        self.ran += 1;
         if let Some((name, Owner::Probing, named)) = self.current {
             self.current = match self.inner.probe() {
                 Some(Probe::Shared) => {
@@ -324,7 +320,6 @@ impl<S: Shardable> Strategy for Sharded<S> {
     fn stats(&self) -> Vec<(&'static str, String)> {
         let mut stats = self.inner.stats();
         stats.push(("shared executions", self.shared_runs.to_string()));
-        stats.push((RAN_STAT, self.ran.to_string()));
         stats.push((
             "frontier subtrees",
             format!("{} of {} in this shard", self.owned, self.subtrees),
@@ -364,10 +359,6 @@ impl From<ShardSpec> for ShardInfo {
         }
     }
 }
-
-/// The [`Strategy::stats`] entry of a sharded search that counts the
-/// executions the shard ran ([`ShardInfo::ran`]).
-pub const RAN_STAT: &str = "executions run";
 
 /// The options that decide what a search explores and what it counts as a
 /// bug: shards merged together must agree on them (limits such as

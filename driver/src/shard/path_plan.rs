@@ -175,23 +175,29 @@ impl PathPlan {
         self.probe = None;
         let mut rest: f64 = widths.iter().map(|w| w.max(1.0).log2()).sum();
         let root = *self.root.get_or_insert(rest);
-        if let Some(name) = self.pending {
-            let probed = std::mem::take(&mut self.first_of_subtree);
-            let splits =
-                probed && self.budget > 0 && self.forced_end(rest - root, &widths, extra) > 0;
-            if !splits {
-                self.probe = probed.then_some(Probe::Estimate((rest - root).exp2()));
-                let label = Label::In(name, f64::NEG_INFINITY);
-                self.labels.extend(std::iter::repeat_n(label, widths.len()));
-                return first_new;
+        let end = match self.pending {
+            None => self.forced_end(rest - root, &widths, extra),
+            Some(name) => {
+                let probed = std::mem::take(&mut self.first_of_subtree);
+                let end = if probed && self.budget > 0 {
+                    self.forced_end(rest - root, &widths, extra)
+                } else {
+                    0
+                };
+                if end == 0 {
+                    self.probe = probed.then_some(Probe::Estimate((rest - root).exp2()));
+                    let label = Label::In(name, f64::NEG_INFINITY);
+                    self.labels.extend(std::iter::repeat_n(label, widths.len()));
+                    return first_new;
+                }
+                // Run by every shard and still large: split below it as
+                // below any shared execution.
+                self.budget -= 1;
+                self.pending = None;
+                self.probe = Some(Probe::Shared);
+                end
             }
-            // Run by every shard and still large: split below it as below
-            // any shared execution.
-            self.budget -= 1;
-            self.pending = None;
-            self.probe = Some(Probe::Shared);
-        }
-        let end = self.forced_end(rest - root, &widths, extra);
+        };
         for (k, w) in widths.iter().enumerate() {
             if k == end {
                 let name = prefix_name(&schedule[..first_new + k]);
