@@ -107,21 +107,24 @@ Balance. The shard with the least estimated work so far takes each
 subtree. optimal and dpor estimate a subtree of a choice of their own
 from its first execution, a *probe* every shard runs (Knuth's estimator
 along it; if it is still above 1/(K·N) of the search, the shared part
-splits below it), and a forced choice's subtree as the search below its
-node. rt divides a variant's share among its variants half evenly and
+splits below it). The choices only forcing added at one node (*extras*)
+cost less and less in the order they run, each with one more sibling
+asleep (on lastzero(10) under optimal, the nine extras of the first node
+after the threads start: 1,280, 576, 256, 112, 48, 20, 8, 3 and 1
+executions); so the first extra of each forced node is probed too, and
+the k-th estimated at 2^-k of it. Estimating every extra as the search
+below its node, as before, was 2.5x and 3.7x off on bounded_buffer at 4
+shards (optimal, dpor) and 2.4x and 3.0x on lastzero(10) under dpor at 2
+and 4. rt divides a variant's share among its variants half evenly and
 half as Knuth's estimator would along its execution (a variant that
 changes an earlier race gets more); either half alone was more than 2x
 off (even division: 2.5x on lastzero(10) and 2.8x on indexer(15) at 4
 shards; Knuth's alone: 2.2x and 2.4x on filesystem(18) at 2 and 4).
-Within 2x everywhere
-except bounded_buffer under optimal (2.5x) and dpor (3.7x) at 4 shards
-and lastzero(10) under dpor (2.4x at 2 shards, 3.0x at 4), where a few
-forced choices' subtrees hold most of the work and nothing run before
-them tells them apart; and filesystem(18) under optimal and dpor at 2
-shards, which is not split.
+Within 2x in every row that is split; filesystem(18) under optimal and
+dpor at 2 shards is not split (above).
 Sharding optimal or dpor pays off only on searches much longer than their
-forced part: on these examples their slowest shard runs more executions
-than one unsharded run.
+forced part: on these examples only lastzero(10) under dpor at 4 shards
+has a slowest shard that runs fewer executions than one unsharded run.
 NOTE
 
 if [ -n "${OUT_SECTION:-}" ]; then

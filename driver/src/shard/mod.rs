@@ -424,8 +424,8 @@ pub struct Subtree {
     /// Estimated share of the whole search, in `0..=1`.
     pub estimate: f64,
     /// To be probed ([`Assignment::Probed`]): its first execution is run
-    /// by every shard (a choice the search made itself, while the probe
-    /// budget lasts).
+    /// by every shard (a choice the search made itself, or the first a
+    /// forced node adds, while the probe budget lasts).
     pub probe: bool,
 }
 

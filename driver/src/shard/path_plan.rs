@@ -27,6 +27,11 @@ enum Label {
         /// races of the execution that reached the node); only these may
         /// be shared executions.
         natural: ThreadSet,
+        /// Extras (choices only forcing added) named here so far.
+        extras: u32,
+        /// log2 share of the first extra's subtree, as its probe estimated
+        /// it.
+        first_extra: Option<f64>,
     },
     /// A node inside the frontier subtree of this name, estimated at this
     /// share (log2) of the search.
@@ -49,8 +54,19 @@ enum Label {
 /// the rest of its path is one frontier subtree. A choice of the search's
 /// own at a forced node whose estimate is still above that share is run as
 /// a shared execution in turn (split again); any other roots a frontier
-/// subtree. Sizes are estimates: the partition is exact whatever they
-/// are, only the balance depends on them.
+/// subtree.
+///
+/// A choice only forcing added at a node (an *extra*) runs that part of the
+/// program again with the search's own choices asleep, and mostly ends
+/// sleep-blocked; what it costs is nothing like the search's own subtree
+/// there. The extras of one node cost less and less in the order they are
+/// explored, each with one more sibling asleep: about half the one before
+/// on the examples (BENCHMARKS.md, section Shards). So, when probing, the
+/// first extra of each forced node is probed (never split: forcing below it
+/// would add choices no search calls for), and the `k`-th is estimated at
+/// `2^-k` of it (of the search's own subtree below the node, unprobed).
+/// Sizes are estimates: the partition is exact whatever they are, only the
+/// balance depends on them.
 #[derive(Clone, Debug)]
 pub struct PathPlan {
     /// log2 of K·N: a frontier subtree is estimated at most `2^-target` of
@@ -75,6 +91,9 @@ pub struct PathPlan {
     probes: u32,
     /// The request in flight is the first of its frontier subtree.
     first_of_subtree: bool,
+    /// The node whose first extra (a choice only forcing added) the request
+    /// in flight probes.
+    probing_extra_at: Option<usize>,
     /// What the last execution observed said of its frontier subtree, if
     /// it was the first.
     probe: Option<Probe>,
@@ -97,6 +116,7 @@ impl PathPlan {
                 .saturating_mul(count.max(1))
                 .saturating_mul(PROBES_PER_SUBTREE),
             first_of_subtree: false,
+            probing_extra_at: None,
             probe: None,
         }
     }
@@ -106,8 +126,20 @@ impl PathPlan {
     pub fn subtree_of(&mut self, prefix: &[u32]) -> Option<Subtree> {
         self.pending = None;
         self.first_of_subtree = false;
+        self.probing_extra_at = None;
         let (i, &thread) = prefix.len().checked_sub(1).zip(prefix.last())?;
-        match *self.labels.get(i)? {
+        let label = self.labels.get_mut(i)?;
+        // Which choice forcing added here this is (0: the first), if it is one.
+        let extra = match label {
+            Label::Shared {
+                natural, extras, ..
+            } if !natural.contains(thread) => {
+                *extras += 1;
+                Some(*extras - 1)
+            }
+            _ => None,
+        };
+        match *label {
             Label::In(name, share) => {
                 self.pending = Some(name);
                 Some(Subtree {
@@ -116,7 +148,12 @@ impl PathPlan {
                     probe: false,
                 })
             }
-            Label::Shared { below, natural } => {
+            Label::Shared {
+                below,
+                natural,
+                first_extra,
+                ..
+            } => {
                 let chosen = natural.contains(thread);
                 let size = if chosen { below } else { 0.0 };
                 let share = size - self.root.unwrap_or(0.0);
@@ -126,16 +163,20 @@ impl PathPlan {
                 }
                 let name = prefix_name(prefix);
                 self.pending = Some(name);
-                self.first_of_subtree = chosen && self.probing && self.probes > 0;
+                let probe_extra = extra == Some(0);
+                self.first_of_subtree = (chosen || probe_extra) && self.probing && self.probes > 0;
                 self.probes -= u32::from(self.first_of_subtree);
-                // A choice only forcing added is never shared, but its subtree
-                // is estimated as the search's own below the node: it runs
-                // that part of the program again, with the search's choice
-                // asleep, and ends blocked by its sleep set only at the end
-                // (measured in BENCHMARKS.md, section Shards).
+                if probe_extra && self.first_of_subtree {
+                    self.probing_extra_at = Some(i);
+                }
+                let root = self.root.unwrap_or(0.0);
+                let share = match extra {
+                    None => below - root,
+                    Some(k) => first_extra.unwrap_or(below - root) - f64::from(k),
+                };
                 Some(Subtree {
                     name,
-                    estimate: (below - self.root.unwrap_or(0.0)).exp2(),
+                    estimate: share.exp2(),
                     probe: self.first_of_subtree,
                 })
             }
@@ -143,7 +184,8 @@ impl PathPlan {
     }
 
     /// Every shard runs the first execution of each frontier subtree of a
-    /// choice the search made itself, as far as the probe budget lasts
+    /// choice the search made itself, and of each forced node's first
+    /// extra, as far as the probe budget lasts
     /// ([`super::Shardable::set_probing`]).
     pub fn set_probing(&mut self) {
         self.probing = true;
@@ -179,12 +221,20 @@ impl PathPlan {
             None => self.forced_end(rest - root, &widths, extra),
             Some(name) => {
                 let probed = std::mem::take(&mut self.first_of_subtree);
-                let end = if probed && self.budget > 0 {
+                // A choice only forcing added is never split: forcing below
+                // it would add choices no search of its own calls for.
+                let end = if probed && self.budget > 0 && self.probing_extra_at.is_none() {
                     self.forced_end(rest - root, &widths, extra)
                 } else {
                     0
                 };
                 if end == 0 {
+                    let at = self.probing_extra_at.take();
+                    if let Some(Label::Shared { first_extra, .. }) =
+                        at.and_then(|i| self.labels.get_mut(i))
+                    {
+                        *first_extra = Some(rest - root);
+                    }
                     self.probe = probed.then_some(Probe::Estimate((rest - root).exp2()));
                     let label = Label::In(name, f64::NEG_INFINITY);
                     self.labels.extend(std::iter::repeat_n(label, widths.len()));
@@ -211,6 +261,8 @@ impl PathPlan {
             self.labels.push(Label::Shared {
                 below: rest,
                 natural: natural.get(k).copied().unwrap_or(ThreadSet::EMPTY),
+                extras: 0,
+                first_extra: None,
             });
         }
         first_new + end
@@ -266,6 +318,29 @@ mod tests {
         // with the budget (2·2·16) spent before the first split, no forcing.
         let costly = [3, u32::try_from(plan.forcing).unwrap_or(u32::MAX), 0];
         assert_eq!(plan.forced_end(0.0, &[1.0, 1.0, 2.0], &costly), 0);
+    }
+
+    /// The first extra of a forced node is probed, never split, and the
+    /// later ones are estimated at half the one before.
+    #[test]
+    fn extras_are_estimated_from_the_first_one_probed() {
+        let mut plan = PathPlan::new(1, 2);
+        plan.set_probing();
+        let (one, two) = (threads(&[0]), threads(&[0, 1]));
+        // Two choices of the search's own at the first node, and threads 2
+        // and 3 that forcing adds: the search is estimated at 2.
+        assert_eq!(plan.observed(0, &[two, one], &[2, 0], &[0, 0]), 1);
+        // Thread 2, the first extra: probed, estimated as the search's
+        // own subtree there until its probe says more.
+        let first = plan.subtree_of(&[2]);
+        assert_eq!(first.map(|s| (s.probe, s.estimate)), Some((true, 0.5)));
+        // Its probe finds two choices twice below: four executions, twice
+        // the search's estimate, yet it is not split.
+        assert_eq!(plan.observed(1, &[two, two], &[0, 0], &[2, 0, 0]), 1);
+        assert_eq!(plan.probe(), Some(Probe::Estimate(2.0)));
+        // Thread 3, the second extra: half the first, not probed.
+        let second = plan.subtree_of(&[3]);
+        assert_eq!(second.map(|s| (s.probe, s.estimate)), Some((false, 1.0)));
     }
 
     /// A subtree's first execution, with probing on: split further if it
