@@ -215,7 +215,7 @@ impl Strategy for BranchDirected {
             return Some(Request::continuing(Vec::new()));
         }
         let candidate = self.pick()?;
-        let request = Request::continuing(candidate.variant.prefix.clone());
+        let request = Request::continuing(candidate.variant.prefix());
         self.current_groups = candidate.groups;
         self.current = Some(candidate.variant);
         Some(request)

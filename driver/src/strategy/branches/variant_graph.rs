@@ -34,7 +34,7 @@ pub fn variant_key(parent: &Trace, variant: &Variant) -> Option<u64> {
     let mut index: Vec<u32> = vec![0; parent.thread_count().max(1)];
     let mut versions: HashMap<u64, u32> = HashMap::default();
     let mut h = rustc_hash::FxHasher::default();
-    for &thread in &variant.prefix {
+    for thread in variant.threads() {
         let t = thread as usize;
         if t >= index.len() {
             index.resize(t + 1, 0);
@@ -86,7 +86,7 @@ pub fn complete_path(parent: &Trace, variant: &Variant) -> Vec<usize> {
         path.push(i);
     };
     let mut current = 0u32;
-    for &t in &variant.prefix {
+    for t in variant.threads() {
         let Some(k) = next.get_mut(t as usize) else {
             continue;
         };

@@ -11,7 +11,9 @@
 //! write and every write after the accesses since the previous write
 //! (reads commute); the process exit follows everything. Kahn's algorithm,
 //! taking the ready event with the smallest slot, lists them in
-//! `O((n + a) log(n + a))` for `n` events and `a` granule accesses.
+//! `O((n + a) log(n + a))` for `n` events and `a` granule accesses, where
+//! only the events from the variant's first change on count: the settled
+//! head before it is the trace's own order.
 
 use super::model::SynSequence;
 use crate::analysis::objects::{touched, Mode, ObjectKey};
@@ -36,10 +38,54 @@ pub fn slot_after(pos: usize) -> u64 {
 }
 
 /// A topological order of `members` (event index, slot) under the
-/// variant's happens-before, ties broken by slot; `None` if the
-/// constraints are cyclic (the row names no feasible partial order), or
-/// if `cancel` fires on the way (a row of a long sequence takes long).
+/// variant's happens-before, ties broken by slot, as the length `k` of its
+/// *settled* head (the executed events `0..k`, in trace order) and the
+/// rest; `None` if the constraints are cyclic (the row names no feasible
+/// partial order), or if `cancel` fires on the way (a row of a long
+/// sequence takes long).
+///
+/// `members` lists the executed events it keeps in trace order, then the
+/// new partner calls. The settled head, the events up to the first that
+/// the variant removes, moves or follows with a moved one, comes first and
+/// in trace order (every edge into it comes from a smaller slot inside it,
+/// and all its slots are below the rest); only the rest is sorted, so a
+/// variant of a late race in a long execution costs little more than
+/// its own steps.
 pub fn linearise(
+    seq: &SynSequence,
+    members: &[(usize, u64)],
+    cancel: &Cancel,
+) -> Option<(usize, Vec<usize>)> {
+    let settled = settled_head(seq, members);
+    let rest = members.get(settled..).unwrap_or_default();
+    Some((settled, linearise_all(seq, rest, cancel)?))
+}
+
+/// Length of the settled head of `members` (see [`linearise`]): the
+/// longest run of unchanged executed events `0, 1, 2, ...` at their own
+/// slots, below every other member's slot, without a process exit (which
+/// follows everything).
+fn settled_head(seq: &SynSequence, members: &[(usize, u64)]) -> usize {
+    let changed = members
+        .iter()
+        .filter(|&&(g, slot)| slot != slot_at(g) || g >= seq.executed)
+        .map(|&(_, slot)| slot)
+        .min()
+        .unwrap_or(u64::MAX);
+    members
+        .iter()
+        .enumerate()
+        .take_while(|&(i, &(g, slot))| {
+            g == i
+                && slot == slot_at(g)
+                && slot < changed
+                && seq.events[g].op.kind != OpKind::ProcessExit
+        })
+        .count()
+}
+
+/// [`linearise`] by Kahn's algorithm over all of `members`.
+fn linearise_all(
     seq: &SynSequence,
     members: &[(usize, u64)],
     cancel: &Cancel,

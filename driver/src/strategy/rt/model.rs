@@ -291,6 +291,22 @@ impl SynSequence {
         (inclusive || g != root) && self.events[g].vstamp.covers(self.events[root].id)
     }
 
+    /// Per thread, the index (within the thread) of its first executed
+    /// event whose completion depends on the outcome at `root` (`u32::MAX`
+    /// if none). Value stamps only grow along a thread, so the events
+    /// [`SynSequence::removes`] takes with `root` are, in each thread, those
+    /// from there on (the root itself aside when it stays).
+    pub fn first_dependent(&self, root: usize) -> Vec<u32> {
+        let id = self.events[root].id;
+        self.by_thread
+            .iter()
+            .map(|list| {
+                let k = list.partition_point(|&g| !self.events[g].vstamp.covers(id));
+                list.get(k).map_or(u32::MAX, |&g| self.events[g].id.index)
+            })
+            .collect()
+    }
+
     /// True if changing the receive `root` removes the *call* of `g` (its
     /// sending event): the call depends on the outcome at `root`.
     pub fn removes_call(&self, root: usize, g: usize) -> bool {

@@ -92,8 +92,7 @@ impl crate::shard::Shardable for ReachabilityTesting {
 /// synchronisation pair of the variant, changed ones included, happened
 /// with the same operations and in the variant's order.
 pub fn check_variant(variant: &Variant, trace: &Trace) -> Result<(), Divergence> {
-    for (step, (&thread, &(kind, object))) in variant.prefix.iter().zip(&variant.steps).enumerate()
-    {
+    for (step, (thread, (kind, object))) in variant.steps().enumerate() {
         let expected = Op {
             kind,
             flags: EventFlags::default(),
@@ -134,7 +133,7 @@ impl Strategy for ReachabilityTesting {
         self.first = false;
         self.current_tag = self.tags.pop().unwrap_or_default();
         self.bytes = self.bytes.saturating_sub(variant.footprint());
-        let request = Self::request(variant.prefix.clone());
+        let request = Self::request(variant.prefix());
         self.current = Some(variant);
         Some(request)
     }
@@ -167,7 +166,7 @@ impl Strategy for ReachabilityTesting {
 
     fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence> {
         let variant = self.current.take().unwrap_or_default();
-        debug_assert_eq!(variant.prefix, request.prefix);
+        debug_assert_eq!(variant.prefix(), request.prefix);
         check_variant(&variant, trace)?;
         let seq = SynSequence::from_trace(trace);
         if self.cancel.is_set() {
@@ -180,7 +179,7 @@ impl Strategy for ReachabilityTesting {
             self.truncated = self.truncated.or(generated.cut);
         }
         if self.shard_plan.is_some() {
-            let lengths: Vec<usize> = generated.variants.iter().map(|v| v.prefix.len()).collect();
+            let lengths: Vec<usize> = generated.variants.iter().map(Variant::len).collect();
             self.tags
                 .extend(TreePlan::children(self.current_tag, &lengths));
         }

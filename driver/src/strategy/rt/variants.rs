@@ -16,6 +16,7 @@ use crate::analysis::objects::touched;
 use crate::cancel::Cancel;
 use reach_channel::OpKind;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::sync::Arc;
 
 /// Colour of a receiving event (Sec. 5.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,19 +31,110 @@ pub enum Colour {
     },
 }
 
+/// The events of one SYN-sequence, shared by the variants derived from
+/// it: a variant's linearisation is mostly runs of consecutive events of
+/// its parent's trace (the settled head, [`linearise`], and the unchanged
+/// stretches after its changes), so it keeps only where its runs start and
+/// end, not one entry per step.
+#[derive(Debug, Default)]
+pub struct Steps {
+    /// Thread of each event (executed ones in trace order, then the calls
+    /// pending at the end).
+    threads: Vec<u32>,
+    /// Operation (kind, object) of each, as traced.
+    ops: Vec<(OpKind, u64)>,
+}
+
+impl Steps {
+    /// The events of `seq`.
+    fn of(seq: &SynSequence) -> Steps {
+        Steps {
+            threads: seq.events.iter().map(|e| e.id.thread).collect(),
+            ops: seq
+                .events
+                .iter()
+                .map(|e| (e.traced.kind, e.traced.object))
+                .collect(),
+        }
+    }
+
+    /// Approximate heap size in bytes.
+    fn footprint(&self) -> usize {
+        self.threads.len() * 4 + self.ops.len() * 16
+    }
+}
+
+/// The colours of a variant's non-white receives, run-length encoded:
+/// consecutive events of one thread with one colour are one run (a black
+/// causal past is a run per thread, however long the execution).
+#[derive(Clone, Debug, Default)]
+pub struct Colours(Vec<(EventId, u32, Colour)>);
+
+impl Colours {
+    /// The colours of `coloured`, in any order, one per event.
+    fn of(mut coloured: Vec<(EventId, Colour)>) -> Colours {
+        coloured.sort_unstable_by_key(|(id, _)| *id);
+        let mut runs: Vec<(EventId, u32, Colour)> = Vec::new();
+        for (id, colour) in coloured {
+            match runs.last_mut() {
+                Some((start, n, c))
+                    if start.thread == id.thread
+                        && start.index + *n == id.index
+                        && *c == colour =>
+                {
+                    *n += 1
+                }
+                _ => runs.push((id, 1, colour)),
+            }
+        }
+        Colours(runs)
+    }
+
+    /// The colour of `id`, if not white.
+    pub fn get(&self, id: EventId) -> Option<Colour> {
+        let after = self.0.partition_point(|(start, _, _)| *start <= id);
+        let &(start, n, colour) = self.0.get(after.checked_sub(1)?)?;
+        (start.thread == id.thread && id.index - start.index < n).then_some(colour)
+    }
+
+    /// Every non-white receive and its colour, by identity.
+    pub fn iter(&self) -> impl Iterator<Item = (EventId, Colour)> + '_ {
+        self.0.iter().flat_map(|&(start, n, colour)| {
+            (start.index..start.index + n).map(move |index| {
+                let id = EventId {
+                    thread: start.thread,
+                    index,
+                };
+                (id, colour)
+            })
+        })
+    }
+
+    /// Approximate heap size in bytes.
+    fn footprint(&self) -> usize {
+        self.0.len() * 24
+    }
+}
+
 /// A race variant, compact: its linearisation and what GenerateVariants
 /// needs from it when the execution it leads to comes back.
 #[derive(Clone, Debug, Default)]
 pub struct Variant {
-    /// Thread of each step of the linearisation.
-    pub prefix: Vec<u32>,
-    /// Operation (kind, object) expected at each step.
-    pub steps: Vec<(OpKind, u64)>,
+    /// The parent sequence's events.
+    base: Arc<Steps>,
+    /// The linearisation, as runs of consecutive events of `base`: (first
+    /// event, number of events).
+    runs: Vec<(u32, u32)>,
+    /// Number of steps of the linearisation.
+    len: usize,
+    /// This variant accounts for `base` in its footprint (the first of the
+    /// variants sharing it).
+    owns_base: bool,
     /// Changed synchronisation pairs: (new partner, the event whose place it
     /// takes), for messages.
     pub changed: Vec<(EventId, EventId)>,
     /// Colours of the variant's non-white receives.
-    pub colours: Vec<(EventId, Colour)>,
+    pub colours: Colours,
     /// `race_set(r, V)` for the receives `r` of the variant: the race sets
     /// they had in the parent sequence, restricted to sending events that
     /// are in the variant (old sends).
@@ -50,18 +142,75 @@ pub struct Variant {
 }
 
 impl Variant {
-    /// Approximate heap size in bytes (for statistics).
+    /// Number of steps of the linearisation.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True for the empty linearisation (the first execution's).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The parent's events of the linearisation, in order.
+    fn events(&self) -> impl Iterator<Item = usize> + '_ {
+        self.runs
+            .iter()
+            .flat_map(|&(start, n)| start as usize..start as usize + n as usize)
+    }
+
+    /// The thread of each step of the linearisation: the schedule prefix
+    /// the runtime forces.
+    pub fn threads(&self) -> impl Iterator<Item = u32> + '_ {
+        self.events()
+            .map(|g| self.base.threads.get(g).copied().unwrap_or_default())
+    }
+
+    /// [`Variant::threads`], collected.
+    pub fn prefix(&self) -> Vec<u32> {
+        self.threads().collect()
+    }
+
+    /// Each step of the linearisation: its thread and the operation
+    /// (kind, object) expected there.
+    pub fn steps(&self) -> impl Iterator<Item = (u32, (OpKind, u64))> + '_ {
+        self.events().filter_map(|g| {
+            let thread = *self.base.threads.get(g)?;
+            Some((thread, *self.base.ops.get(g)?))
+        })
+    }
+
+    /// Approximate heap size in bytes (for statistics and the memory
+    /// bound): its runs and sets, and the shared events once, in the
+    /// variant that owns them.
     pub fn footprint(&self) -> usize {
-        self.prefix.len() * 4
-            + self.steps.len() * 16
+        self.runs.len() * 8
+            + if self.owns_base {
+                self.base.footprint()
+            } else {
+                0
+            }
             + self.changed.len() * 16
-            + self.colours.len() * 24
+            + self.colours.footprint()
             + self
                 .old_races
                 .iter()
                 .map(|(_, s)| 32 + s.len() * 8)
                 .sum::<usize>()
     }
+}
+
+/// `order` (event indices) as runs of consecutive events.
+fn runs_of(order: impl IntoIterator<Item = usize>) -> Vec<(u32, u32)> {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for g in order {
+        let g = g as u32;
+        match runs.last_mut() {
+            Some((start, n)) if *start + *n == g => *n += 1,
+            _ => runs.push((g, 1)),
+        }
+    }
+    runs
 }
 
 /// Most race-table rows turned into variants for one SYN-sequence, a safety
@@ -108,7 +257,7 @@ pub fn generate_variants(
             cut: Some(Cut::Cancelled),
         };
     };
-    let colours: HashMap<EventId, Colour> = parent.colours.iter().copied().collect();
+    let colours = &parent.colours;
     let old: HashMap<EventId, HashSet<EventId>> = parent
         .old_races
         .iter()
@@ -122,9 +271,9 @@ pub fn generate_variants(
     for (e, set) in raw.iter().enumerate() {
         let id = seq.events[e].id;
         let pruned = old.get(&id);
-        let link = match colours.get(&id) {
+        let link = match colours.get(id) {
             Some(Colour::Black) => continue,
-            Some(Colour::Gray { link }) => seq.find(*link).or(Some(usize::MAX)),
+            Some(Colour::Gray { link }) => seq.find(link).or(Some(usize::MAX)),
             None => None,
         };
         let is_old = |f: usize| pruned.is_some_and(|p| p.contains(&seq.events[f].id));
@@ -149,6 +298,7 @@ pub fn generate_variants(
         }
     }
 
+    let base = Arc::new(Steps::of(seq));
     let mut generated = Generated::default();
     let mut rows = 0usize;
     let mut bytes = 0usize;
@@ -172,7 +322,8 @@ pub fn generate_variants(
             .filter(|(v, _)| **v > 0)
             .map(|(v, column)| (column.receive, &column.choices[*v as usize - 1]))
             .collect();
-        if let Some(variant) = derive(seq, &raw, &colours, &changes, cancel) {
+        if let Some(mut variant) = derive(seq, &base, &raw, colours, &changes, cancel) {
+            variant.owns_base = generated.variants.is_empty();
             bytes += variant.footprint();
             generated.variants.push(variant);
         }
@@ -217,8 +368,9 @@ fn new_source(seq: &SynSequence, e: usize, race: Race) -> Option<usize> {
 /// calls placed before it.
 fn derive(
     seq: &SynSequence,
+    base: &Arc<Steps>,
     raw: &[Vec<Race>],
-    inherited: &HashMap<EventId, Colour>,
+    inherited: &Colours,
     changes: &[(usize, &Choice)],
     cancel: &Cancel,
 ) -> Option<Variant> {
@@ -226,7 +378,22 @@ fn derive(
         .iter()
         .filter_map(|&(e, c)| c.roots(seq, e))
         .collect();
-    let kept = |g: usize| roots.iter().all(|&(r, inc)| !seq.removes(r, inc, g));
+    // Per thread, the events from `limit` on depend on a changed outcome;
+    // a root itself is decided exactly (a read root stays).
+    let limit = roots.iter().fold(Vec::new(), |limit: Vec<u32>, &(r, _)| {
+        let first = seq.first_dependent(r);
+        if limit.is_empty() {
+            return first;
+        }
+        limit.iter().zip(&first).map(|(a, b)| *a.min(b)).collect()
+    });
+    let kept = |g: usize| {
+        if roots.iter().any(|&(r, _)| r == g) {
+            return roots.iter().all(|&(r, inc)| !seq.removes(r, inc, g));
+        }
+        let id = seq.events[g].id;
+        id.index < limit.get(id.thread as usize).copied().unwrap_or(u32::MAX)
+    };
     let mut calls: Vec<usize> = Vec::new();
     for &(_, c) in changes.iter().filter(|(_, c)| c.how == How::Take) {
         for &s in &c.partners {
@@ -254,9 +421,10 @@ fn derive(
     for (rank, &s) in calls.iter().filter(|&&s| s >= seq.executed).enumerate() {
         members.push((s, slot_at(seq.executed + rank)));
     }
-    let mut order = linearise(seq, &members, cancel)?;
+    let (settled, mut order) = linearise(seq, &members, cancel)?;
     // An exit that waits for the other threads comes last by itself (it
-    // waits for the events the variant removed too): not forced.
+    // waits for the events the variant removed too): not forced (never in
+    // the settled head).
     order.retain(|&g| {
         let op = &seq.events[g].op;
         op.kind != OpKind::ProcessExit || op.cuts_threads()
@@ -267,12 +435,9 @@ fn derive(
         in_variant[g] = true;
     }
 
-    let mut colours: HashMap<EventId, Colour> = members
+    let mut colours: HashMap<EventId, Colour> = inherited
         .iter()
-        .filter_map(|&(g, _)| {
-            let id = seq.events[g].id;
-            inherited.get(&id).map(|c| (id, *c))
-        })
+        .filter(|(id, _)| seq.find(*id).is_some_and(|g| in_variant[g]))
         .collect();
     for &(e, c) in changes {
         colour_change(seq, &members, &fresh, e, c, &mut colours);
@@ -281,6 +446,7 @@ fn derive(
     let old_races = members
         .iter()
         .map(|&(g, _)| g)
+        .filter(|&g| raw.get(g).is_some_and(|races| !races.is_empty()))
         .filter(|&g| g < seq.executed && !fresh.contains(&g) && !slots.contains_key(&g))
         .filter_map(|g| {
             let senders: Vec<EventId> = raw[g]
@@ -300,14 +466,12 @@ fn derive(
         })
         .collect();
 
-    let mut colours: Vec<(EventId, Colour)> = colours.into_iter().collect();
-    colours.sort_unstable_by_key(|(id, _)| *id);
+    let colours = Colours::of(colours.into_iter().collect());
     Some(Variant {
-        prefix: order.iter().map(|&g| seq.events[g].id.thread).collect(),
-        steps: order
-            .iter()
-            .map(|&g| (seq.events[g].traced.kind, seq.events[g].traced.object))
-            .collect(),
+        base: Arc::clone(base),
+        runs: runs_of((0..settled).chain(order.iter().copied())),
+        len: settled + order.len(),
+        owns_base: false,
         changed: changes
             .iter()
             .map(|&(r, c)| (seq.events[c.partners[0]].id, seq.events[r].id))
@@ -401,5 +565,51 @@ fn colour_change(
         {
             colours.insert(id, Colour::Gray { link: name });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(thread: u32, index: u32) -> EventId {
+        EventId { thread, index }
+    }
+
+    /// Runs of one colour along one thread merge; the colours read back
+    /// are exactly those put in, whatever their order.
+    #[test]
+    fn colours_round_trip_through_their_runs() {
+        let gray = Colour::Gray { link: id(2, 7) };
+        let coloured = vec![
+            (id(1, 2), Colour::Black),
+            (id(0, 0), Colour::Black),
+            (id(0, 1), Colour::Black),
+            (id(0, 2), gray),
+            (id(0, 3), gray),
+            (id(1, 0), Colour::Black),
+            (id(0, 5), Colour::Black),
+        ];
+        let colours = Colours::of(coloured.clone());
+        assert_eq!(colours.0.len(), 5, "{colours:?}");
+        let mut expected = coloured;
+        expected.sort_unstable_by_key(|(id, _)| *id);
+        assert_eq!(colours.iter().collect::<Vec<_>>(), expected);
+        for (event, colour) in &expected {
+            assert_eq!(colours.get(*event), Some(*colour));
+        }
+        for white in [id(0, 4), id(0, 6), id(1, 1), id(1, 3), id(2, 0)] {
+            assert_eq!(colours.get(white), None, "{white:?}");
+        }
+    }
+
+    /// A linearisation is kept as runs of consecutive events.
+    #[test]
+    fn orders_become_runs_of_consecutive_events() {
+        assert_eq!(
+            runs_of([0, 1, 2, 5, 6, 3, 7]),
+            vec![(0, 3), (5, 2), (3, 1), (7, 1)]
+        );
+        assert!(runs_of([]).is_empty());
     }
 }
