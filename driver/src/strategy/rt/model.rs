@@ -279,7 +279,11 @@ impl SynSequence {
 
     /// Index of the event with identity `id`, if the trace has it.
     pub fn find(&self, id: EventId) -> Option<usize> {
-        self.index.get(&id).copied()
+        let executed = self
+            .by_thread
+            .get(id.thread as usize)
+            .and_then(|list| list.get(id.index as usize));
+        executed.copied().or_else(|| self.index.get(&id).copied())
     }
 
     /// Def. 4 for one changed receive `root`: is event `g` removed from the

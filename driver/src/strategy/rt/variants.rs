@@ -72,8 +72,14 @@ pub struct Colours(Vec<(EventId, u32, Colour)>);
 
 impl Colours {
     /// The colours of `coloured`, in any order, one per event.
+    #[cfg(test)]
     fn of(mut coloured: Vec<(EventId, Colour)>) -> Colours {
         coloured.sort_unstable_by_key(|(id, _)| *id);
+        Colours::of_sorted(coloured)
+    }
+
+    /// The colours of `coloured`, sorted by identity, one per event.
+    fn of_sorted(coloured: impl IntoIterator<Item = (EventId, Colour)>) -> Colours {
         let mut runs: Vec<(EventId, u32, Colour)> = Vec::new();
         for (id, colour) in coloured {
             match runs.last_mut() {
@@ -88,6 +94,24 @@ impl Colours {
             }
         }
         Colours(runs)
+    }
+
+    /// The colours of the events of `seq`, by event index (`None`:
+    /// white), gathered thread by thread (each thread's events are in
+    /// index order), so without sorting.
+    fn by_thread(seq: &SynSequence, colours: &[Option<Colour>]) -> Colours {
+        let mut threads: Vec<Vec<(EventId, Colour)>> = Vec::new();
+        for (g, colour) in colours.iter().enumerate() {
+            let (Some(colour), Some(event)) = (colour, seq.events.get(g)) else {
+                continue;
+            };
+            let t = event.id.thread as usize;
+            if threads.len() <= t {
+                threads.resize_with(t + 1, Vec::new);
+            }
+            threads[t].push((event.id, *colour));
+        }
+        Colours::of_sorted(threads.into_iter().flatten())
     }
 
     /// The colour of `id`, if not white.
@@ -435,10 +459,13 @@ fn derive(
         in_variant[g] = true;
     }
 
-    let mut colours: HashMap<EventId, Colour> = inherited
-        .iter()
-        .filter(|(id, _)| seq.find(*id).is_some_and(|g| in_variant[g]))
-        .collect();
+    // The colour of each event of `seq` in the variant, by index.
+    let mut colours: Vec<Option<Colour>> = vec![None; seq.events.len()];
+    for (id, colour) in inherited.iter() {
+        if let Some(g) = seq.find(id).filter(|&g| in_variant[g]) {
+            colours[g] = Some(colour);
+        }
+    }
     for &(e, c) in changes {
         colour_change(seq, &members, &fresh, e, c, &mut colours);
     }
@@ -466,7 +493,7 @@ fn derive(
         })
         .collect();
 
-    let colours = Colours::of(colours.into_iter().collect());
+    let colours = Colours::by_thread(seq, &colours);
     Some(Variant {
         base: Arc::clone(base),
         runs: runs_of((0..settled).chain(order.iter().copied())),
@@ -505,24 +532,21 @@ fn colour_change(
     fresh: &HashSet<usize>,
     e: usize,
     choice: &Choice,
-    colours: &mut HashMap<EventId, Colour>,
+    colours: &mut [Option<Colour>],
 ) {
     let ee = &seq.events[e];
     if choice.how == How::Take && ee.op.cuts_threads() {
         // Every event happens before the exit: only the partners change.
         for &s in &choice.partners {
-            colours.insert(seq.events[s].id, Colour::Black);
+            colours[s] = Some(Colour::Black);
         }
         return;
     }
     let s = choice.partners[0];
-    let (name, p_struct, mut before_r, old_send) = match choice.how {
-        How::Take => (
-            seq.events[s].id,
-            &ee.object_past,
-            seq.events[s].vcall.clone(),
-            &ee.vcall,
-        ),
+    let named = if choice.how == How::Take { s } else { e };
+    let name = seq.events[named].id;
+    let (p_struct, mut before_r, old_send) = match choice.how {
+        How::Take => (&ee.object_past, seq.events[s].vcall.clone(), &ee.vcall),
         How::Before | How::After => {
             let mut before = ee.vcall.clone();
             let race = Race {
@@ -532,7 +556,7 @@ fn colour_change(
             if let Some(w) = new_source(seq, e, race) {
                 before.join(&seq.events[w].vstamp);
             }
-            (ee.id, &ee.vcall, before, &ee.object_past)
+            (&ee.vcall, before, &ee.object_past)
         }
     };
     before_r.join(p_struct);
@@ -551,19 +575,16 @@ fn colour_change(
             }
         }
     }
-    colours.insert(name, Colour::Black);
+    colours[named] = Some(Colour::Black);
     for &(g, _) in members {
         let id = seq.events[g].id;
-        if fresh.contains(&g) || id == name {
+        if fresh.contains(&g) || g == named {
             continue;
         }
         if before_r.covers(id) {
-            colours.insert(id, Colour::Black);
-        } else if !p_struct.covers(id)
-            && old_send.covers(id)
-            && colours.get(&id) != Some(&Colour::Black)
-        {
-            colours.insert(id, Colour::Gray { link: name });
+            colours[g] = Some(Colour::Black);
+        } else if !p_struct.covers(id) && old_send.covers(id) && colours[g] != Some(Colour::Black) {
+            colours[g] = Some(Colour::Gray { link: name });
         }
     }
 }
