@@ -123,6 +123,9 @@ pub struct SynSequence {
     enabled: Vec<ThreadSet>,
     /// Index of `events` by identity.
     index: HashMap<EventId, usize>,
+    /// The identity of each event, compact: the passes of every variant
+    /// over all events read only these.
+    ids: Vec<EventId>,
 }
 
 /// Per object granule: the full clocks of its last write and of its
@@ -269,12 +272,18 @@ impl SynSequence {
         }
         let index = events.iter().enumerate().map(|(i, e)| (e.id, i)).collect();
         SynSequence {
+            ids: events.iter().map(|e| e.id).collect(),
             events,
             executed,
             by_thread,
             enabled: trace.events.iter().map(|e| e.enabled).collect(),
             index,
         }
+    }
+
+    /// The identity of event `g` (of `events`).
+    pub fn id(&self, g: usize) -> EventId {
+        self.ids[g]
     }
 
     /// Index of the event with identity `id`, if the trace has it.

@@ -102,14 +102,15 @@ impl Colours {
     fn by_thread(seq: &SynSequence, colours: &[Option<Colour>]) -> Colours {
         let mut threads: Vec<Vec<(EventId, Colour)>> = Vec::new();
         for (g, colour) in colours.iter().enumerate() {
-            let (Some(colour), Some(event)) = (colour, seq.events.get(g)) else {
+            let Some(colour) = colour else {
                 continue;
             };
-            let t = event.id.thread as usize;
+            let id = seq.id(g);
+            let t = id.thread as usize;
             if threads.len() <= t {
                 threads.resize_with(t + 1, Vec::new);
             }
-            threads[t].push((event.id, *colour));
+            threads[t].push((id, *colour));
         }
         Colours::of_sorted(threads.into_iter().flatten())
     }
@@ -415,7 +416,7 @@ fn derive(
         if roots.iter().any(|&(r, _)| r == g) {
             return roots.iter().all(|&(r, inc)| !seq.removes(r, inc, g));
         }
-        let id = seq.events[g].id;
+        let id = seq.id(g);
         id.index < limit.get(id.thread as usize).copied().unwrap_or(u32::MAX)
     };
     let mut calls: Vec<usize> = Vec::new();
@@ -426,21 +427,20 @@ fn derive(
             }
         }
     }
-    let mut slots: HashMap<usize, u64> = HashMap::default();
+    // The new slots of the reads that move (one per changed read).
+    let mut slots: Vec<(usize, u64)> = Vec::new();
     for &(e, c) in changes {
         let w = seq.events[c.partners[0]].pos;
         match (c.how, w) {
-            (How::Before, Some(p)) => slots.insert(e, slot_before(p)),
-            (How::After, Some(p)) => slots.insert(e, slot_after(p)),
-            _ => None,
+            (How::Before, Some(p)) => slots.push((e, slot_before(p))),
+            (How::After, Some(p)) => slots.push((e, slot_after(p))),
+            _ => {}
         };
     }
+    let moved = |g: usize| slots.iter().rev().find(|(e, _)| *e == g).map(|&(_, s)| s);
     let mut members: Vec<(usize, u64)> = (0..seq.executed)
         .filter(|&g| kept(g) || calls.contains(&g))
-        .map(|g| {
-            let slot = slots.get(&g).copied().unwrap_or(slot_at(g));
-            (g, slot)
-        })
+        .map(|g| (g, moved(g).unwrap_or(slot_at(g))))
         .collect();
     for (rank, &s) in calls.iter().filter(|&&s| s >= seq.executed).enumerate() {
         members.push((s, slot_at(seq.executed + rank)));
@@ -453,7 +453,8 @@ fn derive(
         let op = &seq.events[g].op;
         op.kind != OpKind::ProcessExit || op.cuts_threads()
     });
-    let fresh: HashSet<usize> = calls.iter().copied().collect();
+    let mut fresh = calls.clone();
+    fresh.sort_unstable();
     let mut in_variant = vec![false; seq.events.len()];
     for &(g, _) in &members {
         in_variant[g] = true;
@@ -474,7 +475,7 @@ fn derive(
         .iter()
         .map(|&(g, _)| g)
         .filter(|&g| raw.get(g).is_some_and(|races| !races.is_empty()))
-        .filter(|&g| g < seq.executed && !fresh.contains(&g) && !slots.contains_key(&g))
+        .filter(|&g| g < seq.executed && fresh.binary_search(&g).is_err() && moved(g).is_none())
         .filter_map(|g| {
             let senders: Vec<EventId> = raw[g]
                 .iter()
@@ -511,7 +512,7 @@ fn derive(
 /// Fig. 4, step 3, for one changed receive: the receive of event `e`
 /// changed by `choice`. A call taking a write receive's place names the
 /// receive in the variant (it is that call's completion); a moving read
-/// keeps its name. The new partner calls (`fresh`) are not coloured here.
+/// keeps its name. The new partner calls (`fresh`, sorted) are not coloured here.
 ///
 /// * (*) the changed receive is black;
 /// * (**) a receive that happens before it in the variant is black:
@@ -529,7 +530,7 @@ fn derive(
 fn colour_change(
     seq: &SynSequence,
     members: &[(usize, u64)],
-    fresh: &HashSet<usize>,
+    fresh: &[usize],
     e: usize,
     choice: &Choice,
     colours: &mut [Option<Colour>],
@@ -566,7 +567,7 @@ fn colour_change(
         let s_pos = seq.events[s].pos.unwrap_or(usize::MAX);
         for &(g, _) in members {
             let ge = &seq.events[g];
-            if !fresh.contains(&g)
+            if fresh.binary_search(&g).is_err()
                 && !ge.read_only
                 && ge.pos.is_some_and(|p| p < s_pos)
                 && dependent(&ge.op, &seq.events[s].op)
@@ -577,8 +578,8 @@ fn colour_change(
     }
     colours[named] = Some(Colour::Black);
     for &(g, _) in members {
-        let id = seq.events[g].id;
-        if fresh.contains(&g) || g == named {
+        let id = seq.id(g);
+        if fresh.binary_search(&g).is_ok() || g == named {
             continue;
         }
         if before_r.covers(id) {
