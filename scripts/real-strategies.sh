@@ -8,7 +8,8 @@
 # ratio of the medians is printed. Writes the "## Strategies on real
 # programs" section of BENCHMARKS.md (OUT_SECTION=FILE: there instead).
 #
-# Usage: [BASELINE=BIN BASELINE_NAME=TEXT] [N=20] [R=3] scripts/real-strategies.sh
+# Usage: [BASELINE=BIN BASELINE_NAME=TEXT [NOTE_FILE=F]] [N=20] [R=3] scripts/real-strategies.sh
+# (NOTE_FILE: a paragraph on the comparison, appended to the section.)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -91,6 +92,9 @@ for line in open(rows):
         cells += f" {before:.0f} | {int(rss_base) // 1024} | {before / med:.2f} |"
     print(cells)
 PY
+if [ -n "$BASELINE" ] && [ -n "${NOTE_FILE:-}" ]; then
+    cat "$NOTE_FILE" >>"$section"
+fi
 cat "$section"
 if [ -n "${OUT_SECTION:-}" ]; then
     cp "$section" "$OUT_SECTION"
