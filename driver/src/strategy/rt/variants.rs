@@ -6,7 +6,10 @@
 //! prefix the runtime forces), the operation expected at each step (to
 //! check that the execution followed it), the colours of its receiving
 //! events, and, for the pruning of old sending events, the race sets its
-//! receives had in the sequence it was derived from.
+//! receives had in the sequence it was derived from. Its linearisation is
+//! kept as runs over the events of the execution it comes from (shared by
+//! all that execution's variants) and its colours as runs per thread, so a
+//! pending variant costs what its changes add, not the execution's length.
 
 use super::linearise::{linearise, slot_after, slot_at, slot_before};
 use super::model::{dependent, EventId, SynSequence};
