@@ -87,8 +87,8 @@ What the table shows. The merged partial orders equal one run's in every
 row (tests/tests/shard.rs checks it, and that no order is in two shards).
 rt and exhaustive count exactly one run's executions whatever N, and
 their shards run little more: the slowest of 4 rt shards runs 1,120 of
-lastzero(10)'s 3,328 executions (0.75 s against 2.2 s for one run) and
-1,153 of indexer(15)'s 4,096 (1.3 s against 4.7 s).
+lastzero(10)'s 3,328 executions (0.83 s against 2.3 s for one run) and
+1,153 of indexer(15)'s 4,096 (1.4 s against 4.6 s).
 
 optimal and dpor count more than one run (optimal: one execution per
 partial order; dpor: lastzero 79, lastzero(10) 15,279, indexer 64,
