@@ -142,23 +142,36 @@ enum Owner {
 }
 
 /// A search that can be sharded: it says which frontier subtree a request
-/// belongs to.
+/// belongs to. A depth-first search over schedules (dpor, optimal,
+/// exhaustive) partitions itself with a [`PathPlan`] and only needs to
+/// hand it out ([`Shardable::path_plan`]); the other methods default to
+/// asking it.
 pub trait Shardable: Strategy {
+    /// The search's [`PathPlan`], if it partitions itself with one.
+    fn path_plan(&mut self) -> Option<&mut PathPlan> {
+        None
+    }
     /// `None` if `request` is in the shared part, else the frontier subtree
     /// it belongs to (requests of one subtree come one after another).
-    fn subtree_of(&mut self, request: &Request) -> Option<Subtree>;
+    fn subtree_of(&mut self, request: &Request) -> Option<Subtree> {
+        self.path_plan()?.subtree_of(&request.prefix)
+    }
     /// `request`, just returned by [`Strategy::next_request`], belongs to
     /// another shard and will not be run.
     fn skip(&mut self, _request: &Request) {}
     /// Every shard runs the first execution of each frontier subtree
     /// ([`Assignment::Probed`]): what it finds may make the subtree part of
     /// the shared part after all ([`Probe::Shared`]).
-    fn set_probing(&mut self) {}
+    fn set_probing(&mut self) {
+        if let Some(plan) = self.path_plan() {
+            plan.set_probing();
+        }
+    }
     /// Just after the first execution of a frontier subtree was observed:
     /// what it says of the subtree (`None`: nothing, the estimate named
     /// with the subtree stands).
     fn probe(&mut self) -> Option<Probe> {
-        None
+        self.path_plan()?.probe()
     }
 }
 

@@ -492,18 +492,8 @@ impl Splittable for Dpor {
 }
 
 impl crate::shard::Shardable for Dpor {
-    fn subtree_of(&mut self, request: &Request) -> Option<crate::shard::Subtree> {
-        self.shard_plan.as_mut()?.subtree_of(&request.prefix)
-    }
-
-    fn set_probing(&mut self) {
-        if let Some(plan) = &mut self.shard_plan {
-            plan.set_probing();
-        }
-    }
-
-    fn probe(&mut self) -> Option<crate::shard::Probe> {
-        self.shard_plan.as_ref()?.probe()
+    fn path_plan(&mut self) -> Option<&mut crate::shard::PathPlan> {
+        self.shard_plan.as_mut()
     }
 }
 

@@ -49,8 +49,8 @@ impl Exhaustive {
 }
 
 impl crate::shard::Shardable for Exhaustive {
-    fn subtree_of(&mut self, request: &Request) -> Option<crate::shard::Subtree> {
-        self.shard_plan.as_mut()?.subtree_of(&request.prefix)
+    fn path_plan(&mut self) -> Option<&mut crate::shard::PathPlan> {
+        self.shard_plan.as_mut()
     }
 }
 

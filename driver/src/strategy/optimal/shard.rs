@@ -91,6 +91,12 @@ impl OptimalDpor {
 }
 
 impl Shardable for OptimalDpor {
+    fn path_plan(&mut self) -> Option<&mut PathPlan> {
+        self.shard_plan.as_mut()
+    }
+
+    /// The request's subtree is named by its prefix up to the node it
+    /// branches at (its wakeup subtree's further steps are one request).
     fn subtree_of(&mut self, request: &Request) -> Option<Subtree> {
         let plan = self.shard_plan.as_mut()?;
         let branch = self.in_flight.as_ref().map_or(0, |f| f.branch);
@@ -98,16 +104,6 @@ impl Shardable for OptimalDpor {
             return plan.subtree_of(&[]);
         }
         plan.subtree_of(request.prefix.get(..=branch)?)
-    }
-
-    fn set_probing(&mut self) {
-        if let Some(plan) = &mut self.shard_plan {
-            plan.set_probing();
-        }
-    }
-
-    fn probe(&mut self) -> Option<crate::shard::Probe> {
-        self.shard_plan.as_ref()?.probe()
     }
 
     fn skip(&mut self, _request: &Request) {
