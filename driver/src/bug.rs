@@ -199,6 +199,22 @@ pub fn classify_all(
                 ),
             );
         }
+        RunStatus::Awaiting => match crate::analysis::awaits::verdict(trace) {
+            crate::analysis::awaits::Verdict::Stuck(stuck) => {
+                return bug(
+                    BugKind::Hang,
+                    crate::analysis::awaits::livelock_message(trace, &stuck),
+                );
+            }
+            crate::analysis::awaits::Verdict::None => {
+                return bug(
+                    BugKind::Deadlock,
+                    with_default(&outcome.message, "every live thread is blocked"),
+                )
+            }
+            // Blocked: not a behaviour, but what happened before counts.
+            crate::analysis::awaits::Verdict::Blocked(_) => {}
+        },
         RunStatus::Uncontrolled => {
             return bug(
                 BugKind::Hang,

@@ -142,6 +142,10 @@ pub struct Summary {
     pub uncounted: u64,
     /// Executions cut short because every enabled thread was asleep.
     pub sleep_blocked: u64,
+    /// Executions blocked at an await: a thread's spin-loop iteration did
+    /// nothing and another thread later changed what it read
+    /// ([`crate::analysis::awaits::Verdict::Blocked`]); not behaviours.
+    pub await_blocked: u64,
     /// Distinct partial orders among the executions that were not cut short.
     pub partial_orders: Option<u64>,
     /// Fingerprints of the distinct partial orders (when counted).
@@ -183,6 +187,7 @@ impl Summary {
             executions: 0,
             uncounted: 0,
             sleep_blocked: 0,
+            await_blocked: 0,
             partial_orders: count_partial_orders.then_some(0),
             fingerprints: HashSet::new(),
             duplicate_orders: 0,
@@ -323,6 +328,8 @@ pub struct Examined {
     pub steps: u64,
     /// Cut short because every enabled thread was asleep.
     pub sleep_blocked: bool,
+    /// Blocked at an await (see [`Summary::await_blocked`]).
+    pub await_blocked: bool,
     /// Fingerprint of its partial order (when counting, and not cut short).
     pub fingerprint: Option<u64>,
     /// Longer than the recording bound: the number of steps recorded.
@@ -338,6 +345,9 @@ impl Summary {
         self.total_steps += examined.steps;
         if examined.sleep_blocked {
             self.sleep_blocked += 1;
+        }
+        if examined.await_blocked {
+            self.await_blocked += 1;
         }
         if let Some(bound) = examined.truncated_at {
             self.truncated += 1;
@@ -443,6 +453,7 @@ pub fn examine(
     let mut examined = Examined {
         steps: trace.total_steps,
         sleep_blocked: false,
+        await_blocked: false,
         fingerprint: None,
         truncated_at: trace.truncated.then_some(trace.len() as u64),
         finding: None,
@@ -476,7 +487,8 @@ pub fn examine(
         examined.sleep_blocked = true;
         return Ok(examined);
     }
-    if options.count_partial_orders {
+    examined.await_blocked = crate::analysis::awaits::verdict(&trace).is_blocked();
+    if options.count_partial_orders && !examined.await_blocked {
         examined.fingerprint = Some(fingerprint(&trace));
     }
     let mut trace = trace;

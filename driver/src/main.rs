@@ -726,8 +726,12 @@ fn finish(
             .seed
             .map(|s| format!(" (seed {s})"))
             .unwrap_or_default();
+        let blocked = match summary.await_blocked {
+            0 => String::new(),
+            n => format!(" ({n} blocked at an await)"),
+        };
         println!(
-            "\n{}{seed}: {} executions, {explored} ({:.2} s)",
+            "\n{}{seed}: {} executions{blocked}, {explored} ({:.2} s)",
             summary.strategy,
             summary.executions,
             summary.elapsed.as_secs_f64()
@@ -740,6 +744,7 @@ fn finish(
             println!("  distinct partial orders: {orders}");
         }
         println!("  sleep-set blocked:     {}", summary.sleep_blocked);
+        println!("  blocked at an await:   {}", summary.await_blocked);
         println!("  steps executed:        {}", summary.total_steps);
         println!(
             "  time:                  {:.3} s",

@@ -107,6 +107,7 @@ struct ShardReport {
     instrumented: bool,
     executions: u64,
     sleep_blocked: u64,
+    await_blocked: u64,
     completion: String,
     stop_reason: String,
     seconds: f64,
@@ -132,6 +133,8 @@ pub struct Merged {
     pub executions: u64,
     /// Executions cut short by sleep sets, summed.
     pub sleep_blocked: u64,
+    /// Executions blocked at an await, summed.
+    pub await_blocked: u64,
     /// Fingerprints of the distinct partial orders, united.
     pub fingerprints: BTreeSet<String>,
     /// Distinct bugs (by kind and signature), in shard order.
@@ -269,6 +272,11 @@ fn read(path: &Path) -> Result<ShardReport, MergeError> {
             .ok_or_else(|| invalid(&file, "\"instrumented\" is not a boolean"))?,
         executions: number(&report, &file, "executions")?,
         sleep_blocked: number(&report, &file, "sleep_blocked")?,
+        await_blocked: report
+            .get("await_blocked")
+            .map(|_| number(&report, &file, "await_blocked"))
+            .transpose()?
+            .unwrap_or(0),
         completion: text(&report, &file, "completion")?,
         stop_reason: text(&report, &file, "stop_reason")?,
         seconds: field(&report, &file, "seconds")?
@@ -391,6 +399,7 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
         instrumented: first.instrumented,
         executions: ordered.iter().map(|r| r.executions).sum(),
         sleep_blocked: ordered.iter().map(|r| r.sleep_blocked).sum(),
+        await_blocked: ordered.iter().map(|r| r.await_blocked).sum(),
         fingerprints,
         bugs,
         shards: ordered
@@ -437,6 +446,7 @@ impl Merged {
         put("bug", self.bugs.first().cloned().unwrap_or(Value::Null));
         put("bugs", Value::Array(self.bugs.clone()));
         put("sleep_blocked", json!(self.sleep_blocked));
+        put("await_blocked", json!(self.await_blocked));
         put("duplicate_partial_orders", Value::Null);
         put("partial_orders", json!(self.fingerprints.len()));
         put(

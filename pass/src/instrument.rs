@@ -20,10 +20,12 @@ use crate::escape::EscapeAnalysis;
 use crate::hooks::HookSet;
 use crate::inline_asm;
 use crate::llvm::{self, Value};
+use crate::loops::{await_loops, AwaitLoop, Transparency};
 use crate::rust_std::{self, ChannelRole};
 use crate::site_table::{SiteTable, TABLE_GLOBAL};
 use crate::stats::Stats;
 use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::basic_block::BasicBlock;
 use inkwell::builder::{Builder, BuilderError};
 use inkwell::llvm_sys::LLVMOpcode;
 use inkwell::module::Module;
@@ -32,6 +34,7 @@ use inkwell::values::{
     PointerValue,
 };
 use reach_channel::hooks::{self, RmwOp};
+use std::collections::HashSet;
 use std::path::Path;
 
 /// Function attribute (string key) that excludes a function from instrumentation.
@@ -69,6 +72,7 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
         local_names: Default::default(),
     };
     let mut plan: Vec<(Value, String, Action)> = Vec::new();
+    let mut instrumented: Vec<(Value, String)> = Vec::new();
     // SAFETY: the module is live.
     let ctx_raw = unsafe { inkwell::llvm_sys::core::LLVMGetModuleContext(module.as_mut_ptr()) };
     for f in module.get_functions() {
@@ -87,6 +91,7 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
             plan_channel_code(f, &fname, role, &mut classifier, &mut stats, &mut plan);
             continue;
         }
+        instrumented.push((f.as_value_ref(), fname.clone()));
         for bb in f.get_basic_block_iter() {
             let mut inst = bb.get_first_instruction();
             while let Some(i) = inst {
@@ -139,6 +144,18 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
         let emitted = emit(&builder, &hooks, site, action).map_err(internal)?;
         for call in emitted {
             llvm::set_debug_loc(call, llvm::debug_loc(*inst));
+        }
+    }
+    let visible: HashSet<Value> = plan.iter().map(|(i, _, _)| *i).collect();
+    let functions: Vec<Value> = instrumented.iter().map(|(f, _)| *f).collect();
+    let transparency = Transparency::compute(&functions, &visible);
+    for (f, fname) in &instrumented {
+        for l in await_loops(*f, &visible, &transparency) {
+            let loc = source_loc(ctx_raw, l.anchor, &source, fname);
+            let site = table.add(hooks::LOOP_SITE_WHAT, loc);
+            let call = emit_loop_head(&builder, &hooks, site, &l).map_err(internal)?;
+            llvm::set_debug_loc(call, llvm::debug_loc(l.anchor));
+            stats.await_loops += 1;
         }
     }
     stats.call_sites = plan
@@ -360,6 +377,120 @@ fn emit<'ctx>(
         }
     }
     Ok(calls.into_iter().map(|c| c.as_value_ref()).collect())
+}
+
+/// Emits `__reach_loop_head(site, state, back)` at the head of await
+/// candidate `l` (see [`crate::loops`]): a phi that is 1 over back edges,
+/// the hash of the loop's carried values, and the guarded call. Returns
+/// the call.
+fn emit_loop_head<'ctx>(
+    builder: &Builder<'ctx>,
+    hooks: &HookSet<'ctx>,
+    site: u64,
+    l: &AwaitLoop,
+) -> Result<Value, BuilderError> {
+    // SAFETY: the header is a block of this module.
+    let header = unsafe { BasicBlock::new(l.header) }.ok_or(BuilderError::UnsetPosition)?;
+    let ctx = header.get_context();
+    let i64t = ctx.i64_type();
+    let i32t = ctx.i32_type();
+    let first = header
+        .get_first_instruction()
+        .ok_or(BuilderError::UnsetPosition)?;
+    // Before the first instruction and its debug records: a phi carries none.
+    // SAFETY: `first` is an instruction of the header.
+    unsafe {
+        inkwell::llvm_sys::core::LLVMPositionBuilderBeforeInstrAndDbgRecords(
+            builder.as_mut_ptr(),
+            first.as_value_ref(),
+        );
+    }
+    builder.unset_current_debug_location();
+    let back = builder.build_phi(i32t, "reach.back")?;
+    for &(pred, is_back) in &l.incoming {
+        // SAFETY: `pred` is a block of this module.
+        let pred = unsafe { BasicBlock::new(pred) }.ok_or(BuilderError::UnsetPosition)?;
+        let v = i32t.const_int(u64::from(is_back), false);
+        back.add_incoming(&[(&v, pred)]);
+    }
+    let mut after_phis = header.get_first_instruction();
+    while let Some(i) = after_phis {
+        if i.get_opcode() != inkwell::values::InstructionOpcode::Phi {
+            break;
+        }
+        after_phis = i.get_next_instruction();
+    }
+    let at = after_phis.ok_or(BuilderError::UnsetPosition)?;
+    builder.position_before(&at);
+    let mut hash = i64t.const_int(0xcbf2_9ce4_8422_2325, false);
+    let prime = i64t.const_int(0x0000_0100_0000_01b3, false);
+    let mut values: Vec<Value> = l.phis.clone();
+    for &(ptr, ty) in &l.slots {
+        // SAFETY: `ptr` is a pointer available at the header, `ty` the
+        // type stored through it.
+        let ptr = unsafe { PointerValue::new(ptr) };
+        let ty = unsafe { inkwell::types::BasicTypeEnum::new(ty) };
+        let loaded = builder.build_load(ty, ptr, "reach.slot")?;
+        // SAFETY: the builder is positioned in this module.
+        let frozen = unsafe {
+            inkwell::llvm_sys::core::LLVMBuildFreeze(
+                builder.as_mut_ptr(),
+                loaded.as_value_ref(),
+                c"reach.frozen".as_ptr(),
+            )
+        };
+        values.push(frozen);
+    }
+    for v in values {
+        let x = value_as_i64(builder, v)?;
+        hash = builder.build_xor(hash, x, "")?;
+        hash = builder.build_int_mul(hash, prime, "")?;
+    }
+    let args: [BasicMetadataValueEnum<'ctx>; 3] = [
+        i64t.const_int(site, false).into(),
+        hash.into(),
+        back.as_basic_value().into_int_value().into(),
+    ];
+    Ok(hooks
+        .call(builder, &hooks::LOOP_HEAD, &args)?
+        .as_value_ref())
+}
+
+/// A hashable value (integer of at most 64 bits, pointer, `float`,
+/// `double`) as an `i64`.
+fn value_as_i64<'ctx>(builder: &Builder<'ctx>, v: Value) -> Result<IntValue<'ctx>, BuilderError> {
+    use inkwell::llvm_sys::LLVMTypeKind as K;
+    let ctx = builder
+        .get_insert_block()
+        .ok_or(BuilderError::UnsetPosition)?
+        .get_context();
+    let i64t = ctx.i64_type();
+    let ty = llvm::type_of(v);
+    match llvm::type_kind(ty) {
+        K::LLVMIntegerTypeKind => {
+            // SAFETY: `v` is an integer of at most 64 bits.
+            let iv = unsafe { IntValue::new(v) };
+            builder.build_int_z_extend_or_bit_cast(iv, i64t, "")
+        }
+        K::LLVMPointerTypeKind => {
+            // SAFETY: `v` is a pointer.
+            let pv = unsafe { PointerValue::new(v) };
+            builder.build_ptr_to_int(pv, i64t, "")
+        }
+        K::LLVMFloatTypeKind => {
+            // SAFETY: `v` is a float.
+            let fv = unsafe { FloatValue::new(v) };
+            let bits = builder
+                .build_bit_cast(fv, ctx.i32_type(), "")?
+                .into_int_value();
+            builder.build_int_z_extend(bits, i64t, "")
+        }
+        _ => {
+            // SAFETY: `v` is a double ([`crate::loops`] admits nothing else).
+            let fv = unsafe { FloatValue::new(v) };
+            Ok(builder.build_bit_cast(fv, i64t, "")?.into_int_value())
+        }
+    }
 }
 
 /// Emits `__reach_atomic_rmw(site, ptr, size, ordering, op, operand)` at

@@ -20,6 +20,7 @@ pub mod instrument;
 mod llvm;
 pub mod load;
 mod local_names;
+mod loops;
 pub mod rust_std;
 pub mod site_table;
 pub mod stats;

@@ -38,6 +38,9 @@ pub struct Stats {
     pub call_sites: u64,
     /// Spin-wait hints (`pause` intrinsics and assembly) given a hook.
     pub spin_hints: u64,
+    /// Loops given an await hook (`__reach_loop_head`): their iterations
+    /// may do nothing visible.
+    pub await_loops: u64,
     /// Functions of std's channels left uninstrumented (a library region).
     pub channel_functions: u64,
     /// Site records emitted.
@@ -56,7 +59,7 @@ impl Stats {
         }
     }
 
-    fn fields(&self) -> [u64; 20] {
+    fn fields(&self) -> [u64; 21] {
         [
             self.functions,
             self.functions_skipped,
@@ -74,6 +77,7 @@ impl Stats {
             self.ranged,
             self.call_sites,
             self.spin_hints,
+            self.await_loops,
             self.channel_functions,
             self.sites,
             self.symbolic_functions,
@@ -81,7 +85,7 @@ impl Stats {
         ]
     }
 
-    fn fields_mut(&mut self) -> [&mut u64; 20] {
+    fn fields_mut(&mut self) -> [&mut u64; 21] {
         [
             &mut self.functions,
             &mut self.functions_skipped,
@@ -99,6 +103,7 @@ impl Stats {
             &mut self.ranged,
             &mut self.call_sites,
             &mut self.spin_hints,
+            &mut self.await_loops,
             &mut self.channel_functions,
             &mut self.sites,
             &mut self.symbolic_functions,
@@ -107,7 +112,7 @@ impl Stats {
     }
 }
 
-const LABELS: [&str; 20] = [
+const LABELS: [&str; 21] = [
     "functions instrumented",
     "functions skipped",
     "loads/stores seen",
@@ -124,6 +129,7 @@ const LABELS: [&str; 20] = [
     "ranged ops instrumented",
     "call sites",
     "spin hints",
+    "await loops",
     "channel functions (region)",
     "site records",
     "symbolic: functions",

@@ -37,6 +37,7 @@ pub fn is_enabled(st: &State, t: u32) -> bool {
         o == NONE || o == t
     };
     match op.kind {
+        OpKind::Await => !crate::awaits::waiting(st, t),
         OpKind::ThreadJoin => match st.threads.get(op.object as usize) {
             Some(target) if (op.object as u32) < st.thread_count => {
                 // Joining oneself, a detached or an already joined thread is
@@ -118,6 +119,13 @@ pub fn describe_blocked(st: &State, m: &mut crate::fmtbuf::FmtBuf) {
         }
         let _ = write!(m, "thread {t} ");
         match op.kind {
+            OpKind::Await => {
+                let _ = write!(
+                    m,
+                    "awaits a change of what its loop (site {:#x}) read since step {a}",
+                    th.pending.site
+                );
+            }
             OpKind::MutexLock => {
                 let _ = write!(m, "waits for mutex {a:#x} ");
                 holder(m, owner(st, a, ObjKind::Mutex));

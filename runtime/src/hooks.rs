@@ -166,8 +166,48 @@ pub extern "C" fn __reach_spin_hint(_site: u64) {
     if let Some(me) = me() {
         // SAFETY: a controlled thread calling into the runtime holds the
         // right to run.
-        crate::spin::hint(unsafe { state() }, me);
+        let st = unsafe { state() };
+        crate::spin::hint(st, me);
+        st.yielded = me;
     }
+}
+
+/// At the head of an await-candidate loop (see [`crate::awaits`]): if the
+/// iteration that just ended did nothing, the thread awaits a change
+/// (parked at [`OpKind::Await`]) and, once released, runs the iteration
+/// again. Not a scheduling point otherwise.
+#[no_mangle]
+pub extern "C" fn __reach_loop_head(site: u64, state_hash: u64, back: u32) {
+    let frame = stack_pointer();
+    let Some(me) = visible_me() else { return };
+    // SAFETY: a controlled thread calling into the runtime holds the
+    // right to run.
+    let st = unsafe { state() };
+    let Some(op) = crate::awaits::loop_head(st, me, site, frame, state_hash, back != 0) else {
+        return;
+    };
+    crate::awaits::start_waiting(st, me);
+    run_op(me, op, site, |_, _, _| ());
+    // SAFETY: released and chosen to run again.
+    crate::awaits::resumed(unsafe { state() }, me);
+}
+
+/// The stack pointer inside the hook: the caller's frame identity (the
+/// hook's own frame has a fixed size).
+#[inline(always)]
+fn stack_pointer() -> u64 {
+    let sp: u64;
+    // SAFETY: reads a register, touches no memory.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        core::arch::asm!("mov {}, rsp", out(reg) sp, options(nomem, nostack, preserves_flags));
+    }
+    // SAFETY: as above.
+    #[cfg(target_arch = "aarch64")]
+    unsafe {
+        core::arch::asm!("mov {}, sp", out(reg) sp, options(nomem, nostack, preserves_flags));
+    }
+    sp
 }
 
 /// Announces the site of the next interposed library call.

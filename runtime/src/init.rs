@@ -6,7 +6,8 @@ use crate::state::{set_debug, set_me, state, State, TState, MODE, MODE_ACTIVE};
 use crate::sys;
 use core::sync::atomic::Ordering;
 use reach_channel::layout::{
-    REQ_COMMUTE_RMWS, REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING, REQ_USER_THREADS,
+    REQ_AWAIT_RETRIES, REQ_COMMUTE_RMWS, REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING,
+    REQ_USER_THREADS,
 };
 use reach_channel::{Policy, ThreadState};
 
@@ -58,6 +59,10 @@ pub fn load_request(st: &mut State) {
     st.spin_blocking = h.request_flags & REQ_SPIN_BLOCKING != 0;
     st.exit_cuts_threads = h.request_flags & REQ_EXIT_CUTS_THREADS != 0;
     st.commute_rmws = h.request_flags & REQ_COMMUTE_RMWS != 0;
+    st.await_retries = h.request_flags & REQ_AWAIT_RETRIES != 0;
+    st.awaiting = reach_channel::ThreadSet::EMPTY;
+    st.yielded = crate::state::NONE;
+    st.threads[0].awaits = crate::awaits::Awaits::EMPTY;
     st.exit_waiting_since = u64::MAX;
     st.spin_threshold = u64::from(h.spin_threshold);
     st.sleep = if st.sleep_sets {

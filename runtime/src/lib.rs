@@ -16,6 +16,7 @@
 //! (atexit handlers, fork children).
 
 pub mod api;
+pub mod awaits;
 pub mod caller;
 pub mod chan;
 pub mod enabled;

@@ -274,6 +274,7 @@ fn unchanged_enabled(st: &State, cur: u32) -> Option<ThreadSet> {
     }
     let th = &st.threads[cur as usize];
     if !keeps_enabledness(th.pending.op.kind)
+        || st.yielded == cur
         || (st.spin_blocking && (th.spin.blocked || th.spin.hinted))
     {
         return None;
@@ -469,7 +470,13 @@ fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
             return NONE;
         }
         let mut m = FmtBuf::new();
-        let status = if spinning {
+        let awaiting = (0..st.thread_count).any(|t| {
+            st.threads[t as usize].state == TState::Parked && crate::awaits::waiting(st, t)
+        });
+        let status = if awaiting {
+            let _ = write!(m, "every live thread is blocked or awaits a change; ");
+            RunStatus::Awaiting
+        } else if spinning {
             let _ = write!(m, "livelock: no thread can make progress; ");
             RunStatus::Livelock
         } else {
@@ -492,6 +499,8 @@ fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
     if step >= st.record_steps && !st.cut {
         stop_recording(st, &enabled);
     }
+    let yielded = st.yielded;
+    st.yielded = NONE;
     let pick = if step < st.prefix_len {
         let t = st.chan.prefix(step);
         if !enabled.contains(t) && held_back_only(st, t) {
@@ -539,6 +548,9 @@ fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
             );
         };
         match st.policy {
+            Policy::ContinueThenLowest if cur != NONE && cur == yielded => {
+                next_after(&cand, cur).unwrap_or(lowest)
+            }
             Policy::ContinueThenLowest if cur != NONE && cand.contains(cur) => cur,
             Policy::ContinueThenLowest => lowest,
             Policy::Random => {
@@ -551,6 +563,16 @@ fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
     };
     st.enabled = enabled;
     pick
+}
+
+/// The thread of `cand` that follows `cur` in round-robin order, if
+/// another than `cur` is there: where a thread that yielded hands the
+/// processor (CHESS's fairness: a yielding thread never starves the
+/// thread it waits for).
+fn next_after(cand: &ThreadSet, cur: u32) -> Option<u32> {
+    cand.iter()
+        .find(|&t| t > cur)
+        .or_else(|| cand.iter().find(|&t| t != cur))
 }
 
 /// Is thread `t` left out of the enabled set only because it spins
@@ -596,6 +618,7 @@ fn stop_recording(st: &mut State, enabled: &ThreadSet) {
     }
     st.chan.set_cut_threads(st.thread_count);
     st.cut = true;
+    crate::awaits::stop_recording(st);
     st.check_at = st.max_steps;
     st.sleep_sets = false;
     st.sleep = ThreadSet::EMPTY;
@@ -713,6 +736,12 @@ pub fn run_op<R>(
         st.enabled_valid = false;
     }
     update_sleep(st, me, &op);
+    if matches!(op.kind, OpKind::Yield | OpKind::Sleep)
+        || op.flags.has(reach_channel::EventFlags::TIMED_OUT)
+    {
+        st.yielded = me;
+    }
+    crate::awaits::after_event(st, me, &op);
     if crate::region::touching(st, me) {
         crate::spin::after_touch(st, me, &op);
     } else {

@@ -76,7 +76,10 @@ pub fn hint(st: &mut State, me: u32) {
 
 /// Does `op` touch an object (rather than being a bare yield/sleep/fence)?
 fn touches_object(op: &Op) -> bool {
-    !matches!(op.kind, OpKind::Yield | OpKind::Sleep | OpKind::Fence)
+    !matches!(
+        op.kind,
+        OpKind::Yield | OpKind::Sleep | OpKind::Fence | OpKind::Await
+    )
 }
 
 /// Updates spin state after thread `me` executed `op`. Only threads with a
@@ -97,6 +100,7 @@ pub fn after_event(st: &mut State, me: u32, op: &Op) {
 /// object, are released.
 pub fn after_touch(st: &mut State, me: u32, op: &Op) {
     release(st, me, Some(op), false);
+    crate::awaits::progressed(st, me);
 }
 
 /// The calling thread (if controlled) made progress that records no event:
@@ -108,6 +112,7 @@ pub fn caller_progressed() {
         // right to run.
         let st = unsafe { state() };
         progressed(st, me, None);
+        crate::awaits::progressed(st, me);
     }
 }
 

@@ -174,6 +174,9 @@ pub struct Thread {
     pub barrier_gen: u64,
     /// Spin-loop detection.
     pub spin: Spin,
+    /// Open spin-loop iterations and whether the thread awaits a change
+    /// (see `crate::awaits`).
+    pub awaits: crate::awaits::Awaits,
     /// Events executed.
     pub steps: u64,
     /// Read locks held (rwlock addresses, one entry per hold).
@@ -235,6 +238,7 @@ impl Thread {
         saved_count: 0,
         barrier_gen: 0,
         spin: Spin::EMPTY,
+        awaits: crate::awaits::Awaits::EMPTY,
         steps: 0,
         rd_held: [0; RD_HELD],
         rd_n: 0,
@@ -283,6 +287,17 @@ pub struct State {
     pub enabled_changes: u64,
     /// Threads with a non-empty spin-detection state.
     pub spinners: ThreadSet,
+    /// Threads awaiting a change that another thread's write releases
+    /// (see `crate::awaits`).
+    pub awaiting: ThreadSet,
+    /// A failed spin-loop iteration waits for a change and retries
+    /// (`REQ_AWAIT_RETRIES`) even under the systematic policy.
+    pub await_retries: bool,
+    /// The thread that last yielded the processor (a yield, a sleep, a
+    /// spin hint, a timed wait that timed out): the "continue" policy
+    /// hands the processor to another enabled thread at its next
+    /// scheduling point ([`NONE`]: none).
+    pub yielded: u32,
     /// Threads created and not finished (starting, parked or running).
     pub live_threads: u32,
     /// Current sleep set (after the prefix).
@@ -362,6 +377,9 @@ static GLOBAL: Global = Global(UnsafeCell::new(State {
     enabled_valid: false,
     enabled_changes: 0,
     spinners: ThreadSet::EMPTY,
+    awaiting: ThreadSet::EMPTY,
+    await_retries: false,
+    yielded: NONE,
     live_threads: 0,
     sleep: ThreadSet::EMPTY,
     sleep_sets: false,

@@ -1,6 +1,7 @@
 //! Analyses over one trace: happens-before with commuting reads (DPOR-CR),
 //! data races, and the fingerprint of the trace's partial order.
 
+pub mod awaits;
 pub mod clock;
 pub mod fingerprint;
 pub mod happens_before;

@@ -143,6 +143,9 @@ pub struct JsonReport {
     pub bugs: Vec<JsonBug>,
     /// Executions cut short by sleep sets.
     pub sleep_blocked: u64,
+    /// Executions blocked at an await (a spin loop's iteration did nothing
+    /// and another thread later changed what it read): not behaviours.
+    pub await_blocked: u64,
     /// Executions whose partial order had been exercised before (when
     /// counted, e.g. with `--audit`).
     pub duplicate_partial_orders: Option<u64>,
@@ -326,6 +329,7 @@ pub fn build(program: &str, summary: &Summary, names: &Names, instrumented: bool
         bug: summary.findings.first().map(|f| json_bug(f, names)),
         bugs,
         sleep_blocked: summary.sleep_blocked,
+        await_blocked: summary.await_blocked,
         duplicate_partial_orders: summary.partial_orders.map(|_| summary.duplicate_orders),
         partial_orders: summary.partial_orders,
         partial_order_fingerprints: {

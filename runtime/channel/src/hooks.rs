@@ -334,6 +334,24 @@ pub const SPIN_HINT: HookSpec = HookSpec {
     params: &[Param::Site],
 };
 
+/// `__reach_loop_head(site, state, back)`: at the head of a loop whose
+/// iterations may do nothing visible (an await candidate: every write in
+/// it is instrumented or goes to the function's own stack slots, every
+/// call is to a function whose effects the runtime sees). `state` hashes
+/// the loop's carried values (the header's phi values and the stack slots
+/// the loop writes), `back` is 1 when the head is reached over a back edge
+/// (an iteration ended) and 0 on entry. Not a scheduling point: the
+/// runtime compares the iteration that just ended with the one before and
+/// makes the thread await a change when nothing happened in it (see the
+/// runtime's `awaits` module).
+pub const LOOP_HEAD: HookSpec = HookSpec {
+    name: "__reach_loop_head",
+    params: &[Param::Site, Param::U64, Param::U32],
+};
+
+/// What the site record of a [`LOOP_HEAD`] hook says.
+pub const LOOP_SITE_WHAT: &str = "loop";
+
 /// `__reach_region_enter(site, object)`: at the entry of an API method of a
 /// library region (a method of one of std's channels, `object` its
 /// `self`), whose code is not instrumented. The outermost entry is a
@@ -378,6 +396,7 @@ pub const ALL: &[HookSpec] = &[
     SPIN_HINT,
     REGION_ENTER,
     REGION_EXIT,
+    LOOP_HEAD,
 ];
 
 /// Name of the ELF section holding the site table (see [`crate::sites`]).

@@ -22,7 +22,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// Magic number at the start of the channel ("REACHCHN").
 pub const MAGIC: u64 = 0x4E48_4348_4341_4552;
 /// Channel layout / hook ABI version; bump on any incompatible change.
-pub const VERSION: u32 = 9;
+pub const VERSION: u32 = 10;
 /// Most threads one execution may create (thread ids are `0..MAX_THREADS`).
 pub const MAX_THREADS: usize = 256;
 /// Bytes reserved for the header region.
@@ -192,6 +192,13 @@ pub enum RunStatus {
     Uncontrolled = 9,
     /// The runtime hit an internal inconsistency.
     InternalError = 10,
+    /// No thread can run, and at least one awaits a change after an
+    /// iteration of its spin loop in which nothing happened
+    /// ([`crate::OpKind::Await`]). The driver decides from the trace
+    /// whether some other thread wrote what the iteration read after it
+    /// read it (the execution is then blocked: the search reaches the one
+    /// where the loop reads the new value) or not (a livelock).
+    Awaiting = 11,
 }
 
 impl RunStatus {
@@ -210,6 +217,7 @@ impl RunStatus {
             Unsupported,
             Uncontrolled,
             InternalError,
+            Awaiting,
         ]
         .into_iter()
         .find(|s| *s as u32 == raw)
@@ -235,6 +243,13 @@ pub const REQ_USER_THREADS: u32 = 16;
 /// ([`crate::EventFlags::UNUSED_RESULT`]), so that such updates commute
 /// (`--commute-rmws`; read per execution).
 pub const REQ_COMMUTE_RMWS: u32 = 32;
+/// Request flag: a thread whose spin-loop iteration did nothing awaits a
+/// change *and retries* once another thread wrote what the iteration read
+/// (the randomised policies and the unrecorded rest of an execution always
+/// do; a replay does when its schedule executed an [`crate::OpKind::Await`]).
+/// Without it, under [`Policy::ContinueThenLowest`], the thread stays
+/// blocked for the rest of the execution (read per execution).
+pub const REQ_AWAIT_RETRIES: u32 = 64;
 /// Bit of [`Header::user_threads_off`]: the execution was abandoned (it
 /// called something contexts cannot do) and must run again with kernel
 /// threads; its result means nothing.

@@ -125,6 +125,16 @@ pub enum OpKind {
     Yield = 110,
     /// `sleep`/`usleep`/`nanosleep`/`clock_nanosleep`: a scheduling point; time does not pass.
     Sleep = 111,
+
+    /// A thread awaits a change after an iteration of a spin loop in which
+    /// nothing happened (see the runtime's `awaits` module): `object` = the
+    /// step at which that iteration began, `aux` = 0; the site is the
+    /// loop's. Touches no object. Under the systematic strategies it stays
+    /// pending (never enabled) for the rest of the execution; under the
+    /// randomised ones it is enabled again once another thread wrote what
+    /// the iteration read, and executes as an event before the iteration
+    /// runs again.
+    Await = 120,
 }
 
 impl OpKind {
@@ -169,6 +179,7 @@ impl OpKind {
         OpKind::FutexWake,
         OpKind::Yield,
         OpKind::Sleep,
+        OpKind::Await,
     ];
 
     /// Decodes a kind read from the channel (untrusted input).
@@ -218,6 +229,7 @@ impl OpKind {
             OpKind::FutexWake => "FUTEX_WAKE",
             OpKind::Yield => "YIELD",
             OpKind::Sleep => "SLEEP",
+            OpKind::Await => "AWAIT",
         }
     }
 
@@ -526,6 +538,7 @@ impl Op {
             OpKind::Fence
             | OpKind::Yield
             | OpKind::Sleep
+            | OpKind::Await
             | OpKind::ThreadCreate
             | OpKind::ThreadJoin
             | OpKind::ThreadDetach
@@ -587,7 +600,7 @@ impl Op {
         let failed = self.flags.has(EventFlags::FAILED) || self.flags.has(EventFlags::TIMED_OUT);
         match self.kind {
             OpKind::Load | OpKind::AtomicLoad | OpKind::RangeRead | OpKind::SemGetValue => true,
-            OpKind::Yield | OpKind::Sleep | OpKind::Fence => true,
+            OpKind::Yield | OpKind::Sleep | OpKind::Fence | OpKind::Await => true,
             OpKind::CmpXchg
             | OpKind::AtomicRmw
             | OpKind::MutexTryLock

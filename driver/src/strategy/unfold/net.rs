@@ -287,7 +287,8 @@ impl Label {
             | OpKind::ProcessExit
             | OpKind::Fence
             | OpKind::Yield
-            | OpKind::Sleep => {}
+            | OpKind::Sleep
+            | OpKind::Await => {}
             OpKind::MutexLock | OpKind::SpinLock => {
                 if !self.failed {
                     shape.acquires = vec![Place::Lock(self.object)];

@@ -1,0 +1,443 @@
+//! Await candidates: the loops whose iterations may do nothing visible.
+//!
+//! A spin loop's failed iteration (`while (xchg(&lock, 1)) ;` on a taken
+//! lock, `while (!flag) sched_yield();`, a seqlock reader's retry) changes
+//! nothing but what the runtime can see: it reads, it yields, its writes go
+//! to instrumented memory or to its own stack slots. The pass finds the
+//! natural loops (back edges `latch → header` where the header dominates
+//! the latch) whose every instruction is of that kind and puts
+//! `__reach_loop_head(site, state, back)` at their header: `state` hashes
+//! the loop's carried values (the header's phis, and the function's private
+//! stack slots the loop writes, loaded at the header: `-O0` keeps a loop's
+//! state there), `back` is 1 on a back edge. The runtime decides per
+//! iteration whether it did anything (see its `awaits` module); the pass
+//! only rules out the loops whose effects the runtime could not see:
+//!
+//! ```text
+//! ; before                          ; after
+//! loop:                             loop:
+//!   %i = phi i32 [0, %e], [%n, %l]    %i = phi i32 [0, %e], [%n, %l]
+//!                                     %back = phi i32 [0, %e], [1, %l]
+//!                                     %h = <hash of %i and the written slots>
+//!                                     call @__reach_loop_head.guard(SITE, %h, %back)
+//! ```
+//!
+//! A loop is a candidate when every instruction in it (and, transitively,
+//! in the functions it calls) is one of: an instrumented access (the plan
+//! has it), a plain store to a non-escaping `alloca` of its function, a call
+//! to an interposed library function (the runtime sees it), to an LLVM
+//! intrinsic other than a memory transfer, to a runtime hook, or to a
+//! function of the module that is itself transparent in this sense
+//! (the greatest fixed point, so recursion is allowed), inline assembly,
+//! or anything that neither writes memory nor calls. The approach follows
+//! the static side-effect-freedom check of Lång and Sagonas (FMCAD 2022,
+//! Sec. 4) and of Kokologiannakis et al. (FMCAD 2021, Sec. 5), relaxed to
+//! what the runtime can then check dynamically.
+
+use crate::classify::is_interposed;
+use crate::escape::underlying_object;
+use crate::llvm::{self, Value};
+use inkwell::llvm_sys::core as c;
+use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMTypeRef};
+use inkwell::llvm_sys::{LLVMOpcode as Op, LLVMTypeKind};
+use std::collections::{HashMap, HashSet};
+
+/// One await-candidate loop of a function.
+#[derive(Debug)]
+pub(crate) struct AwaitLoop {
+    /// The loop's header block.
+    pub header: LLVMBasicBlockRef,
+    /// The header's phi nodes (the loop's carried SSA values).
+    pub phis: Vec<Value>,
+    /// Private stack slots the loop writes, with the type written: their
+    /// values are loop state too.
+    pub slots: Vec<(Value, LLVMTypeRef)>,
+    /// An instruction whose debug location names the loop.
+    pub anchor: Value,
+    /// Every edge into the header (a block once per edge), and whether it
+    /// is a back edge.
+    pub incoming: Vec<(LLVMBasicBlockRef, bool)>,
+}
+
+/// The module's functions whose calls a candidate loop may make.
+pub(crate) struct Transparency {
+    transparent: HashSet<Value>,
+}
+
+impl Transparency {
+    /// Computes the greatest set of `instrumented` functions each of whose
+    /// instructions is transparent given the set (see the module doc);
+    /// `visible` holds the instructions the pass instruments.
+    pub(crate) fn compute(instrumented: &[Value], visible: &HashSet<Value>) -> Transparency {
+        let mut transparent: HashSet<Value> = instrumented.iter().copied().collect();
+        loop {
+            let before = transparent.len();
+            let snapshot = transparent.clone();
+            transparent.retain(|&f| {
+                llvm::instructions(f).all(|i| instruction_ok(i, visible, &snapshot, f))
+            });
+            if transparent.len() == before {
+                return Transparency { transparent };
+            }
+        }
+    }
+}
+
+/// Finds the await-candidate loops of function `f`.
+pub(crate) fn await_loops(
+    f: Value,
+    visible: &HashSet<Value>,
+    transparency: &Transparency,
+) -> Vec<AwaitLoop> {
+    let cfg = Cfg::of(f);
+    if cfg.blocks.len() < 2 {
+        return Vec::new();
+    }
+    let idom = cfg.dominators();
+    let dominates = |a: usize, mut b: usize| loop {
+        if a == b {
+            return true;
+        }
+        if b == 0 || idom[b] == usize::MAX || idom[b] == b {
+            return false;
+        }
+        b = idom[b];
+    };
+    // Back edges grouped by header.
+    let mut by_header: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (u, succs) in cfg.succs.iter().enumerate() {
+        if idom[u] == usize::MAX {
+            continue; // unreachable
+        }
+        for &h in succs {
+            if dominates(h, u) {
+                match by_header.iter_mut().find(|(x, _)| *x == h) {
+                    Some((_, latches)) => latches.push(u),
+                    None => by_header.push((h, vec![u])),
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (h, latches) in by_header {
+        let body = cfg.natural_loop(h, &latches);
+        if let Some(l) = candidate(&cfg, h, &latches, &body, visible, transparency, &dominates) {
+            out.push(l);
+        }
+    }
+    out
+}
+
+/// The loop with header `h` and `body` as an await candidate, if it is one.
+fn candidate(
+    cfg: &Cfg,
+    h: usize,
+    latches: &[usize],
+    body: &[bool],
+    visible: &HashSet<Value>,
+    transparency: &Transparency,
+    dominates: &dyn Fn(usize, usize) -> bool,
+) -> Option<AwaitLoop> {
+    let header = cfg.blocks[h];
+    let mut phis = Vec::new();
+    let mut anchor = None;
+    for i in block_instructions(header) {
+        match llvm::opcode(i) {
+            Some(Op::LLVMPHI) => {
+                if !hashable(llvm::type_of(i)) {
+                    return None;
+                }
+                phis.push(i);
+            }
+            Some(
+                Op::LLVMLandingPad | Op::LLVMCatchSwitch | Op::LLVMCleanupPad | Op::LLVMCatchPad,
+            ) => return None,
+            _ => {}
+        }
+        if anchor.is_none() && !llvm::debug_loc(i).is_null() {
+            anchor = Some(i);
+        }
+    }
+    let f = cfg.function;
+    let mut slots: Vec<(Value, LLVMTypeRef)> = Vec::new();
+    for (b, _) in body.iter().enumerate().filter(|(_, in_loop)| **in_loop) {
+        for i in block_instructions(cfg.blocks[b]) {
+            if !instruction_ok(i, visible, &transparency.transparent, f) {
+                return None;
+            }
+            if llvm::opcode(i) == Some(Op::LLVMStore) && !visible.contains(&i) {
+                let ptr = llvm::operand(i, 1);
+                let ty = llvm::type_of(llvm::operand(i, 0));
+                if !hashable(ty) || !defined_before(cfg, ptr, h, body, dominates) {
+                    return None;
+                }
+                if !slots.iter().any(|&(p, t)| p == ptr && t == ty) {
+                    slots.push((ptr, ty));
+                }
+            }
+        }
+    }
+    let anchor = anchor.or_else(|| {
+        latches
+            .iter()
+            .map(|&l| terminator(cfg.blocks[l]))
+            .find(|&t| !t.is_null() && !llvm::debug_loc(t).is_null())
+    })?;
+    let latch_blocks: Vec<LLVMBasicBlockRef> = latches.iter().map(|&l| cfg.blocks[l]).collect();
+    let mut incoming = Vec::new();
+    for &b in &cfg.blocks {
+        let t = terminator(b);
+        if t.is_null() {
+            continue;
+        }
+        // SAFETY: `t` is a terminator of the function.
+        let n = unsafe { c::LLVMGetNumSuccessors(t) };
+        for k in 0..n {
+            // SAFETY: as above.
+            if unsafe { c::LLVMGetSuccessor(t, k) } == header {
+                incoming.push((b, latch_blocks.contains(&b)));
+            }
+        }
+    }
+    Some(AwaitLoop {
+        header,
+        phis,
+        slots,
+        anchor,
+        incoming,
+    })
+}
+
+/// Is `ptr` available at the head of the loop: an argument or constant,
+/// or an instruction outside the loop whose block dominates the header?
+fn defined_before(
+    cfg: &Cfg,
+    ptr: Value,
+    h: usize,
+    body: &[bool],
+    dominates: &dyn Fn(usize, usize) -> bool,
+) -> bool {
+    if llvm::opcode(ptr).is_none() {
+        return true;
+    }
+    // SAFETY: `ptr` is an instruction of the function.
+    let bb = unsafe { c::LLVMGetInstructionParent(ptr) };
+    match cfg.index.get(&bb) {
+        Some(&b) => !body[b] && dominates(b, h),
+        None => false,
+    }
+}
+
+/// Can a value of type `t` be folded into the state hash?
+fn hashable(t: LLVMTypeRef) -> bool {
+    match llvm::type_kind(t) {
+        LLVMTypeKind::LLVMIntegerTypeKind => llvm::int_width(t) <= 64,
+        LLVMTypeKind::LLVMPointerTypeKind => llvm::address_space(t) == 0,
+        LLVMTypeKind::LLVMFloatTypeKind | LLVMTypeKind::LLVMDoubleTypeKind => true,
+        _ => false,
+    }
+}
+
+/// Is instruction `i` of function `f` transparent (see the module doc),
+/// given the set of transparent functions?
+fn instruction_ok(
+    i: Value,
+    visible: &HashSet<Value>,
+    transparent: &HashSet<Value>,
+    f: Value,
+) -> bool {
+    let Some(op) = llvm::opcode(i) else {
+        return true;
+    };
+    match op {
+        Op::LLVMStore | Op::LLVMAtomicRMW | Op::LLVMAtomicCmpXchg => {
+            visible.contains(&i)
+                || private_slot(llvm::operand(i, if op == Op::LLVMStore { 1 } else { 0 }), f)
+        }
+        Op::LLVMCall | Op::LLVMInvoke | Op::LLVMCallBr => {
+            if llvm::called_inline_asm(i).is_some() {
+                return true;
+            }
+            let Some(callee) = llvm::called_function(i) else {
+                return false; // indirect call
+            };
+            let name = llvm::name(callee);
+            if name.starts_with("__reach_") {
+                return true;
+            }
+            if let Some(rest) = name.strip_prefix("llvm.") {
+                // Memory transfers write through a pointer: instrumented
+                // ones are visible, into private slots they are state the
+                // hash does not see.
+                let transfer = rest.starts_with("memcpy")
+                    || rest.starts_with("memmove")
+                    || rest.starts_with("memset");
+                return !transfer || visible.contains(&i);
+            }
+            if transparent.contains(&callee) {
+                return true;
+            }
+            llvm::is_declaration(callee) && is_interposed(&name)
+        }
+        _ => true,
+    }
+}
+
+/// Does `ptr` point into a non-escaping `alloca` of `f` (memory no other
+/// thread and no other function sees)?
+fn private_slot(ptr: Value, f: Value) -> bool {
+    let base = underlying_object(ptr);
+    if llvm::opcode(base) != Some(Op::LLVMAlloca) {
+        return false;
+    }
+    // SAFETY: `base` is an instruction of a live function.
+    let parent = unsafe { c::LLVMGetBasicBlockParent(c::LLVMGetInstructionParent(base)) };
+    parent == f
+}
+
+/// The instructions of a block, in order.
+fn block_instructions(bb: LLVMBasicBlockRef) -> impl Iterator<Item = Value> {
+    // SAFETY: `bb` is a block of a live function; instructions are walked
+    // through LLVM's own links, null at the end.
+    let first = unsafe { c::LLVMGetFirstInstruction(bb) };
+    std::iter::successors((!first.is_null()).then_some(first), |&i| {
+        // SAFETY: as above.
+        let next = unsafe { c::LLVMGetNextInstruction(i) };
+        (!next.is_null()).then_some(next)
+    })
+}
+
+/// A block's terminator (null if it has none).
+fn terminator(bb: LLVMBasicBlockRef) -> Value {
+    // SAFETY: `bb` is a block of a live function.
+    unsafe { c::LLVMGetBasicBlockTerminator(bb) }
+}
+
+/// A function's control-flow graph: blocks (entry first) and successors.
+struct Cfg {
+    function: Value,
+    blocks: Vec<LLVMBasicBlockRef>,
+    index: HashMap<LLVMBasicBlockRef, usize>,
+    succs: Vec<Vec<usize>>,
+    preds: Vec<Vec<usize>>,
+}
+
+impl Cfg {
+    fn of(f: Value) -> Cfg {
+        let mut blocks = Vec::new();
+        // SAFETY: `f` is a function definition of a live module.
+        let mut bb = unsafe { c::LLVMGetFirstBasicBlock(f) };
+        while !bb.is_null() {
+            blocks.push(bb);
+            // SAFETY: as above.
+            bb = unsafe { c::LLVMGetNextBasicBlock(bb) };
+        }
+        let index: HashMap<_, _> = blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+        let mut succs = vec![Vec::new(); blocks.len()];
+        let mut preds = vec![Vec::new(); blocks.len()];
+        for (i, &b) in blocks.iter().enumerate() {
+            let t = terminator(b);
+            if t.is_null() {
+                continue;
+            }
+            // SAFETY: `t` is a terminator; its successors are blocks of `f`.
+            let n = unsafe { c::LLVMGetNumSuccessors(t) };
+            for k in 0..n {
+                // SAFETY: as above.
+                let s = unsafe { c::LLVMGetSuccessor(t, k) };
+                if let Some(&j) = index.get(&s) {
+                    if !succs[i].contains(&j) {
+                        succs[i].push(j);
+                        preds[j].push(i);
+                    }
+                }
+            }
+        }
+        Cfg {
+            function: f,
+            blocks,
+            index,
+            succs,
+            preds,
+        }
+    }
+
+    /// Immediate dominators (Cooper, Harvey and Kennedy's iterative
+    /// algorithm over reverse postorder); `usize::MAX` for unreachable
+    /// blocks, the entry its own.
+    fn dominators(&self) -> Vec<usize> {
+        let n = self.blocks.len();
+        let mut postorder = Vec::with_capacity(n);
+        let mut seen = vec![false; n];
+        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        seen[0] = true;
+        while let Some((b, k)) = stack.pop() {
+            if k < self.succs[b].len() {
+                stack.push((b, k + 1));
+                let s = self.succs[b][k];
+                if !seen[s] {
+                    seen[s] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                postorder.push(b);
+            }
+        }
+        let mut order = vec![usize::MAX; n];
+        for (i, &b) in postorder.iter().enumerate() {
+            order[b] = i;
+        }
+        let mut idom = vec![usize::MAX; n];
+        idom[0] = 0;
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in postorder.iter().rev().skip(1) {
+                let mut new = usize::MAX;
+                for &p in &self.preds[b] {
+                    if idom[p] == usize::MAX {
+                        continue;
+                    }
+                    new = if new == usize::MAX {
+                        p
+                    } else {
+                        intersect(&idom, &order, p, new)
+                    };
+                }
+                if new != usize::MAX && idom[b] != new {
+                    idom[b] = new;
+                    changed = true;
+                }
+            }
+        }
+        idom
+    }
+
+    /// The blocks of the natural loop of header `h` with `latches`.
+    fn natural_loop(&self, h: usize, latches: &[usize]) -> Vec<bool> {
+        let mut body = vec![false; self.blocks.len()];
+        body[h] = true;
+        let mut work: Vec<usize> = latches.to_vec();
+        while let Some(b) = work.pop() {
+            if body[b] {
+                continue;
+            }
+            body[b] = true;
+            work.extend(self.preds[b].iter().copied());
+        }
+        body
+    }
+}
+
+/// The nearest common dominator of `a` and `b` (postorder numbers in `order`).
+fn intersect(idom: &[usize], order: &[usize], mut a: usize, mut b: usize) -> usize {
+    while a != b {
+        while order[a] < order[b] {
+            a = idom[a];
+        }
+        while order[b] < order[a] {
+            b = idom[b];
+        }
+    }
+    a
+}

@@ -1,0 +1,312 @@
+//! Await semantics for spin loops: an iteration in which nothing happens is
+//! not a behaviour.
+//!
+//! The pass puts `__reach_loop_head(site, state, back)` at the head of
+//! every loop whose iterations may do nothing visible (see the pass's
+//! `loops` module): `state` hashes the loop's carried values (header phis,
+//! the stack slots the loop writes), `back` says whether an iteration just
+//! ended. Each thread keeps a small stack of its open iterations (innermost
+//! last), each with its loop, frame, state at the start and the step at
+//! which it began. Any operation that made progress (a write that changed
+//! memory, a synchronisation, an object creation: not
+//! [`Op::made_no_progress`]) closes every open iteration: none of them can
+//! be one in which nothing happened. When a back edge reaches the head of
+//! a still open iteration with the same state, and the iteration read at
+//! least one visible location, the iteration *failed*: running it again
+//! gives the same result until another thread writes something it read.
+//! This is the assume/await reading of side-effect-free loops of Lång and
+//! Sagonas ("Awaiting for Godot", FMCAD 2022) and Kokologiannakis, Ren and
+//! Vafeiadis ("Dynamic partial order reductions for spinloops", FMCAD
+//! 2021, Sec. 4), decided here per iteration at run time rather than
+//! statically.
+//!
+//! The thread then parks at an [`OpKind::Await`] whose `object` is the step
+//! at which the failed iteration began:
+//!
+//! * under the systematic policy ([`Policy::ContinueThenLowest`] while
+//!   recording, no [`reach_channel::REQ_AWAIT_RETRIES`]) it stays blocked
+//!   for the rest of the execution (FMCAD 2021's blocked executions): the
+//!   failed iteration's reads are in the trace, so the search reverses them
+//!   with the writes that follow and reaches the execution in which the
+//!   loop reads the new value. The driver tells such a *blocked* execution
+//!   from a livelock by whether any write followed those reads;
+//! * otherwise (random and PCT policies, the unrecorded rest of an
+//!   execution, the replay of a schedule that retried) it is enabled again
+//!   once another thread executes an operation that conflicts with a read
+//!   of the failed iteration (any write or synchronisation if the reads did
+//!   not fit), and runs the iteration again.
+//!
+//! Nothing here allocates or makes a system call: the stacks are fixed
+//! arrays in the thread's slot.
+
+use crate::state::{State, NO_OP};
+use reach_channel::{Op, OpKind, Policy, ThreadSet};
+
+/// Most open iterations (nested loops) a thread keeps; entering one more
+/// forgets the outermost.
+pub const AWAIT_DEPTH: usize = 4;
+/// Most distinct reads kept for a thread's open iterations.
+pub const AWAIT_READS: usize = 16;
+
+/// One open loop iteration.
+#[derive(Clone, Copy, Debug)]
+pub struct Iteration {
+    /// The loop's site.
+    pub site: u64,
+    /// The frame the loop runs in (the stack pointer at the hook).
+    pub frame: u64,
+    /// The loop's carried state at the iteration's start.
+    pub state: u64,
+    /// Step at which the iteration began.
+    pub start_step: u64,
+    /// `reads` held this many entries when the iteration began.
+    pub reads_from: usize,
+}
+
+impl Iteration {
+    const EMPTY: Iteration = Iteration {
+        site: 0,
+        frame: 0,
+        state: 0,
+        start_step: 0,
+        reads_from: 0,
+    };
+}
+
+/// A thread's await state.
+#[derive(Clone, Copy, Debug)]
+pub struct Awaits {
+    /// Open iterations, innermost last.
+    pub open: [Iteration; AWAIT_DEPTH],
+    /// Valid entries of `open`.
+    pub n: usize,
+    /// Distinct operations without progress since the outermost open
+    /// iteration began (what the iterations read).
+    pub reads: [Op; AWAIT_READS],
+    /// Valid entries of `reads`.
+    pub n_reads: usize,
+    /// More distinct reads than `reads` holds were made.
+    pub overflow: bool,
+    /// The thread awaits a change (parked at [`OpKind::Await`]).
+    pub blocked: bool,
+    /// Reads of the failed iteration start at this index of `reads`.
+    pub blocked_from: usize,
+}
+
+impl Awaits {
+    /// No open iteration.
+    pub const EMPTY: Awaits = Awaits {
+        open: [Iteration::EMPTY; AWAIT_DEPTH],
+        n: 0,
+        reads: [NO_OP; AWAIT_READS],
+        n_reads: 0,
+        overflow: false,
+        blocked: false,
+        blocked_from: 0,
+    };
+
+    /// Forgets every open iteration (the thread made progress).
+    fn close_all(&mut self) {
+        self.n = 0;
+        self.n_reads = 0;
+        self.overflow = false;
+    }
+
+    /// Opens an iteration of `site` in `frame` as the innermost.
+    fn open(&mut self, site: u64, frame: u64, state: u64, step: u64) {
+        if self.n == AWAIT_DEPTH {
+            self.open.copy_within(1.., 0);
+            self.n -= 1;
+        }
+        if self.n == 0 {
+            self.n_reads = 0;
+            self.overflow = false;
+        }
+        self.open[self.n] = Iteration {
+            site,
+            frame,
+            state,
+            start_step: step,
+            reads_from: self.n_reads,
+        };
+        self.n += 1;
+    }
+
+    /// Remembers a read (an operation without progress touching an object).
+    fn note_read(&mut self, op: &Op) {
+        if self.reads[..self.n_reads].contains(op) {
+            return;
+        }
+        if self.n_reads == AWAIT_READS {
+            self.overflow = true;
+            return;
+        }
+        self.reads[self.n_reads] = *op;
+        self.n_reads += 1;
+    }
+
+    /// Would `op`, executed by another thread, change what the failed
+    /// iteration read?
+    fn released_by(&self, op: &Op) -> bool {
+        if self.overflow {
+            return !op.made_no_progress();
+        }
+        self.reads[self.blocked_from..self.n_reads]
+            .iter()
+            .any(|r| r.conflicts(op))
+    }
+}
+
+/// Does a failed iteration block its thread for the rest of the execution
+/// (rather than until what it read changes)?
+fn blocks_for_good(st: &State) -> bool {
+    !st.await_retries && !st.cut && st.policy == Policy::ContinueThenLowest
+}
+
+/// Thread `me` reached the head of loop `site` (in the frame at stack
+/// pointer `frame`) with carried state `state`; `back`: over a back edge.
+/// Returns the [`OpKind::Await`] operation to park at if the iteration that
+/// just ended failed, else `None`.
+pub fn loop_head(
+    st: &mut State,
+    me: u32,
+    site: u64,
+    frame: u64,
+    state: u64,
+    back: bool,
+) -> Option<Op> {
+    let step = st.event_count;
+    let a = &mut st.threads[me as usize].awaits;
+    let found = if back {
+        a.open[..a.n]
+            .iter()
+            .rposition(|it| it.site == site && it.frame == frame)
+    } else {
+        None
+    };
+    let Some(i) = found else {
+        a.open(site, frame, state, step);
+        return None;
+    };
+    a.n = i + 1;
+    let it = a.open[i];
+    if it.state == state && (a.n_reads > it.reads_from || a.overflow) {
+        a.blocked = true;
+        a.blocked_from = it.reads_from;
+        return Some(Op::new(OpKind::Await, it.start_step, 0));
+    }
+    // A new iteration of the same loop. Reads of the earlier ones stay
+    // (a superset only releases the thread more often); the outermost
+    // starts the log over.
+    if i == 0 {
+        a.n_reads = 0;
+        a.overflow = false;
+    }
+    a.open[i] = Iteration {
+        state,
+        start_step: step,
+        reads_from: a.n_reads,
+        ..it
+    };
+    None
+}
+
+/// Thread `me` parks at its [`OpKind::Await`]: unless the failed iteration
+/// blocks it for good, it joins the threads that another thread's write
+/// releases.
+pub fn start_waiting(st: &mut State, me: u32) {
+    if !blocks_for_good(st) {
+        st.awaiting.insert(me);
+    }
+    st.enabled_valid = false;
+}
+
+/// Thread `me` ran its [`OpKind::Await`] (it was released): the loop's
+/// iteration starts over at the head where it failed.
+pub fn resumed(st: &mut State, me: u32) {
+    let step = st.event_count;
+    let a = &mut st.threads[me as usize].awaits;
+    a.blocked = false;
+    if a.n > 0 {
+        let i = a.n - 1;
+        a.n_reads = a.open[i].reads_from;
+        a.open[i].start_step = step;
+    }
+}
+
+/// Is thread `t`, parked at an [`OpKind::Await`], still waiting?
+pub fn waiting(st: &State, t: u32) -> bool {
+    st.threads[t as usize].awaits.blocked
+}
+
+/// Updates the await state after thread `me` executed `op`: a read is
+/// remembered by `me`'s open iterations, progress closes them; an
+/// operation of `me` that conflicts with what a waiting thread read
+/// releases that thread.
+#[inline]
+pub fn after_event(st: &mut State, me: u32, op: &Op) {
+    let a = &mut st.threads[me as usize].awaits;
+    if a.n > 0 {
+        if !op.made_no_progress() {
+            a.close_all();
+        } else if touches_object(op) {
+            a.note_read(op);
+        }
+    }
+    if !st.awaiting.is_empty() {
+        release(st, me, Some(op));
+    }
+}
+
+/// The calling thread `me` made progress that records no event (object
+/// creation or destruction, library region code): its open iterations
+/// close, and every waiting thread is released (what changed is unknown).
+pub fn progressed(st: &mut State, me: u32) {
+    st.threads[me as usize].awaits.close_all();
+    if !st.awaiting.is_empty() {
+        release(st, me, None);
+    }
+}
+
+/// Releases the waiting threads other than `me` whose failed iteration
+/// read what `op` changes (`None`: every one).
+fn release(st: &mut State, me: u32, op: Option<&Op>) {
+    let waiting = st.awaiting;
+    let mut released = ThreadSet::EMPTY;
+    for t in waiting.iter() {
+        if t == me {
+            continue;
+        }
+        let a = &st.threads[t as usize].awaits;
+        if op.is_none_or(|op| a.released_by(op)) {
+            released.insert(t);
+        }
+    }
+    if released.is_empty() {
+        return;
+    }
+    for t in released.iter() {
+        st.threads[t as usize].awaits.blocked = false;
+        st.awaiting.remove(t);
+    }
+    st.enabled_valid = false;
+}
+
+/// Recording stopped: from here on the execution runs unrecorded, so the
+/// threads blocked for good wait for a change instead.
+pub fn stop_recording(st: &mut State) {
+    for t in 0..st.thread_count {
+        if st.threads[t as usize].awaits.blocked {
+            st.awaiting.insert(t);
+        }
+    }
+}
+
+/// Does `op` touch an object (rather than being a bare yield, sleep, fence
+/// or await)?
+fn touches_object(op: &Op) -> bool {
+    !matches!(
+        op.kind,
+        OpKind::Yield | OpKind::Sleep | OpKind::Fence | OpKind::Await
+    )
+}
