@@ -171,7 +171,7 @@ fn candidate(
                 if !hashable(ty) || !defined_before(cfg, ptr, h, body, dominates) {
                     return None;
                 }
-                if !slots.iter().any(|&(p, t)| p == ptr && t == ty) {
+                if !slots.iter().any(|&(p, t)| p == ptr && t == ty) && cfg.live_at_head(h, ptr) {
                     slots.push((ptr, ty));
                 }
             }
@@ -411,6 +411,50 @@ impl Cfg {
             }
         }
         idom
+    }
+
+    /// Is the private slot `ptr` live at the head of block `h`: does some
+    /// path from there load from its `alloca` before a store to `ptr`
+    /// overwrites it? A slot every iteration writes before it reads (`-O0`
+    /// temporaries of an atomic exchange) is no state of the loop.
+    fn live_at_head(&self, h: usize, ptr: Value) -> bool {
+        let base = underlying_object(ptr);
+        let mut seen = vec![false; self.blocks.len()];
+        let mut work = vec![h];
+        seen[h] = true;
+        while let Some(b) = work.pop() {
+            let mut killed = false;
+            for i in block_instructions(self.blocks[b]) {
+                match llvm::opcode(i) {
+                    Some(Op::LLVMLoad) if underlying_object(llvm::operand(i, 0)) == base => {
+                        return true;
+                    }
+                    Some(Op::LLVMStore) if llvm::operand(i, 1) == ptr => {
+                        killed = true;
+                        break;
+                    }
+                    // Any other use of the slot's memory (a transfer, a
+                    // call) may read it.
+                    Some(Op::LLVMCall | Op::LLVMInvoke)
+                        if (0..llvm::num_args(i))
+                            .any(|k| underlying_object(llvm::operand(i, k)) == base) =>
+                    {
+                        return true;
+                    }
+                    _ => {}
+                }
+            }
+            if killed {
+                continue;
+            }
+            for &s in &self.succs[b] {
+                if !seen[s] {
+                    seen[s] = true;
+                    work.push(s);
+                }
+            }
+        }
+        false
     }
 
     /// The blocks of the natural loop of header `h` with `latches`.

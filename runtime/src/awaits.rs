@@ -59,8 +59,8 @@ pub struct Iteration {
     pub state: u64,
     /// Step at which the iteration began.
     pub start_step: u64,
-    /// `reads` held this many entries when the iteration began.
-    pub reads_from: usize,
+    /// [`Awaits::reads_seen`] when the iteration began.
+    pub reads_at_start: u64,
 }
 
 impl Iteration {
@@ -69,7 +69,7 @@ impl Iteration {
         frame: 0,
         state: 0,
         start_step: 0,
-        reads_from: 0,
+        reads_at_start: 0,
     };
 }
 
@@ -87,10 +87,10 @@ pub struct Awaits {
     pub n_reads: usize,
     /// More distinct reads than `reads` holds were made.
     pub overflow: bool,
+    /// Reads made (repeated ones too) while an iteration was open.
+    pub reads_seen: u64,
     /// The thread awaits a change (parked at [`OpKind::Await`]).
     pub blocked: bool,
-    /// Reads of the failed iteration start at this index of `reads`.
-    pub blocked_from: usize,
 }
 
 impl Awaits {
@@ -101,8 +101,8 @@ impl Awaits {
         reads: [NO_OP; AWAIT_READS],
         n_reads: 0,
         overflow: false,
+        reads_seen: 0,
         blocked: false,
-        blocked_from: 0,
     };
 
     /// Forgets every open iteration (the thread made progress).
@@ -127,13 +127,14 @@ impl Awaits {
             frame,
             state,
             start_step: step,
-            reads_from: self.n_reads,
+            reads_at_start: self.reads_seen,
         };
         self.n += 1;
     }
 
     /// Remembers a read (an operation without progress touching an object).
     fn note_read(&mut self, op: &Op) {
+        self.reads_seen += 1;
         if self.reads[..self.n_reads].contains(op) {
             return;
         }
@@ -146,14 +147,13 @@ impl Awaits {
     }
 
     /// Would `op`, executed by another thread, change what the failed
-    /// iteration read?
+    /// iteration read? (What the thread's open iterations read: a superset
+    /// only releases it more often.)
     fn released_by(&self, op: &Op) -> bool {
         if self.overflow {
             return !op.made_no_progress();
         }
-        self.reads[self.blocked_from..self.n_reads]
-            .iter()
-            .any(|r| r.conflicts(op))
+        self.reads[..self.n_reads].iter().any(|r| r.conflicts(op))
     }
 }
 
@@ -190,9 +190,8 @@ pub fn loop_head(
     };
     a.n = i + 1;
     let it = a.open[i];
-    if it.state == state && (a.n_reads > it.reads_from || a.overflow) {
+    if it.state == state && a.reads_seen > it.reads_at_start {
         a.blocked = true;
-        a.blocked_from = it.reads_from;
         return Some(Op::new(OpKind::Await, it.start_step, 0));
     }
     // A new iteration of the same loop. Reads of the earlier ones stay
@@ -205,7 +204,7 @@ pub fn loop_head(
     a.open[i] = Iteration {
         state,
         start_step: step,
-        reads_from: a.n_reads,
+        reads_at_start: a.reads_seen,
         ..it
     };
     None
@@ -229,8 +228,8 @@ pub fn resumed(st: &mut State, me: u32) {
     a.blocked = false;
     if a.n > 0 {
         let i = a.n - 1;
-        a.n_reads = a.open[i].reads_from;
         a.open[i].start_step = step;
+        a.open[i].reads_at_start = a.reads_seen;
     }
 }
 
