@@ -119,6 +119,16 @@ impl Run {
         self.json["executions"].as_u64().unwrap_or(0)
     }
 
+    /// Executions blocked at an await (not behaviours).
+    pub fn await_blocked(&self) -> u64 {
+        self.json["await_blocked"].as_u64().unwrap_or(0)
+    }
+
+    /// Executions not blocked at an await.
+    pub fn complete_executions(&self) -> u64 {
+        self.executions() - self.await_blocked()
+    }
+
     /// Number of distinct partial orders (needs `--stats`).
     pub fn partial_orders(&self) -> u64 {
         self.json["partial_orders"].as_u64().unwrap_or(0)
