@@ -74,6 +74,7 @@ fn executor_mode(
         symbolic_args: false,
         symbolic_stdin: 0,
         trace_shared: false,
+        env_layout: Default::default(),
     };
     match Executor::new(config) {
         Ok(e) => e,

@@ -6,7 +6,7 @@ use reach_native::binary::Binary;
 use reach_native::bug::{BugPolicy, RaceDetector};
 use reach_native::cli::{Cli, MergeCli, StrategyName};
 use reach_native::concolic::tree::TreeSearch;
-use reach_native::exec::{ExecConfig, Executor};
+use reach_native::exec::{EnvLayout, ExecConfig, Executor};
 use reach_native::explore::{explore, ExploreOptions, StopReason, Summary};
 use reach_native::record::Recorder;
 use reach_native::replay::replay;
@@ -257,6 +257,10 @@ fn run(cli: &Cli) -> Result<u8> {
             .symbolic_stdin
             .max(schedule.as_ref().map_or(0, |s| s.symbolic_stdin)),
         trace_shared: branch_directed,
+        env_layout: schedule
+            .as_ref()
+            .and_then(|s| s.env_layout)
+            .unwrap_or_default(),
     };
     // Concolic testing when the program records branches on inputs.
     let concolic = !branch_directed
@@ -273,7 +277,15 @@ fn run(cli: &Cli) -> Result<u8> {
         reach_native::affinity::placement()
     };
     reach_native::affinity::bind_current_thread(&placement, 0);
+    let asked_layout = config.env_layout;
     let mut executor = Executor::new(config).context("cannot prepare the program for testing")?;
+    let env_layout = executor.config().env_layout;
+    if schedule.is_some() && env_layout != asked_layout {
+        eprintln!(
+            "reach-native: warning: the arguments and environment take more room than when the schedule was recorded ({} bytes in {} strings, now {} in {}): stack addresses may differ; replay with a smaller environment (env -u NAME ...)",
+            asked_layout.bytes, asked_layout.entries, env_layout.bytes, env_layout.entries
+        );
+    }
     let policy = BugPolicy {
         data_races: !cli.ignore_races,
         exit_code_is_bug: !cli.ignore_exit_code,
@@ -282,8 +294,8 @@ fn run(cli: &Cli) -> Result<u8> {
     if let Some(schedule) = &schedule {
         let recorder = cli.record.as_ref().map(|_| Recorder::new(1));
         let (summary, replayed) = replay(&mut executor, schedule, policy, recorder.as_ref());
-        write_recorded(cli, max_steps, recorder.as_ref(), None)?;
-        return finish(cli, &binary, &summary, replayed.as_ref());
+        write_recorded(cli, max_steps, env_layout, recorder.as_ref(), None)?;
+        return finish(cli, &binary, &summary, replayed.as_ref(), env_layout);
     }
     let interrupt = Arc::new(AtomicBool::new(false));
     {
@@ -467,8 +479,14 @@ fn run(cli: &Cli) -> Result<u8> {
     }
     // Ends the fork server, so its children count in the peak RSS statistics.
     drop(executor);
-    write_recorded(cli, max_steps, options.record.as_deref(), Some(&summary))?;
-    finish(cli, &binary, &summary, None)
+    write_recorded(
+        cli,
+        max_steps,
+        env_layout,
+        options.record.as_deref(),
+        Some(&summary),
+    )?;
+    finish(cli, &binary, &summary, None, env_layout)
 }
 
 /// Refuses a schedule recorded for a program of another name: its steps
@@ -627,6 +645,7 @@ fn args(cli: &Cli) -> Vec<String> {
 fn write_recorded(
     cli: &Cli,
     max_steps: Option<u64>,
+    env_layout: EnvLayout,
     recorder: Option<&Recorder>,
     origin: Option<&Summary>,
 ) -> Result<()> {
@@ -638,6 +657,7 @@ fn write_recorded(
             file.program = cli.program.display().to_string();
             file.args = args(cli);
             file.max_steps = max_steps;
+            file.env_layout = Some(env_layout).filter(|l| !l.is_default());
             if let Some(summary) = origin {
                 file.strategy = Some(summary.strategy.to_string());
                 file.seed = summary.seed;
@@ -663,6 +683,7 @@ fn finish(
     binary: &Binary,
     summary: &Summary,
     replayed: Option<&reach_native::trace::Trace>,
+    env_layout: EnvLayout,
 ) -> Result<u8> {
     let program = cli.program.display().to_string();
     let names = report::names::Names::new(binary);
@@ -690,25 +711,16 @@ fn finish(
             );
         }
         if cli.replay.is_none() {
-            report::write_schedule_of(
-                &cli.schedule_out,
-                &program,
-                args(cli),
-                cli.max_steps,
-                finding,
-                Some(summary.strategy.to_string()),
-                summary.seed,
-            )
-            .with_context(|| format!("cannot write {}", cli.schedule_out.display()))?;
-            let detector = match race_detector(cli, None)? {
-                RaceDetector::Hb => String::new(),
-                other => format!(" --race-detector {}", other.word()),
-            };
+            let mut file = report::schedule_of(&program, args(cli), cli.max_steps, finding);
+            file.strategy = Some(summary.strategy.to_string());
+            file.seed = summary.seed;
+            file.env_layout = Some(env_layout).filter(|l| !l.is_default());
+            file.write(&cli.schedule_out)
+                .with_context(|| format!("cannot write {}", cli.schedule_out.display()))?;
             println!(
-                "\nSchedule written to {}; replay with:\n  reach-native{detector} --replay {} {}",
+                "\nSchedule written to {}; replay with:\n  {}",
                 cli.schedule_out.display(),
-                cli.schedule_out.display(),
-                program
+                replay_command.as_deref().unwrap_or_default()
             );
         }
     }
@@ -829,16 +841,18 @@ fn replay_command(cli: &Cli, program: &str) -> Option<String> {
         Some(file) => file,
         None => &cli.schedule_out,
     };
-    let mut words = vec!["reach-native".to_string(), "--replay".to_string()];
-    let detector = cli
-        .race_detector
-        .map_or(RaceDetector::Hb, RaceDetector::from);
+    let mut words = vec!["reach-native".to_string()];
+    let detector = race_detector(cli, None).unwrap_or(RaceDetector::Hb);
     if detector != RaceDetector::Hb {
         words.extend(["--race-detector".to_string(), detector.word().to_string()]);
     }
-    words.extend([schedule.display().to_string(), program.to_string()]);
+    words.extend([
+        "--replay".to_string(),
+        schedule.display().to_string(),
+        program.to_string(),
+    ]);
     words.extend(args(cli));
-    Some(words.join(" "))
+    Some(reach_native::replay::shell_words(&words))
 }
 
 /// Writes the `--html` and `--junit` files, if asked for.

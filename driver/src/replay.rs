@@ -88,3 +88,40 @@ fn first_difference(schedule: &ScheduleFile, trace: &Trace, outcome: &Outcome) -
         _ => None,
     }
 }
+
+/// `words` as one shell command line: each word that is not made only of
+/// characters no shell treats specially is put in single quotes (a single
+/// quote inside as `'\''`), so the line runs as printed.
+pub fn shell_words(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| shell_quote(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One word quoted for a POSIX shell (see [`shell_words`]).
+pub fn shell_quote(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "%+,-./:=@_^".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_quoted_only_when_a_shell_would_change_them() {
+        let words: Vec<String> = ["reach-native", "./prog", "a b", "", "it's", "$HOME", "x=1"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            shell_words(&words),
+            r#"reach-native ./prog 'a b' '' 'it'\''s' '$HOME' x=1"#
+        );
+    }
+}

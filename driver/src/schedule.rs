@@ -13,7 +13,7 @@
 //! `r` runs needs about `r + 16 ln(n / 16)` blocks. Version 1 files (one
 //! entry per step) are still read.
 
-use crate::exec::InputValue;
+use crate::exec::{EnvLayout, InputValue};
 use crate::trace::{Trace, TraceEvent};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -147,6 +147,11 @@ pub struct ScheduleFile {
     /// `--replay` applies too.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub symbolic_stdin: u32,
+    /// The room the program's arguments and environment took on its initial
+    /// stack, when more than the default (`--replay` pads to it, so that
+    /// stack addresses are those of the recording; absent: the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env_layout: Option<EnvLayout>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -318,6 +323,7 @@ impl ScheduleFile {
             inputs: recorded_inputs(trace),
             symbolic_args: trace.symbolic.as_ref().is_some_and(|s| s.args),
             symbolic_stdin: trace.symbolic.as_ref().map_or(0, |s| s.stdin_bytes),
+            env_layout: None,
         }
     }
 
@@ -374,6 +380,7 @@ impl ScheduleFile {
                     inputs: Vec::new(),
                     symbolic_args: false,
                     symbolic_stdin: 0,
+                    env_layout: None,
                 }
             }
             _ => {

@@ -73,6 +73,7 @@ fn classes(program: &Path, strategy: impl Strategy, trace_shared: bool) -> (BTre
         symbolic_args: false,
         symbolic_stdin: 0,
         trace_shared,
+        env_layout: Default::default(),
     })
     .expect("executor");
     let options = ExploreOptions {

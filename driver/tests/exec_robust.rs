@@ -155,6 +155,7 @@ fn long_executor(record: u64, fork_server: bool) -> Executor {
         symbolic_args: false,
         symbolic_stdin: 0,
         trace_shared: false,
+        env_layout: Default::default(),
     })
     .expect("executor")
 }
@@ -252,6 +253,7 @@ fn bad_configurations_are_clear_errors() {
         symbolic_args: false,
         symbolic_stdin: 0,
         trace_shared: false,
+        env_layout: Default::default(),
     };
     let err = Executor::new(base.clone()).err().expect("missing program");
     assert!(matches!(err, ExecError::ProgramMissing(_)), "{err}");

@@ -25,6 +25,41 @@ fn parse_fd(s: &[u8]) -> Option<i32> {
     Some(v)
 }
 
+/// Removes the driver's padding variables (`reach_channel::env::PAD_PREFIX`)
+/// from the environment, in place.
+///
+/// # Safety
+///
+/// Single-threaded start-up only: `environ` must not change meanwhile.
+unsafe fn drop_padding() {
+    extern "C" {
+        static mut environ: *mut *mut libc::c_char;
+    }
+    let prefix = reach_channel::env::PAD_PREFIX.as_bytes();
+    // SAFETY: `environ` is the C library's NULL-terminated array of
+    // NUL-terminated strings; entries are moved down within it.
+    unsafe {
+        let list = environ;
+        if list.is_null() {
+            return;
+        }
+        let (mut from, mut to) = (0usize, 0usize);
+        loop {
+            let entry = *list.add(from);
+            if entry.is_null() {
+                break;
+            }
+            let padding = (0..prefix.len()).all(|i| *entry.add(i) as u8 == prefix[i]);
+            if !padding {
+                *list.add(to) = entry;
+                to += 1;
+            }
+            from += 1;
+        }
+        *list.add(to) = std::ptr::null_mut();
+    }
+}
+
 fn env(name: &core::ffi::CStr) -> Option<&'static [u8]> {
     // SAFETY: getenv with a NUL-terminated name; the result (if any) is a
     // NUL-terminated string in the environment.
@@ -107,6 +142,7 @@ extern "C" fn reach_init() {
         if env(c"LD_BIND_NOW") == Some(reach_channel::env::BIND_NOW_MARK.as_bytes()) {
             libc::unsetenv(c"LD_BIND_NOW".as_ptr());
         }
+        drop_padding();
     }
     // SAFETY: start-up is single-threaded; nothing else uses the state yet.
     let st = unsafe { state() };

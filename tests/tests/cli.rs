@@ -204,6 +204,91 @@ fn tampered_schedule_is_reported_as_nondeterminism() {
     assert!(replay.stdout.contains("at step 1"), "{}", replay.stdout);
 }
 
+/// The replay command a bug report prints, run as printed through a shell
+/// (the program's arguments quoted), replays the bug from a shell with one
+/// more environment variable, and from another directory with a much larger
+/// environment, with the same bug and interleaving: the racing accesses
+/// are to `main`'s stack frame, which moves with the environment's size
+/// unless the driver pads it.
+#[test]
+fn printed_replay_command_replays_from_any_shell_and_directory() {
+    let program = build_example("stack_counter_args.c");
+    let dir = scratch().join(format!("replay-anywhere-{}", std::process::id()));
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("create directories");
+    std::fs::copy(&program, dir.join("prog")).expect("copy the program");
+    let path_var = format!(
+        "{}:{}",
+        reach_tests::bin_dir().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let sh = |cwd: &std::path::Path, line: &str, extra: &[(&str, String)]| {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(line)
+            .current_dir(cwd)
+            .env("PATH", &path_var)
+            .envs(extra.iter().map(|(k, v)| (k, v)))
+            .output()
+            .expect("run sh");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, stdout) = sh(
+        &dir,
+        "reach-native --jobs 1 --json found.json ./prog 2 'two words'",
+        &[],
+    );
+    assert_eq!(code, 1, "{stdout}");
+    let printed = stdout
+        .lines()
+        .skip_while(|l| !l.contains("replay with:"))
+        .nth(1)
+        .map(str::trim)
+        .expect("a printed replay command");
+    assert_eq!(
+        printed,
+        "reach-native --replay reach-native.schedule ./prog 2 'two words'"
+    );
+    let read = |path: std::path::PathBuf| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(path).expect("json report")).expect("json")
+    };
+    let found = read(dir.join("found.json"));
+    assert_eq!(found["bug"]["kind"], "data_race");
+    let message = found["bug"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("T0 stack (main: counter)"), "{message}");
+    let with_json =
+        |json: &str| printed.replacen("reach-native ", &format!("reach-native --json {json} "), 1);
+    // One more variable, as printed.
+    let (code, stdout) = sh(
+        &dir,
+        &with_json("same-dir.json"),
+        &[("REACH_TEST_EXTRA", "1".to_string())],
+    );
+    assert_eq!(code, 1, "{stdout}");
+    // Another directory, and 20 KiB more environment in 40 more variables.
+    let far = format!(
+        "cd elsewhere && {}",
+        with_json("../far.json").replace(
+            " reach-native.schedule ./prog",
+            " ../reach-native.schedule ../prog"
+        )
+    );
+    let many: Vec<(String, String)> = (0..40)
+        .map(|i| (format!("REACH_TEST_FILL_{i}"), "x".repeat(512)))
+        .collect();
+    let extra: Vec<(&str, String)> = many.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    let (code, stdout) = sh(&dir, &far, &extra);
+    assert_eq!(code, 1, "{stdout}");
+    for replayed in [read(dir.join("same-dir.json")), read(dir.join("far.json"))] {
+        assert_eq!(replayed["bug"]["kind"], "data_race", "{replayed}");
+        assert_eq!(replayed["bug"]["message"], found["bug"]["message"]);
+        assert_eq!(replayed["bug"]["trace"], found["bug"]["trace"]);
+    }
+}
+
 #[test]
 fn garbage_schedule_file_is_one_clear_error() {
     let program = build_example("abba_deadlock.c");

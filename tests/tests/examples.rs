@@ -231,6 +231,8 @@ examples! {
     racy_counter: "racy_counter.c", [], [] => Bug("data_race");
     report_names: "report_names.c", [], [] => Bug("data_race");
     report_heap_names: "report_heap_names.c", [], [] => Bug("data_race");
+    stack_counter_args: "stack_counter_args.c", [], ["2", "two words"] => Bug("data_race");
+    stack_counter_args_unarmed: "stack_counter_args.c", [], ["2", "two"] => Clean(1);
     runs_forever: "runs_forever.c", ["--timeout", "1"], [] => Bug("hang");
     rw_monitor: "rw_monitor.c", [], ["2", "1", "1"] => Clean(62);
     rw_semaphore: "rw_semaphore.c", [], [] => Clean(48);

@@ -99,6 +99,7 @@ impl Executor {
     /// Checks the configuration and creates the channel.
     pub fn new(mut config: ExecConfig) -> Result<Executor, ExecError> {
         config.program = resolve_program(&config.program)?;
+        config.env_layout = process::fitting_layout(&config);
         if !config.runtime.is_file() {
             return Err(ExecError::RuntimeMissing(config.runtime));
         }

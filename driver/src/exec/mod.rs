@@ -11,12 +11,14 @@ mod executor;
 mod outcome;
 mod process;
 mod server;
+mod setting;
 
 pub use channel::{MAX_EVENTS, MAX_PREFIX};
 
 pub use error::ExecError;
 pub use executor::{locate_program, Executor};
 pub use process::OUTPUT_LIMIT;
+pub use setting::{EnvLayout, PAD_PREFIX};
 
 use reach_channel::{Event, Policy, RunStatus, ThreadSet, ThreadSlot};
 use std::ffi::OsString;
@@ -67,6 +69,10 @@ pub struct ExecConfig {
     /// shared loads become expression leaves, stores of computed values
     /// record their definitions (a program built with `REACH_SYMBOLIC=1`).
     pub trace_shared: bool,
+    /// The room the program's arguments and environment take on its
+    /// initial stack: padded to it, so that stack addresses do not depend on
+    /// the environment the driver runs in (grown if they do not fit).
+    pub env_layout: EnvLayout,
 }
 
 /// What one execution must do.

@@ -2,8 +2,9 @@
 //! output (bounded), waiting for it with a wall-clock bound, and always
 //! killing and reaping the whole group.
 
-use super::{ExecConfig, ExecError, Termination};
+use super::{setting, ExecConfig, ExecError, Termination};
 use crate::cancel::Cancel;
+use std::ffi::OsString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -280,20 +281,75 @@ pub(super) enum Binding {
     Lazy,
 }
 
-/// Sets the environment for `binding`; whatever the user set is left alone.
-fn bind_symbols(cmd: &mut Command, binding: Binding) {
+/// The variable that sets the binding mode for `binding`, unless the user
+/// set [`reach_channel::env::BIND_NOW`] themselves.
+fn binding_variable(binding: Binding) -> Option<(&'static str, String)> {
     use reach_channel::env::{bind_lazy_value, BIND_LAZY, BIND_NOW, BIND_NOW_MARK};
     if std::env::var_os(BIND_NOW).is_some() {
-        return;
+        return None;
     }
-    match binding {
-        Binding::Now => cmd.env(BIND_NOW, BIND_NOW_MARK),
-        Binding::Lazy => cmd.env(BIND_LAZY, bind_lazy_value()),
-    };
+    Some(match binding {
+        Binding::Now => (BIND_NOW, BIND_NOW_MARK.to_string()),
+        Binding::Lazy => (BIND_LAZY, bind_lazy_value()),
+    })
 }
 
-/// The command that starts the program under the runtime: environment,
-/// fixed fd numbers, ASLR off, own process group, killed with its parent.
+/// What the program is started with: its absolute path, `argv` and the
+/// driver's environment with the runtime's variables, padded to
+/// `config.env_layout` (see `setting`). `server`: as a fork server.
+fn start_block(config: &ExecConfig, server: bool, binding: Binding) -> setting::StartBlock {
+    use reach_channel::fork::{CHANNEL_FD_NUMBER, ENV_OFF, REQUEST_FD_NUMBER, RESPONSE_FD_NUMBER};
+    let mut preload = config.runtime.clone().into_os_string();
+    if let Some(old) = std::env::var_os("LD_PRELOAD").filter(|v| !v.is_empty()) {
+        preload.push(":");
+        preload.push(old);
+    }
+    let server = if server {
+        format!("{REQUEST_FD_NUMBER}:{RESPONSE_FD_NUMBER}")
+    } else {
+        ENV_OFF.to_string()
+    };
+    let mut env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+    let mut set = |name: &str, value: OsString| {
+        env.retain(|(k, _)| k != name);
+        env.push((name.into(), value));
+    };
+    if let Some((name, value)) = binding_variable(binding) {
+        set(name, value.into());
+    }
+    set(
+        reach_channel::env::CHANNEL_FD,
+        CHANNEL_FD_NUMBER.to_string().into(),
+    );
+    set(reach_channel::env::FORK_SERVER, server.into());
+    set("LD_PRELOAD", preload);
+    let path = std::path::absolute(&config.program)
+        .unwrap_or_else(|_| config.program.clone())
+        .into_os_string();
+    let argv = std::iter::once(path.clone())
+        .chain(config.args.iter().cloned())
+        .collect();
+    setting::padded(path, argv, env, config.env_layout)
+}
+
+/// `config.env_layout`, grown if the program's arguments and environment
+/// do not fit in it whichever way it is started.
+pub(super) fn fitting_layout(config: &ExecConfig) -> setting::EnvLayout {
+    let mut config = config.clone();
+    loop {
+        let before = config.env_layout;
+        for (server, binding) in [(false, Binding::Lazy), (true, Binding::Now)] {
+            config.env_layout = start_block(&config, server, binding).layout;
+        }
+        if config.env_layout == before {
+            return before;
+        }
+    }
+}
+
+/// The command that starts the program under the runtime: environment
+/// (padded, see `setting`), fixed fd numbers, ASLR off, own process group,
+/// killed with its parent.
 pub(super) fn program_command(
     config: &ExecConfig,
     channel_fd: RawFd,
@@ -302,25 +358,13 @@ pub(super) fn program_command(
     stdout: OwnedFd,
     stderr: OwnedFd,
 ) -> Command {
-    use reach_channel::fork::{CHANNEL_FD_NUMBER, ENV_OFF, REQUEST_FD_NUMBER, RESPONSE_FD_NUMBER};
-    let mut preload = config.runtime.clone().into_os_string();
-    if let Some(old) = std::env::var_os("LD_PRELOAD").filter(|v| !v.is_empty()) {
-        preload.push(":");
-        preload.push(old);
-    }
-    let server = match control {
-        Some(_) => format!("{REQUEST_FD_NUMBER}:{RESPONSE_FD_NUMBER}"),
-        None => ENV_OFF.to_string(),
-    };
-    let mut cmd = Command::new(&config.program);
-    bind_symbols(&mut cmd, binding);
-    cmd.args(&config.args)
-        .env(
-            reach_channel::env::CHANNEL_FD,
-            CHANNEL_FD_NUMBER.to_string(),
-        )
-        .env(reach_channel::env::FORK_SERVER, server)
-        .env("LD_PRELOAD", preload)
+    use reach_channel::fork::{CHANNEL_FD_NUMBER, REQUEST_FD_NUMBER, RESPONSE_FD_NUMBER};
+    let block = start_block(config, control.is_some(), binding);
+    let mut cmd = Command::new(&block.path);
+    cmd.arg0(&block.argv[0])
+        .args(&block.argv[1..])
+        .env_clear()
+        .envs(block.env)
         .stdin(Stdio::null())
         .stdout(Stdio::from(stdout))
         .stderr(Stdio::from(stderr));

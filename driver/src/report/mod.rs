@@ -88,7 +88,7 @@ pub fn write_schedule(
 
 /// The schedule file of `finding`: its bug kind, steps and, for a lockset
 /// race, the detector that replays it.
-fn schedule_of(
+pub fn schedule_of(
     program: &str,
     args: Vec<String>,
     max_steps: Option<u64>,

@@ -114,6 +114,7 @@ pub fn executor_full(program: &Path, args: &[&str], max_steps: u64, timeout: Dur
         symbolic_args: false,
         symbolic_stdin: 0,
         trace_shared: false,
+        env_layout: Default::default(),
     })
     .expect("executor")
 }

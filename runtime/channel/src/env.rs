@@ -42,6 +42,12 @@ pub fn bind_lazy_value() -> String {
     "0".repeat(BIND_NOW.len() + BIND_NOW_MARK.len() - BIND_LAZY.len())
 }
 
+/// Prefix of the variables the driver adds to pad the program's arguments
+/// and environment to a fixed room on its initial stack (so that stack
+/// addresses do not depend on the environment the driver runs in); the
+/// runtime removes them before `main`.
+pub const PAD_PREFIX: &str = "REACH_PAD_";
+
 /// Read by `reach-instrument` (so also through `reach-cc`): `1` adds the
 /// shadow computations of concolic testing (inputs, expressions, path
 /// constraints) to the instrumented code.
