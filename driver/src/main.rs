@@ -179,6 +179,17 @@ fn run(cli: &Cli) -> Result<u8> {
     {
         bail!("--commute-rmws applies to --strategy dpor, dpor-cr, dpor-classic, optimal, exhaustive, pct, random and portfolio, not rt, unfold or branches");
     }
+    if cli.strategy == StrategyName::Unfold
+        && !cli.quiet
+        && binary
+            .sites
+            .values()
+            .any(|s| s.what == reach_channel::hooks::LOOP_SITE_WHAT)
+    {
+        eprintln!(
+            "reach-native: note: --strategy unfold does not use await semantics: spin loops are cut by --spin-threshold only"
+        );
+    }
     if !binary.instrumented && !cli.quiet {
         eprintln!(
             "reach-native: warning: {} is not instrumented (build it with reach-cc): only pthread calls are explored, plain memory accesses are not",
@@ -251,6 +262,8 @@ fn run(cli: &Cli) -> Result<u8> {
         exit_cuts_threads: cli.exit_cuts_threads
             || schedule.as_ref().is_some_and(|s| s.exit_cuts_threads),
         commute_rmws: cli.commute_rmws || schedule.as_ref().is_some_and(|s| s.commute_rmws),
+        await_retries: schedule.as_ref().is_some_and(|s| s.await_retries),
+        awaits_off: cli.strategy == StrategyName::Unfold,
         user_threads: cli.user_threads && !cli.no_user_threads,
         symbolic_args: cli.symbolic_args || schedule.as_ref().is_some_and(|s| s.symbolic_args),
         symbolic_stdin: cli

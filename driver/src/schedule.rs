@@ -132,6 +132,11 @@ pub struct ScheduleFile {
     /// `--replay` then applies too.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub commute_rmws: bool,
+    /// A thread of the execution awaited a change and ran its spin loop
+    /// again (an executed `AWAIT`: a randomised strategy, or unfold), which
+    /// `--replay` then lets happen too (see `REQ_AWAIT_RETRIES`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub await_retries: bool,
     /// The `--race-detector` whose race the execution shows (`lockset`;
     /// absent for the default), which `--replay` applies unless given one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -319,6 +324,10 @@ impl ScheduleFile {
             seed: None,
             exit_cuts_threads: trace.events.iter().any(|e| e.op.cuts_threads()),
             commute_rmws: trace.events.iter().any(|e| e.op.flags.family().is_some()),
+            await_retries: trace
+                .events
+                .iter()
+                .any(|e| e.op.kind == reach_channel::OpKind::Await),
             race_detector: None,
             inputs: recorded_inputs(trace),
             symbolic_args: trace.symbolic.as_ref().is_some_and(|s| s.args),
@@ -376,6 +385,7 @@ impl ScheduleFile {
                     seed: None,
                     exit_cuts_threads: false,
                     commute_rmws: false,
+                    await_retries: false,
                     race_detector: None,
                     inputs: Vec::new(),
                     symbolic_args: false,
@@ -480,6 +490,9 @@ impl ScheduleFile {
         }
         if self.commute_rmws {
             scalar(&mut out, "commute_rmws", "true".into());
+        }
+        if self.await_retries {
+            scalar(&mut out, "await_retries", "true".into());
         }
         if let Some(detector) = &self.race_detector {
             scalar(&mut out, "race_detector", serde_json::to_string(detector)?);

@@ -89,6 +89,8 @@ pub struct Awaits {
     pub overflow: bool,
     /// Reads made (repeated ones too) while an iteration was open.
     pub reads_seen: u64,
+    /// Another thread changed something in `reads` after it was read.
+    pub stale: bool,
     /// The thread awaits a change (parked at [`OpKind::Await`]).
     pub blocked: bool,
 }
@@ -102,6 +104,7 @@ impl Awaits {
         n_reads: 0,
         overflow: false,
         reads_seen: 0,
+        stale: false,
         blocked: false,
     };
 
@@ -110,6 +113,7 @@ impl Awaits {
         self.n = 0;
         self.n_reads = 0;
         self.overflow = false;
+        self.stale = false;
     }
 
     /// Opens an iteration of `site` in `frame` as the innermost.
@@ -121,6 +125,7 @@ impl Awaits {
         if self.n == 0 {
             self.n_reads = 0;
             self.overflow = false;
+            self.stale = false;
         }
         self.open[self.n] = Iteration {
             site,
@@ -175,6 +180,9 @@ pub fn loop_head(
     state: u64,
     back: bool,
 ) -> Option<Op> {
+    if st.awaits_off {
+        return None;
+    }
     let step = st.event_count;
     let a = &mut st.threads[me as usize].awaits;
     let found = if back {
@@ -186,11 +194,17 @@ pub fn loop_head(
     };
     let Some(i) = found else {
         a.open(site, frame, state, step);
+        st.iterating.insert(me);
         return None;
     };
     a.n = i + 1;
     let it = a.open[i];
-    if it.state == state && a.reads_seen > it.reads_at_start {
+    // A failed iteration whose reads another thread has changed since
+    // would see something new: it waits only when it blocks for good (the
+    // driver then finds the execution blocked, not stuck).
+    let retries = !blocks_for_good(st);
+    let a = &mut st.threads[me as usize].awaits;
+    if it.state == state && a.reads_seen > it.reads_at_start && !(retries && a.stale) {
         a.blocked = true;
         return Some(Op::new(OpKind::Await, it.start_step, 0));
     }
@@ -200,6 +214,7 @@ pub fn loop_head(
     if i == 0 {
         a.n_reads = 0;
         a.overflow = false;
+        a.stale = false;
     }
     a.open[i] = Iteration {
         state,
@@ -226,6 +241,7 @@ pub fn resumed(st: &mut State, me: u32) {
     let step = st.event_count;
     let a = &mut st.threads[me as usize].awaits;
     a.blocked = false;
+    a.stale = false;
     if a.n > 0 {
         let i = a.n - 1;
         a.open[i].start_step = step;
@@ -245,15 +261,34 @@ pub fn waiting(st: &State, t: u32) -> bool {
 #[inline]
 pub fn after_event(st: &mut State, me: u32, op: &Op) {
     let a = &mut st.threads[me as usize].awaits;
+    let progress = !op.made_no_progress();
     if a.n > 0 {
-        if !op.made_no_progress() {
+        if progress {
             a.close_all();
+            st.iterating.remove(me);
         } else if touches_object(op) {
             a.note_read(op);
         }
     }
+    if progress {
+        mark_stale(st, me, op);
+    }
     if !st.awaiting.is_empty() {
         release(st, me, Some(op));
+    }
+}
+
+/// Marks the open iterations of threads other than `me` that read what
+/// `op` changes as stale.
+fn mark_stale(st: &mut State, me: u32, op: &Op) {
+    let iterating = st.iterating;
+    for t in iterating.iter() {
+        if t != me {
+            let a = &mut st.threads[t as usize].awaits;
+            if !a.stale && a.released_by(op) {
+                a.stale = true;
+            }
+        }
     }
 }
 
@@ -262,6 +297,11 @@ pub fn after_event(st: &mut State, me: u32, op: &Op) {
 /// close, and every waiting thread is released (what changed is unknown).
 pub fn progressed(st: &mut State, me: u32) {
     st.threads[me as usize].awaits.close_all();
+    st.iterating.remove(me);
+    let iterating = st.iterating;
+    for t in iterating.iter() {
+        st.threads[t as usize].awaits.stale = true;
+    }
     if !st.awaiting.is_empty() {
         release(st, me, None);
     }

@@ -290,9 +290,13 @@ pub struct State {
     /// Threads awaiting a change that another thread's write releases
     /// (see `crate::awaits`).
     pub awaiting: ThreadSet,
+    /// Threads with an open spin-loop iteration (see `crate::awaits`).
+    pub iterating: ThreadSet,
     /// A failed spin-loop iteration waits for a change and retries
     /// (`REQ_AWAIT_RETRIES`) even under the systematic policy.
     pub await_retries: bool,
+    /// Loop heads are ignored (`REQ_AWAITS_OFF`).
+    pub awaits_off: bool,
     /// The thread that last yielded the processor (a yield, a sleep, a
     /// spin hint, a timed wait that timed out): the "continue" policy
     /// hands the processor to another enabled thread at its next
@@ -378,7 +382,9 @@ static GLOBAL: Global = Global(UnsafeCell::new(State {
     enabled_changes: 0,
     spinners: ThreadSet::EMPTY,
     awaiting: ThreadSet::EMPTY,
+    iterating: ThreadSet::EMPTY,
     await_retries: false,
+    awaits_off: false,
     yielded: NONE,
     live_threads: 0,
     sleep: ThreadSet::EMPTY,

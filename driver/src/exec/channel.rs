@@ -4,7 +4,8 @@
 
 use super::{ExecError, InputValue, Request};
 use reach_channel::layout::{
-    REQ_COMMUTE_RMWS, REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING,
+    REQ_AWAITS_OFF, REQ_AWAIT_RETRIES, REQ_COMMUTE_RMWS, REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS,
+    REQ_SPIN_BLOCKING,
 };
 use reach_channel::symbolic::{
     InputSlot, SymHeader, SYM_MAX_INPUTS, SYM_MAX_INPUT_BYTES, SYM_REQ_ARGS, SYM_REQ_SHARED,
@@ -126,6 +127,8 @@ impl Channel {
         spin_threshold: u32,
         exit_cuts_threads: bool,
         commute_rmws: bool,
+        await_retries: bool,
+        awaits_off: bool,
     ) -> Result<(), ExecError> {
         if request.prefix.len() > MAX_PREFIX {
             return Err(ExecError::PrefixTooLong {
@@ -177,6 +180,12 @@ impl Channel {
             }
             if commute_rmws {
                 flags |= REQ_COMMUTE_RMWS;
+            }
+            if await_retries {
+                flags |= REQ_AWAIT_RETRIES;
+            }
+            if awaits_off {
+                flags |= REQ_AWAITS_OFF;
             }
             (*h).request_flags = flags;
             (*h).spin_threshold = spin_threshold;

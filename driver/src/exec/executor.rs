@@ -328,6 +328,8 @@ fn prepare(
         config.spin_threshold,
         config.exit_cuts_threads,
         config.commute_rmws,
+        config.await_retries,
+        config.awaits_off,
     )?;
     channel.prepare_symbolic(
         &request.inputs,

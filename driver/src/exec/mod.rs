@@ -57,6 +57,15 @@ pub struct ExecConfig {
     /// Record unused-result read-modify-writes of a commuting family as
     /// updates that commute with each other (`--commute-rmws`).
     pub commute_rmws: bool,
+    /// A thread whose spin-loop iteration did nothing awaits a change and
+    /// retries even under the systematic policy, instead of staying
+    /// blocked for the rest of the execution (`REQ_AWAIT_RETRIES`: for a
+    /// strategy that cannot use blocked executions, and the replay of an
+    /// execution that retried).
+    pub await_retries: bool,
+    /// No await semantics: spin loops are cut by the spin threshold only
+    /// (`REQ_AWAITS_OFF`: unfolding, which keeps no blocked executions).
+    pub awaits_off: bool,
     /// Run the program's threads as user-level contexts on one kernel
     /// thread (it falls back to kernel threads, with a note, where a
     /// thread needs one of its own).

@@ -250,6 +250,10 @@ pub const REQ_COMMUTE_RMWS: u32 = 32;
 /// Without it, under [`Policy::ContinueThenLowest`], the thread stays
 /// blocked for the rest of the execution (read per execution).
 pub const REQ_AWAIT_RETRIES: u32 = 64;
+/// Request flag: no await semantics; loop heads are ignored and spin loops
+/// are cut by the spin threshold only (a strategy that cannot use blocked
+/// executions: unfolding).
+pub const REQ_AWAITS_OFF: u32 = 128;
 /// Bit of [`Header::user_threads_off`]: the execution was abandoned (it
 /// called something contexts cannot do) and must run again with kernel
 /// threads; its result means nothing.
