@@ -209,16 +209,9 @@ impl Summary {
     /// some execution was longer than the recording bound: its later steps
     /// were never explored.
     pub fn bound_by_truncation(&mut self) {
-        let Some(bound) = self.recorded_bound else {
+        let Some(why) = self.truncation_note() else {
             return;
         };
-        let (n, were, their) = match self.truncated {
-            1 => ("1 execution".to_string(), "was", "its"),
-            n => (format!("{n} executions"), "were", "their"),
-        };
-        let why = format!(
-            "{n} {were} longer than {bound} steps and explored only in {their} first {bound} steps (raise the bound with --max-recorded-steps)"
-        );
         match &mut self.stop {
             StopReason::Complete => self.stop = StopReason::Bounded(why),
             StopReason::Bounded(other) => *other = format!("{other}; {why}"),
@@ -229,6 +222,22 @@ impl Summary {
     /// True if the whole search space was explored.
     pub fn complete(&self) -> bool {
         self.stop == StopReason::Complete
+    }
+
+    /// What the recording bound left out, if an execution exceeded it:
+    /// "N executions were longer than B steps and explored only in their
+    /// first B steps (...)". Every report states it, whatever stopped the
+    /// search.
+    pub fn truncation_note(&self) -> Option<String> {
+        let bound = self.recorded_bound?;
+        let (n, were, their) = match self.truncated {
+            0 => return None,
+            1 => ("1 execution".to_string(), "was", "its"),
+            n => (format!("{n} executions"), "were", "their"),
+        };
+        Some(format!(
+            "{n} {were} longer than {bound} steps and explored only in {their} first {bound} steps (raise the bound with --max-recorded-steps)"
+        ))
     }
 }
 

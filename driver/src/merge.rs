@@ -108,6 +108,8 @@ struct ShardReport {
     executions: u64,
     sleep_blocked: u64,
     await_blocked: u64,
+    truncated_executions: u64,
+    recorded_bound: Option<u64>,
     completion: String,
     stop_reason: String,
     seconds: f64,
@@ -135,6 +137,10 @@ pub struct Merged {
     pub sleep_blocked: u64,
     /// Executions blocked at an await, summed.
     pub await_blocked: u64,
+    /// Executions longer than the recording bound, summed.
+    pub truncated_executions: u64,
+    /// The recording bound they hit (the largest the shards state).
+    pub recorded_bound: Option<u64>,
     /// Fingerprints of the distinct partial orders, united.
     pub fingerprints: BTreeSet<String>,
     /// Distinct bugs (by kind and signature), in shard order.
@@ -277,6 +283,9 @@ fn read(path: &Path) -> Result<ShardReport, MergeError> {
             .map(|_| number(&report, &file, "await_blocked"))
             .transpose()?
             .unwrap_or(0),
+        // Absent from reports written before the field existed.
+        truncated_executions: report["truncated_executions"].as_u64().unwrap_or(0),
+        recorded_bound: report["recorded_bound"].as_u64(),
         completion: text(&report, &file, "completion")?,
         stop_reason: text(&report, &file, "stop_reason")?,
         seconds: field(&report, &file, "seconds")?
@@ -400,6 +409,8 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
         executions: ordered.iter().map(|r| r.executions).sum(),
         sleep_blocked: ordered.iter().map(|r| r.sleep_blocked).sum(),
         await_blocked: ordered.iter().map(|r| r.await_blocked).sum(),
+        truncated_executions: ordered.iter().map(|r| r.truncated_executions).sum(),
+        recorded_bound: ordered.iter().filter_map(|r| r.recorded_bound).max(),
         fingerprints,
         bugs,
         shards: ordered
@@ -447,6 +458,8 @@ impl Merged {
         put("bugs", Value::Array(self.bugs.clone()));
         put("sleep_blocked", json!(self.sleep_blocked));
         put("await_blocked", json!(self.await_blocked));
+        put("truncated_executions", json!(self.truncated_executions));
+        put("recorded_bound", json!(self.recorded_bound));
         put("duplicate_partial_orders", Value::Null);
         put("partial_orders", json!(self.fingerprints.len()));
         put(
@@ -469,7 +482,7 @@ impl Merged {
 
     /// What the shards together cover, as a one-line summary.
     pub fn coverage_line(&self) -> String {
-        format!(
+        let line = format!(
             "{} executions, {} distinct partial orders over {} shards ({})",
             self.executions,
             self.fingerprints.len(),
@@ -479,7 +492,13 @@ impl Merged {
                 "bug" => "stopped at a bug",
                 _ => "incomplete",
             }
-        )
+        );
+        match (self.truncated_executions, self.recorded_bound) {
+            (0, _) | (_, None) => line,
+            (n, Some(bound)) => format!(
+                "{line}; {n} longer than {bound} steps, explored only in their recorded steps"
+            ),
+        }
     }
 }
 

@@ -146,6 +146,11 @@ pub struct JsonReport {
     /// Executions blocked at an await (a spin loop's iteration did nothing
     /// and another thread later changed what it read): not behaviours.
     pub await_blocked: u64,
+    /// Executions longer than the recording bound (`--max-recorded-steps`),
+    /// explored only in their recorded steps.
+    pub truncated_executions: u64,
+    /// The recording bound those executions hit, null when none did.
+    pub recorded_bound: Option<u64>,
     /// Executions whose partial order had been exercised before (when
     /// counted, e.g. with `--audit`).
     pub duplicate_partial_orders: Option<u64>,
@@ -330,6 +335,8 @@ pub fn build(program: &str, summary: &Summary, names: &Names, instrumented: bool
         bugs,
         sleep_blocked: summary.sleep_blocked,
         await_blocked: summary.await_blocked,
+        truncated_executions: summary.truncated,
+        recorded_bound: summary.recorded_bound.filter(|_| summary.truncated > 0),
         duplicate_partial_orders: summary.partial_orders.map(|_| summary.duplicate_orders),
         partial_orders: summary.partial_orders,
         partial_order_fingerprints: {

@@ -143,7 +143,7 @@ pub fn coverage_line(summary: &Summary) -> String {
         StopReason::Bounded(why) => format!("not complete: {why}"),
         _ => "not complete".to_string(),
     };
-    match (&summary.coverage, summary.strategy) {
+    let line = match (&summary.coverage, summary.strategy) {
         (Some(line), "portfolio") => line.clone(),
         (Some(line), "unfold") => format!("unfold: {} executions, {line}", summary.executions),
         (Some(line), _) if summary.stop != StopReason::Complete => line.clone(),
@@ -151,6 +151,12 @@ pub fn coverage_line(summary: &Summary) -> String {
             "{}: {} executions{behaviours}, {state}",
             summary.strategy, summary.executions
         ),
+    };
+    // The recording bound is said whatever stopped the search (a bounded
+    // search already says it in its reason).
+    match summary.truncation_note() {
+        Some(note) if !line.contains(&note) => format!("{line}; {note}"),
+        _ => line,
     }
 }
 

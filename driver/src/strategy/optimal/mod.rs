@@ -238,7 +238,7 @@ impl OptimalDpor {
 
     /// Takes the recorded `branch` of node `i`, with sleep set `candidate`
     /// there: the request for it, and the execution in flight.
-    fn launch(&mut self, i: usize, branch: Branch, candidate: ThreadSet) -> Request {
+    fn launch(&mut self, i: usize, mut branch: Branch, candidate: ThreadSet) -> Request {
         let node = &mut self.nodes[i];
         node.chosen = branch.step.thread;
         node.op = branch.step.op;
@@ -266,7 +266,7 @@ impl OptimalDpor {
             branch: i,
             candidate,
             foreign,
-            subtree: branch.children,
+            subtree: std::mem::take(&mut branch.children),
             resume: false,
         });
         request(prefix, sleep)
@@ -586,9 +586,9 @@ impl Strategy for OptimalDpor {
                 let mut leaf = true;
                 let mut kept = None;
                 if !subtree.is_empty() {
-                    let first = subtree.remove(0);
+                    let mut first = subtree.remove(0);
                     wut = WakeupTree::of(std::mem::take(&mut subtree));
-                    subtree = first.children;
+                    subtree = std::mem::take(&mut first.children);
                     leaf = subtree.is_empty();
                     kept = self.keep_subtrees.then(|| subtree.clone());
                 }

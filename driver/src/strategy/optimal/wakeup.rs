@@ -28,7 +28,11 @@ pub struct Step {
 }
 
 /// A node of a wakeup tree: a step and the subtree after it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// A branch can be as deep as an execution is long (a race reversed across
+/// a million steps inserts a million-step chain), so its drop, clone,
+/// comparison and debug output walk the tree with an explicit stack
+/// instead of recursing.
 pub struct Branch {
     /// The step taken from the parent.
     pub step: Step,
@@ -38,6 +42,72 @@ pub struct Branch {
     /// in concolic testing, [`crate::concolic::tree`]): the steps of a
     /// sequence are replayable under the inputs they were recorded with.
     pub origin: u32,
+}
+
+impl Drop for Branch {
+    fn drop(&mut self) {
+        let mut pending = std::mem::take(&mut self.children);
+        while let Some(mut branch) = pending.pop() {
+            pending.append(&mut branch.children);
+        }
+    }
+}
+
+impl Clone for Branch {
+    fn clone(&self) -> Branch {
+        // Nodes in pre-order; rebuilt in reverse, each node's children are
+        // then the last ones built (first child last).
+        let mut order = Vec::new();
+        let mut stack = vec![self];
+        while let Some(branch) = stack.pop() {
+            order.push(branch);
+            stack.extend(branch.children.iter().rev());
+        }
+        let mut built: Vec<Branch> = Vec::new();
+        for branch in order.into_iter().rev() {
+            let mut children = built.split_off(built.len() - branch.children.len());
+            children.reverse();
+            built.push(Branch {
+                step: branch.step,
+                children,
+                origin: branch.origin,
+            });
+        }
+        built
+            .pop()
+            .unwrap_or_else(|| unreachable!("the walk built the root"))
+    }
+}
+
+impl PartialEq for Branch {
+    fn eq(&self, other: &Branch) -> bool {
+        let mut pairs = vec![(self, other)];
+        while let Some((a, b)) = pairs.pop() {
+            if a.step != b.step || a.origin != b.origin || a.children.len() != b.children.len() {
+                return false;
+            }
+            pairs.extend(a.children.iter().zip(&b.children));
+        }
+        true
+    }
+}
+
+impl Eq for Branch {}
+
+impl std::fmt::Debug for Branch {
+    /// The nodes in pre-order, each as `depth:thread`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut list = f.debug_list();
+        let mut stack = vec![(0usize, self)];
+        while let Some((depth, branch)) = stack.pop() {
+            list.entry(&format_args!(
+                "{depth}:T{}/{}",
+                branch.step.thread, branch.origin
+            ));
+            stack.extend(branch.children.iter().rev().map(|c| (depth + 1, c)));
+        }
+        list.finish()
+    }
 }
 
 impl Branch {
@@ -355,6 +425,25 @@ mod tests {
         let first = &tree.children[0];
         assert_eq!(first.leftmost_origin(), 4);
         assert_eq!(first.children[1].leftmost_origin(), 7);
+    }
+
+    #[test]
+    fn a_chain_as_deep_as_a_long_execution_is_cloned_compared_and_dropped_without_recursion() {
+        let steps: Vec<Step> = (0..1_000_000u32).map(|i| write(i % 3, 10)).collect();
+        let positions: Vec<usize> = (0..steps.len()).collect();
+        let mut deep = chain(&steps, &positions, 0);
+        deep.children.push(chain(&steps[..2], &[0, 1], 5));
+        let copy = deep.clone();
+        assert!(copy == deep);
+        assert_eq!(copy.leftmost_threads().len(), 1_000_000);
+        let mut other = chain(&steps, &positions, 0);
+        assert!(other != deep);
+        other.children.push(chain(&steps[..2], &[0, 1], 5));
+        assert!(other == deep);
+        let small = chain(&steps[..3], &[0, 1, 2], 1);
+        assert_eq!(format!("{small:?}"), "[0:T0/1, 1:T1/1, 2:T2/1]");
+        drop(copy);
+        drop(deep);
     }
 
     #[test]
