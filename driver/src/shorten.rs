@@ -11,7 +11,10 @@
 //!
 //! A candidate is kept if it reproduces the bug with fewer switches, or
 //! as many and fewer steps; the search starts over from it, latest switches
-//! first, until no candidate helps or the budget of re-runs is spent.
+//! first, until no candidate helps, the budget of re-runs is spent, or
+//! [`STALL_RUNS`] re-runs or [`STALL_TIME`] passed without a shorter
+//! schedule. Candidates are built one at a time from a short description,
+//! so memory stays that of a few schedules however long the trace.
 
 use crate::bug::BugKind;
 use crate::cancel::Cancel;
@@ -107,36 +110,65 @@ fn first_enabled(trace: &Trace, culprit: u32, from: usize) -> Vec<usize> {
         .collect()
 }
 
+/// A candidate prefix, described by where it departs from the schedule
+/// it comes from (built only when it is tried: a long schedule has as many
+/// candidates as steps, and all of them built at once took gigabytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Candidate {
+    /// The schedule's first `i` steps, then the culprit.
+    Overtake(usize),
+    /// The schedule's first `i` steps.
+    Cut(usize),
+    /// The schedule without its steps `start..end` (one run).
+    Drop(usize, usize),
+}
+
+impl Candidate {
+    /// The prefix it stands for, from `schedule` and its `culprit`.
+    fn prefix(self, schedule: &[u32], culprit: u32) -> Vec<u32> {
+        match self {
+            Candidate::Overtake(i) => {
+                let mut prefix = Vec::with_capacity(i + 1);
+                prefix.extend_from_slice(&schedule[..i]);
+                prefix.push(culprit);
+                prefix
+            }
+            Candidate::Cut(i) => schedule[..i].to_vec(),
+            Candidate::Drop(start, end) => {
+                let mut prefix = Vec::with_capacity(schedule.len() - (end - start));
+                prefix.extend_from_slice(&schedule[..start]);
+                prefix.extend_from_slice(&schedule[end..]);
+                prefix
+            }
+        }
+    }
+}
+
 /// Candidate prefixes from `trace`'s schedule, in two groups, most
 /// promising first. First: the thread that ran last in the trace (the one
 /// that showed the bug) overtaking the others as soon as it becomes
 /// enabled, and cuts at each switch, earliest first. Then: that thread
 /// overtaking at every other step where it was enabled, and each run but
 /// the last dropped.
-fn candidates(trace: &Trace) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
-    let schedule = trace.schedule();
-    let Some(&culprit) = schedule.last() else {
+fn candidates(trace: &Trace) -> (Vec<Candidate>, Vec<Candidate>) {
+    let events = &trace.events;
+    let Some(culprit) = events.last().map(|e| e.thread) else {
         return (Vec::new(), Vec::new());
     };
-    let overtake = |i: usize| {
-        let mut prefix = schedule[..i].to_vec();
-        prefix.push(culprit);
-        prefix
-    };
-    let starts: Vec<usize> = (1..schedule.len())
-        .filter(|&i| schedule[i] != schedule[i - 1])
+    let starts: Vec<usize> = (1..events.len())
+        .filter(|&i| events[i].thread != events[i - 1].thread)
         .collect();
     let early = first_enabled(trace, culprit, 0);
-    let mut first: Vec<Vec<u32>> = early.iter().map(|&i| overtake(i)).collect();
-    first.extend(starts.iter().map(|&i| schedule[..i].to_vec()));
-    let mut rest: Vec<Vec<u32>> = (0..schedule.len())
+    let mut first: Vec<Candidate> = early.iter().map(|&i| Candidate::Overtake(i)).collect();
+    first.extend(starts.iter().map(|&i| Candidate::Cut(i)));
+    let mut rest: Vec<Candidate> = (0..events.len())
         .filter(|&i| {
-            trace.events[i].thread != culprit
-                && trace.events[i].enabled.contains(culprit)
-                && (i == 0 || schedule[i - 1] != culprit)
-                && !early.contains(&i)
+            events[i].thread != culprit
+                && events[i].enabled.contains(culprit)
+                && (i == 0 || events[i - 1].thread != culprit)
+                && early.binary_search(&i).is_err()
         })
-        .map(overtake)
+        .map(Candidate::Overtake)
         .collect();
     // Dropping the last run is the same as cutting at its start.
     for (k, &start) in starts
@@ -144,13 +176,19 @@ fn candidates(trace: &Trace) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
         .enumerate()
         .take(starts.len().saturating_sub(1))
     {
-        let end = starts.get(k + 1).copied().unwrap_or(schedule.len());
-        let mut dropped = schedule[..start].to_vec();
-        dropped.extend_from_slice(&schedule[end..]);
-        rest.push(dropped);
+        let end = starts.get(k + 1).copied().unwrap_or(events.len());
+        rest.push(Candidate::Drop(start, end));
     }
     (first, rest)
 }
+
+/// Consecutive re-runs without a shorter schedule after which shortening
+/// gives up.
+pub const STALL_RUNS: u64 = 100;
+
+/// Time spent on re-runs without a shorter schedule after which shortening
+/// gives up (each re-run of a long execution takes seconds).
+pub const STALL_TIME: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Shortens `finding` by re-running candidate schedules on `executor`, at
 /// most `budget` of them and not past `cancel`. Returns the shortest
@@ -193,9 +231,12 @@ pub fn shorten(
         inputs: inputs.clone(),
         ..Request::continuing(prefix)
     };
+    let mut stalled_runs = 0u64;
+    let mut stalled_since = std::time::Instant::now();
     'outer: loop {
         let (first, rest) = candidates(&best.trace);
         let culprit = best.schedule.last().copied();
+        let schedule = best.trace.schedule();
         // The cuts at each switch, each continued and then overtaken by the
         // culprit where it becomes enabled (two runs per cut).
         let starts: Vec<usize> = (1..best.schedule.len())
@@ -204,39 +245,39 @@ pub fn shorten(
         let mut two_stage = starts.into_iter();
         let mut first = first.into_iter();
         let mut rest = rest.into_iter();
-        let mut pending: Vec<Vec<u32>> = Vec::new();
+        // Overtakes of a continued cut's schedule, latest last.
+        let mut pending: (Vec<u32>, Vec<usize>) = (Vec::new(), Vec::new());
         loop {
-            if stats.executions >= budget || cancel.is_set() {
+            if stats.executions >= budget
+                || cancel.is_set()
+                || stalled_runs >= STALL_RUNS
+                || stalled_since.elapsed() >= STALL_TIME
+            {
                 break 'outer;
             }
+            let c = culprit.unwrap_or(0);
             let prefix = if let Some(p) = first.next() {
-                p
-            } else if let Some(p) = pending.pop() {
-                p
+                p.prefix(&schedule, c)
+            } else if let Some(i) = pending.1.pop() {
+                Candidate::Overtake(i).prefix(&pending.0, c)
             } else if let (Some(j), Some(c)) = (two_stage.next(), culprit) {
                 stats.executions += 1;
+                stalled_runs += 1;
                 let Ok(outcome) = executor.run(&request(best.schedule[..j].to_vec())) else {
                     continue;
                 };
                 let trace = Trace::from_outcome(&outcome);
-                let schedule = trace.schedule();
                 // Latest last, so tried first: the culprit's latest wake-up
                 // is the likeliest to pass the others.
-                pending = first_enabled(&trace, c, j)
-                    .into_iter()
-                    .map(|i| {
-                        let mut p = schedule[..i].to_vec();
-                        p.push(c);
-                        p
-                    })
-                    .collect();
+                pending = (trace.schedule(), first_enabled(&trace, c, j));
                 continue;
             } else if let Some(p) = rest.next() {
-                p
+                p.prefix(&schedule, c)
             } else {
                 break 'outer;
             };
             stats.executions += 1;
+            stalled_runs += 1;
             let Ok(Some(examined)) = execute(
                 executor,
                 &mut replaying,
@@ -253,6 +294,8 @@ pub fn shorten(
             if location(&found) == want && key < best_key {
                 best = found;
                 best_key = key;
+                stalled_runs = 0;
+                stalled_since = std::time::Instant::now();
                 continue 'outer;
             }
         }
@@ -301,6 +344,11 @@ mod tests {
             .collect();
         let trace = Trace::new(events, Vec::new());
         let (first, rest) = candidates(&trace);
+        let schedule = trace.schedule();
+        let build = |all: Vec<Candidate>| -> Vec<Vec<u32>> {
+            all.into_iter().map(|c| c.prefix(&schedule, 2)).collect()
+        };
+        let (first, rest) = (build(first), build(rest));
         assert_eq!(first, vec![vec![2], vec![0, 0], vec![0, 0, 1]]);
         assert_eq!(rest, vec![vec![0, 2], vec![0, 0, 2], vec![0, 0, 2, 2]]);
     }

@@ -226,3 +226,32 @@ fn executions_of_a_million_steps_end_cleanly_under_every_strategy() {
     assert_eq!(run.executions(), 2);
     assert_eq!(run.json["truncated_executions"], 2);
 }
+
+/// Shortening a bug found at the end of a 60,000-step execution: its
+/// candidates are built one at a time (all of them at once took 700 MB on
+/// this program), and it gives up after
+/// 100 re-runs that shorten nothing instead of spending its whole budget.
+#[test]
+fn shortening_a_long_schedule_is_bounded_in_memory_and_gives_up_early() {
+    let program = build_example("shorten_long.c");
+    let run = reach(&program, &["--stats"], &[]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.bug_kind().as_deref(), Some("assertion"));
+    let shortened = &run.json["shortened"];
+    let steps = shortened["original_steps"].as_u64().unwrap_or(0);
+    assert!(steps > 30_000, "{shortened}");
+    let switches = shortened["switches"].as_u64().unwrap_or(u64::MAX);
+    assert!(switches < 3, "{shortened}");
+    let reruns = shortened["executions"].as_u64().unwrap_or(u64::MAX);
+    assert!(reruns < 200, "{reruns} re-runs: {shortened}");
+    // `peak RSS: driver N KiB, program M KiB`.
+    let driver_kib: u64 = run
+        .stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("peak RSS:"))
+        .and_then(|l| l.trim().strip_prefix("driver "))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(u64::MAX);
+    assert!(driver_kib < 200 * 1024, "driver peak {driver_kib} KiB");
+}
