@@ -69,9 +69,17 @@ fn goes_round(s: &Spin, op: &Op) -> bool {
 /// Thread `me` executed a spin hint (`pause`): if it has made no progress
 /// since it last read something, it busy-waits.
 pub fn hint(st: &mut State, me: u32) {
-    if st.spinners.contains(me) {
+    if st.spinners.contains(me) && !in_await_loop(st, me) {
         st.threads[me as usize].spin.hinted = true;
     }
+}
+
+/// Is thread `me` inside a loop the pass marked as an await candidate?
+/// Its back edge decides whether an iteration did nothing
+/// ([`crate::awaits`]): an announced busy-wait does not hold it back
+/// before that.
+fn in_await_loop(st: &State, me: u32) -> bool {
+    st.threads[me as usize].awaits.n > 0
 }
 
 /// Does `op` touch an object (rather than being a bare yield/sleep/fence)?
@@ -157,8 +165,9 @@ fn count(st: &mut State, me: u32, op: &Op) {
         return;
     }
     let threshold = st.spin_threshold;
+    let awaiting_loop = in_await_loop(st, me);
     let s = &mut st.threads[me as usize].spin;
-    if matches!(op.kind, OpKind::Yield | OpKind::Sleep) && s.count > 0 {
+    if matches!(op.kind, OpKind::Yield | OpKind::Sleep) && s.count > 0 && !awaiting_loop {
         // Yielding after a read without progress: a busy-wait.
         s.hinted = true;
     }

@@ -1,0 +1,181 @@
+//! Spin loops under await semantics: an iteration in which nothing happens
+//! is not a behaviour. Each shape is checked against the oracle (the
+//! exhaustive strategy under the same semantics: every interleaving, the
+//! distinct partial orders of the executions not blocked at an await), in
+//! optimised and unoptimised builds, under every strategy, and liveness
+//! stays a bug.
+
+use reach_tests::{build_example, build_source, reach, Run};
+use std::path::Path;
+
+/// Runs `strategy` on `program` with `args`, counting partial orders.
+fn explore(program: &Path, strategy: &str, args: &[&str]) -> Run {
+    reach(
+        program,
+        &[
+            "--strategy",
+            strategy,
+            "--stats",
+            "--keep-going",
+            "--max-executions",
+            "100000",
+        ],
+        args,
+    )
+}
+
+/// `optimal`, `dpor` and `rt` explore exactly the oracle's partial orders,
+/// without a bug, and `optimal` runs one execution per partial order
+/// besides the ones blocked at an await.
+fn matches_oracle(program: &Path, args: &[&str], orders: u64) {
+    let name = program.display();
+    let oracle = explore(program, "exhaustive", args);
+    assert!(oracle.complete(), "{name} {args:?}: oracle did not finish");
+    assert_eq!(oracle.partial_orders(), orders, "{name} {args:?}: oracle");
+    assert!(oracle.json["bug"].is_null(), "{name}: {}", oracle.stdout);
+    for strategy in ["optimal", "dpor", "rt"] {
+        let run = explore(program, strategy, args);
+        assert!(run.complete(), "{name} {args:?} ({strategy}): not complete");
+        assert!(run.json["bug"].is_null(), "{name}: {}", run.stdout);
+        assert_eq!(
+            run.fingerprints(),
+            oracle.fingerprints(),
+            "{name} {args:?} ({strategy}): other partial orders than the oracle"
+        );
+        if strategy == "optimal" {
+            assert_eq!(
+                run.complete_executions(),
+                orders,
+                "{name} {args:?}: optimal executions not blocked at an await"
+            );
+        }
+    }
+}
+
+#[test]
+fn exchange_lock_matches_the_oracle() {
+    matches_oracle(&build_example("spin_xchg_lock.c"), &["2", "2"], 6);
+}
+
+#[test]
+fn compare_and_swap_lock_matches_the_oracle() {
+    matches_oracle(&build_example("spin_cas_lock.c"), &["2", "2"], 6);
+}
+
+#[test]
+fn test_and_test_and_set_lock_matches_the_oracle() {
+    matches_oracle(&build_example("spin_ttas_lock.c"), &["2", "1"], 4);
+}
+
+#[test]
+fn ticket_lock_matches_the_oracle() {
+    matches_oracle(&build_example("spin_ticket_lock.c"), &["2", "1"], 2);
+}
+
+#[test]
+fn seqlock_matches_the_oracle() {
+    matches_oracle(&build_example("spin_seqlock.c"), &["1", "1"], 2);
+}
+
+/// The CHESS shape: a retry loop that counts its attempts in the thread's
+/// own state and yields is an ordinary loop; the yield hands the processor
+/// to the holder, so it ends without a false hang.
+#[test]
+fn retry_loop_that_yields_matches_the_oracle() {
+    matches_oracle(&build_example("spin_retry_yield.c"), &["2"], 4);
+}
+
+/// C++ `std::atomic_flag` and `std::atomic<bool>` locks that pause.
+#[test]
+fn cpp_atomic_flag_and_bool_locks_match_the_oracle() {
+    let program = build_example("spin_atomic_flag.cpp");
+    matches_oracle(&program, &["2", "0"], 4);
+    matches_oracle(&program, &["0", "2"], 4);
+}
+
+/// In an unoptimised build the loop's state lives in stack slots; slots
+/// every iteration writes before it reads are no state: the same counts
+/// as optimised.
+#[test]
+fn unoptimised_builds_count_the_same() {
+    for (file, orders) in [
+        ("spin_xchg_lock", 90),
+        ("spin_ticket_lock", 90),
+        ("spin_seqlock", 9),
+    ] {
+        let program = build_source(
+            &format!("c-examples/{file}.c"),
+            &["-O0", "-g"],
+            &format!("{file}_O0"),
+        );
+        let run = explore(&program, "optimal", &[]);
+        assert!(run.complete(), "{file} -O0: not complete");
+        assert!(run.json["bug"].is_null(), "{file} -O0: {}", run.stdout);
+        assert_eq!(run.partial_orders(), orders, "{file} -O0");
+        assert_eq!(run.complete_executions(), orders, "{file} -O0");
+    }
+}
+
+/// The randomised strategies let a waiting thread retry once what it read
+/// changed: no execution ends blocked, none hangs.
+#[test]
+fn randomised_strategies_retry_and_never_block() {
+    let program = build_example("spin_ttas_lock.c");
+    for strategy in ["pct", "random"] {
+        let run = reach(
+            &program,
+            &["--strategy", strategy, "--max-executions", "150"],
+            &[],
+        );
+        assert_eq!(run.code, 3, "{strategy}: {}\n{}", run.stdout, run.stderr);
+        assert!(run.json["bug"].is_null(), "{strategy}: {}", run.stdout);
+        assert_eq!(run.executions(), 150, "{strategy}");
+        assert_eq!(run.await_blocked(), 0, "{strategy}");
+    }
+}
+
+/// Unfolding keeps no blocked executions: it says so in one line and cuts
+/// spin loops by the threshold as before.
+#[test]
+fn unfold_says_it_does_without_await_semantics() {
+    let program = build_example("spin_xchg_lock.c");
+    let run = reach(
+        &program,
+        &["--strategy", "unfold", "--max-executions", "50"],
+        &["2", "1"],
+    );
+    assert!(run.json["bug"].is_null(), "{}", run.stdout);
+    assert_eq!(
+        run.stderr
+            .lines()
+            .filter(|l| l.contains("does not use await semantics"))
+            .count(),
+        1,
+        "{}",
+        run.stderr
+    );
+}
+
+/// A spin lock whose holder never releases it: every strategy reports a
+/// livelock naming the waiting thread's loop and the lock, in the first
+/// execution for the systematic ones.
+#[test]
+fn lost_release_is_a_livelock_under_every_strategy() {
+    let program = build_example("xchg_spinlock_lost_unlock.c");
+    for strategy in ["optimal", "dpor", "rt", "pct", "random"] {
+        let run = reach(&program, &["--strategy", strategy], &[]);
+        assert_eq!(
+            run.bug_kind().as_deref(),
+            Some("hang"),
+            "{strategy}: {}",
+            run.stdout
+        );
+        let message = run.json["bug"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with("livelock: thread 2 spins in its loop at ")
+                && message.contains("xchg_spinlock_lost_unlock.c:")
+                && message.contains("(lock)"),
+            "{strategy}: {message}"
+        );
+    }
+}
