@@ -226,6 +226,97 @@ fn json_reports_validate_against_the_schema() {
     assert_eq!(runs[4].json["bug"]["inputs"][0]["bytes"], "03000000");
 }
 
+/// The dining philosophers' deadlock report: each elided stretch is said
+/// once, and the steps it leaves out add up with the steps shown to the
+/// trace; the folded run of `main` keeps its three `SPAWN` steps; the
+/// location column keeps each file name whole; the JUnit message says the
+/// kind once; the HTML page's info panel is not empty.
+#[test]
+fn folded_reports_keep_spawns_file_names_and_say_each_thing_once() {
+    let program = build_example("dining_philosophers.c");
+    let junit = scratch().join("dining.junit.xml");
+    let page = scratch().join("dining.html");
+    let run = reach(
+        &program,
+        &[
+            "--junit",
+            junit.to_str().unwrap_or_default(),
+            "--html",
+            page.to_str().unwrap_or_default(),
+        ],
+        &[],
+    );
+    assert_eq!(
+        run.bug_kind().as_deref(),
+        Some("deadlock"),
+        "{}",
+        run.stdout
+    );
+    let table: Vec<&str> = run
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("Interleaving"))
+        .skip(2)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let mut accounted = 0;
+    let mut last_elided = false;
+    for line in &table {
+        if let Some(n) = line
+            .trim()
+            .strip_prefix("... ")
+            .and_then(|l| l.split(' ').next())
+        {
+            assert!(
+                !last_elided,
+                "an elided stretch said twice:\n{}",
+                run.stdout
+            );
+            accounted += n.parse::<u64>().unwrap_or(0);
+            last_elided = true;
+        } else {
+            accounted += 1;
+            last_elided = false;
+        }
+    }
+    assert_eq!(
+        accounted,
+        run.json["bug"]["steps_recorded"].as_u64().unwrap_or(0),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        table.iter().filter(|l| l.contains("SPAWN thread")).count(),
+        3,
+        "{}",
+        run.stdout
+    );
+    assert!(
+        table
+            .iter()
+            .filter(|l| !l.trim().starts_with("..."))
+            .all(|l| l.contains("dining_philosophers.c:") && !l.contains('~')),
+        "{}",
+        run.stdout
+    );
+    let xml = std::fs::read_to_string(&junit).expect("the JUnit file");
+    assert!(
+        xml.contains("message=\"deadlock: every live thread"),
+        "{xml}"
+    );
+    assert!(!xml.contains("deadlock: deadlock"), "{xml}");
+    let html = std::fs::read_to_string(&page).expect("the HTML file");
+    let info = html
+        .split("<div id=\"info\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</div>").next())
+        .unwrap_or_default();
+    assert!(
+        info.starts_with("step ") && info.contains("M_LOCK"),
+        "{info}"
+    );
+}
+
 #[test]
 fn junit_reports_a_bug_as_a_failure_with_its_replay_command() {
     let program = build_example("abba_deadlock.c");
@@ -518,4 +609,8 @@ fn html_draws_a_replayed_schedule_without_a_bug() {
         "unlock -> lock arrows: {html}"
     );
     assert!(!html.contains("step bug"));
+    assert!(
+        html.contains("<div id=\"info\">Hover a step to see"),
+        "an empty info panel: {html}"
+    );
 }

@@ -7,6 +7,7 @@ use super::names::Names;
 use super::style::Style;
 use super::{object_text, Role};
 use crate::trace::Trace;
+use reach_channel::OpKind;
 use std::fmt::Write;
 
 /// A run of one thread's steps longer than this is folded...
@@ -17,7 +18,8 @@ const FOLD_HEAD: usize = 3;
 const FOLD_TAIL: usize = 2;
 /// Widest thread column.
 const MAX_CELL: usize = 30;
-/// Widest location column.
+/// Widest location column, but for the file name and line, which are
+/// never cut.
 const MAX_PLACE: usize = 28;
 
 /// One shown row.
@@ -41,16 +43,48 @@ fn fit(text: &str, width: usize) -> String {
     cut
 }
 
-/// Cuts `text` to its last `width` characters, marking the cut with `~`
-/// (a location keeps its file name and line).
-fn fit_left(text: &str, width: usize) -> String {
-    let n = text.chars().count();
-    if n <= width {
+/// Shortens a `dir/file:line` location to `width` characters by leaving
+/// out leading directories (`.../dir/file.c:50`); the file name and line
+/// are always kept whole, even if they alone are wider.
+fn fit_place(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
         return text.to_string();
     }
-    let mut cut = String::from("~");
-    cut.extend(text.chars().skip(n + 1 - width));
-    cut
+    let components: Vec<&str> = text.split('/').collect();
+    let mut kept = components.len() - 1;
+    let mut length = components[kept].chars().count() + ".../".len();
+    while kept > 0 {
+        let wider = length + components[kept - 1].chars().count() + 1;
+        if wider > width {
+            break;
+        }
+        length = wider;
+        kept -= 1;
+    }
+    if kept == 0 {
+        return text.to_string();
+    }
+    format!(".../{}", components[kept..].join("/"))
+}
+
+/// Steps a folded run always shows: those that change which threads exist
+/// or what they hold or wait for (spawns, joins, exits, locks, condition
+/// variables, semaphores, barriers, ...), everything but memory accesses,
+/// fences, yields, sleeps and awaits.
+fn always_shown(kind: OpKind) -> bool {
+    !(kind.is_memory_access()
+        || matches!(
+            kind,
+            OpKind::Fence | OpKind::Yield | OpKind::Sleep | OpKind::Await
+        ))
+}
+
+/// `N steps elided` (`1 step elided`).
+pub fn elided(n: usize) -> String {
+    match n {
+        1 => "1 step elided".to_string(),
+        n => format!("{n} steps elided"),
+    }
 }
 
 /// Pads `text` to `width` characters (after styling, so counted before).
@@ -60,8 +94,9 @@ fn pad(text: &str, styled: String, width: usize) -> String {
 }
 
 /// Which of `shown` (step indices in order) a folded table keeps: runs of
-/// one thread longer than [`FOLD_RUN`] keep their head, their tail and the
-/// bug's steps; each dropped stretch is `Err(count)`.
+/// one thread longer than [`FOLD_RUN`] keep their head, their tail, the
+/// bug's steps and every step [`always_shown`]; each dropped stretch is
+/// `Err(count)`.
 fn fold(trace: &Trace, shown: &[usize], keep: &[usize]) -> Vec<Result<usize, usize>> {
     let mut out = Vec::new();
     let mut start = 0;
@@ -78,7 +113,11 @@ fn fold(trace: &Trace, shown: &[usize], keep: &[usize]) -> Vec<Result<usize, usi
         if run.len() > FOLD_RUN {
             let mut dropped = 0;
             for (k, &i) in run.iter().enumerate() {
-                if k < FOLD_HEAD || k >= run.len() - FOLD_TAIL || keep.contains(&i) {
+                if k < FOLD_HEAD
+                    || k >= run.len() - FOLD_TAIL
+                    || keep.contains(&i)
+                    || always_shown(trace.events[i].op.kind)
+                {
                     if dropped > 0 {
                         out.push(Err(dropped));
                         dropped = 0;
@@ -115,7 +154,9 @@ pub fn render(
         let i = match item {
             Ok(i) => i,
             Err(n) => {
+                // The folded steps directly follow the last one shown.
                 rows.push(Err(n));
+                next += n;
                 continue;
             }
         };
@@ -155,7 +196,7 @@ pub fn render(
         if let Some(w) = widths.get_mut(row.thread) {
             *w = (*w).max(fit(&row.cell, MAX_CELL).chars().count());
         }
-        place_width = place_width.max(fit_left(&row.place, MAX_PLACE).chars().count());
+        place_width = place_width.max(fit_place(&row.place, MAX_PLACE).chars().count());
     }
     for (t, w) in widths.iter_mut().enumerate() {
         *w = (*w).max(format!("T{t}").len());
@@ -170,7 +211,7 @@ pub fn render(
         let row = match row {
             Ok(row) => row,
             Err(n) => {
-                let _ = writeln!(out, "{}", style.dim(&format!("  ... {n} steps elided")));
+                let _ = writeln!(out, "{}", style.dim(&format!("  ... {}", elided(*n))));
                 continue;
             }
         };
@@ -193,7 +234,7 @@ pub fn render(
             };
             let _ = write!(line, "  {}", pad(&text, styled, *w));
         }
-        let place = fit_left(&row.place, MAX_PLACE);
+        let place = fit_place(&row.place, MAX_PLACE);
         let _ = write!(line, "  {}", pad(&place, place.clone(), place_width));
         let _ = write!(line, "  {}", style.dim(&row.source));
         if let Some(role) = row.role {
@@ -220,6 +261,75 @@ mod tests {
         assert_eq!(kept, vec![0, 1, 2, 10, 18, 19, 20, 21, 22]);
         let dropped: Vec<usize> = folded.iter().filter_map(|r| r.err()).collect();
         assert_eq!(dropped, vec![7, 7]);
+    }
+
+    #[test]
+    fn folded_runs_keep_spawns_joins_and_locks() {
+        let mut trace = trace_of(&[0; 20]);
+        trace.events[5].op.kind = OpKind::ThreadCreate;
+        trace.events[7].op.kind = OpKind::MutexLock;
+        trace.events[12].op.kind = OpKind::ThreadJoin;
+        let shown: Vec<usize> = (0..trace.len()).collect();
+        let folded = fold(&trace, &shown, &[]);
+        let kept: Vec<usize> = folded.iter().filter_map(|r| r.ok()).collect();
+        assert_eq!(kept, vec![0, 1, 2, 5, 7, 12, 18, 19]);
+        let dropped: Vec<usize> = folded.iter().filter_map(|r| r.err()).collect();
+        assert_eq!(dropped, vec![2, 1, 4, 5]);
+    }
+
+    fn rendered(trace: &Trace, shown: &[usize]) -> String {
+        let binary = crate::binary::Binary {
+            instrumented: false,
+            sites: Default::default(),
+            path: None,
+        };
+        let names = Names::new(&binary);
+        let mut out = String::new();
+        render(&mut out, trace, shown, &[], &names, Style::plain());
+        out
+    }
+
+    #[test]
+    fn each_elided_stretch_is_said_once() {
+        let mut threads = vec![0u32; 20];
+        threads.extend([1, 1]);
+        threads.extend([0; 10]);
+        let trace = trace_of(&threads);
+        // Shown: a folded run of 20, a gap of 2 steps, a run of 5.
+        let mut shown: Vec<usize> = (0..20).collect();
+        shown.extend(22..27);
+        let out = rendered(&trace, &shown);
+        let elided: Vec<&str> = out.lines().filter(|l| l.contains("elided")).collect();
+        assert_eq!(
+            elided,
+            vec![
+                "  ... 15 steps elided",
+                "  ... 2 steps elided",
+                "  ... 5 steps elided"
+            ],
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn locations_lose_directories_never_the_file_name() {
+        assert_eq!(fit_place("a.c:3", 28), "a.c:3");
+        assert_eq!(
+            fit_place("c-examples/dining_philosophers.c:50", 28),
+            ".../dining_philosophers.c:50"
+        );
+        assert_eq!(
+            fit_place("/home/user/src/project/lib/queue.c:120", 28),
+            ".../project/lib/queue.c:120"
+        );
+        assert_eq!(
+            fit_place("src/a_very_long_file_name_of_a_module.c:7", 28),
+            ".../a_very_long_file_name_of_a_module.c:7"
+        );
+        assert_eq!(
+            fit_place("a_very_long_file_name_of_a_module.c:7", 28),
+            "a_very_long_file_name_of_a_module.c:7"
+        );
     }
 
     #[test]

@@ -140,7 +140,8 @@ fn diagram(out: &mut String, trace: &Trace, finding: Option<&Finding>, names: &N
          <span class=\"k-bug\">Red</span>: the bug's steps. Arrows: \
          <span class=\"k-lock\">unlock → lock</span>, <span class=\"k-signal\">signal → wake-up</span>, \
          <span class=\"k-create\">create / join</span>, <span class=\"k-post\">post → wait</span>. \
-         Hover a step for its source line.</p>\n<div id=\"info\">&nbsp;</div>"
+         Hover a step for its source line.</p>\n<div id=\"info\">{}</div>",
+        esc(&info_text(trace, &bug, names))
     );
     let _ = writeln!(
         out,
@@ -209,8 +210,9 @@ fn diagram(out: &mut String, trace: &Trace, finding: Option<&Finding>, names: &N
             Err(n) => {
                 let _ = writeln!(
                     out,
-                    "<text class=\"elided\" x=\"{LEFT}\" y=\"{}\">… {n} steps elided</text>",
-                    y(r) + 4
+                    "<text class=\"elided\" x=\"{LEFT}\" y=\"{}\">… {}</text>",
+                    y(r) + 4,
+                    super::columns::elided(*n)
                 );
                 continue;
             }
@@ -265,6 +267,32 @@ fn diagram(out: &mut String, trace: &Trace, finding: Option<&Finding>, names: &N
         );
     }
     out.push_str("</svg>\n");
+}
+
+/// What the info panel above the diagram shows before a step is hovered:
+/// the bug's last step as hovering it would, else how to use the panel.
+fn info_text(trace: &Trace, bug: &[(usize, Role)], names: &Names) -> String {
+    let Some((i, role)) = bug.iter().max_by_key(|b| b.0).copied() else {
+        return "Hover a step to see its operation, source location and line here.".into();
+    };
+    let Some(e) = trace.events.get(i) else {
+        return String::new();
+    };
+    let object = object_text(trace, i, names);
+    let mut text = format!("step {i}, T{}: {}", e.thread, e.op.kind.name());
+    if !object.is_empty() {
+        text.push_str(&format!(" {object}"));
+    }
+    text.push_str(&format!(" ({})", role.word()));
+    let place = names.place(e.site);
+    match &place {
+        Some(p) => text.push_str(&format!("\n{}", p.long())),
+        None => text.push_str("\n(no source location)"),
+    }
+    if let Some(source) = place.as_ref().and_then(|p| names.source_line(p)) {
+        text.push_str(&format!("\n    {source}"));
+    }
+    text
 }
 
 const STYLE: &str = "<style>

@@ -62,7 +62,7 @@ pub fn build(
     if let Some(finding) = summary.findings.first() {
         let message = super::bug_message(finding, names);
         let first_line = message.lines().next().unwrap_or_default();
-        let mut body = format!("{}: {}\n", finding.bug.kind, message.trim_end());
+        let mut body = format!("{}\n", with_kind(finding.bug.kind, message.trim_end()));
         if let Some(command) = replay {
             body.push_str(&format!("\nReplay with:\n  {command}\n"));
         }
@@ -71,7 +71,7 @@ pub fn build(
         out.push_str(&format!(
             "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
             escape(&kind_word(finding.bug.kind)),
-            escape(&format!("{}: {first_line}", finding.bug.kind)),
+            escape(&with_kind(finding.bug.kind, first_line)),
             escape(&body)
         ));
     } else if let StopReason::Error(message) = &summary.stop {
@@ -94,6 +94,20 @@ pub fn build(
     out
 }
 
+/// `kind: message`, unless the message already begins with the kind
+/// (`deadlock: ...`, `data race on ...`).
+fn with_kind(kind: crate::bug::BugKind, message: &str) -> String {
+    let kind = kind.to_string();
+    let begins = message
+        .get(..kind.len())
+        .is_some_and(|start| start.eq_ignore_ascii_case(&kind));
+    if begins {
+        message.to_string()
+    } else {
+        format!("{kind}: {message}")
+    }
+}
+
 /// The bug kind as the JSON report names it (`data_race`).
 fn kind_word(kind: crate::bug::BugKind) -> String {
     serde_json::to_value(kind)
@@ -105,6 +119,23 @@ fn kind_word(kind: crate::bug::BugKind) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_kind_is_said_once() {
+        use crate::bug::BugKind;
+        assert_eq!(
+            with_kind(BugKind::Deadlock, "deadlock: T1 waits for m"),
+            "deadlock: T1 waits for m"
+        );
+        assert_eq!(
+            with_kind(BugKind::DataRace, "data race on address 0x10"),
+            "data race on address 0x10"
+        );
+        assert_eq!(
+            with_kind(BugKind::Crash, "SIGSEGV in T1"),
+            "crash: SIGSEGV in T1"
+        );
+    }
 
     #[test]
     fn markup_and_control_characters_are_escaped() {
