@@ -70,6 +70,8 @@ fn executor_mode(
         persistent,
         exit_cuts_threads: false,
         commute_rmws: false,
+        await_retries: false,
+        awaits_off: false,
         user_threads,
         symbolic_args: false,
         symbolic_stdin: 0,

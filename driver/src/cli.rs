@@ -191,9 +191,15 @@ pub struct Cli {
     /// updates). Not with rt, unfold or branches.
     #[arg(long)]
     pub commute_rmws: bool,
-    /// Unchanged re-reads after which a busy-waiting thread counts as blocked
-    /// (a loop that says it waits, with `pause`/`spin_loop` or a yield, is
-    /// held back at its first re-read while another thread can run).
+    /// Without await semantics: a spin-loop iteration in which nothing
+    /// happened counts as a behaviour, and spin loops are cut by
+    /// --spin-threshold only (as for loops reach-cc could not see).
+    #[arg(long)]
+    pub no_await: bool,
+    /// Unchanged re-reads after which a busy-waiting thread counts as blocked,
+    /// for spin loops without await semantics (uninstrumented code, or
+    /// --no-await); a loop that says it waits, with `pause`/`spin_loop` or a
+    /// yield, is held back at its first re-read while another thread can run.
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub spin_threshold: u32,
     /// Write a machine-readable report to FILE.

@@ -263,7 +263,9 @@ fn run(cli: &Cli) -> Result<u8> {
             || schedule.as_ref().is_some_and(|s| s.exit_cuts_threads),
         commute_rmws: cli.commute_rmws || schedule.as_ref().is_some_and(|s| s.commute_rmws),
         await_retries: schedule.as_ref().is_some_and(|s| s.await_retries),
-        awaits_off: cli.strategy == StrategyName::Unfold,
+        awaits_off: cli.strategy == StrategyName::Unfold
+            || cli.no_await
+            || schedule.as_ref().is_some_and(|s| s.no_await),
         user_threads: cli.user_threads && !cli.no_user_threads,
         symbolic_args: cli.symbolic_args || schedule.as_ref().is_some_and(|s| s.symbolic_args),
         symbolic_stdin: cli
@@ -675,6 +677,7 @@ fn write_recorded(
                 file.strategy = Some(summary.strategy.to_string());
                 file.seed = summary.seed;
             }
+            file.no_await = cli.no_await || cli.strategy == StrategyName::Unfold;
             file.write(path)
                 .with_context(|| format!("cannot write {}", path.display()))
         }
@@ -727,6 +730,7 @@ fn finish(
             let mut file = report::schedule_of(&program, args(cli), cli.max_steps, finding);
             file.strategy = Some(summary.strategy.to_string());
             file.seed = summary.seed;
+            file.no_await = cli.no_await || cli.strategy == StrategyName::Unfold;
             file.env_layout = Some(env_layout).filter(|l| !l.is_default());
             file.write(&cli.schedule_out)
                 .with_context(|| format!("cannot write {}", cli.schedule_out.display()))?;

@@ -137,6 +137,10 @@ pub struct ScheduleFile {
     /// `--replay` then lets happen too (see `REQ_AWAIT_RETRIES`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub await_retries: bool,
+    /// The execution ran without await semantics (`--no-await`, or
+    /// unfold), which `--replay` then applies too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_await: bool,
     /// The `--race-detector` whose race the execution shows (`lockset`;
     /// absent for the default), which `--replay` applies unless given one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -328,6 +332,7 @@ impl ScheduleFile {
                 .events
                 .iter()
                 .any(|e| e.op.kind == reach_channel::OpKind::Await),
+            no_await: false,
             race_detector: None,
             inputs: recorded_inputs(trace),
             symbolic_args: trace.symbolic.as_ref().is_some_and(|s| s.args),
@@ -386,6 +391,7 @@ impl ScheduleFile {
                     exit_cuts_threads: false,
                     commute_rmws: false,
                     await_retries: false,
+                    no_await: false,
                     race_detector: None,
                     inputs: Vec::new(),
                     symbolic_args: false,
@@ -493,6 +499,9 @@ impl ScheduleFile {
         }
         if self.await_retries {
             scalar(&mut out, "await_retries", "true".into());
+        }
+        if self.no_await {
+            scalar(&mut out, "no_await", "true".into());
         }
         if let Some(detector) = &self.race_detector {
             scalar(&mut out, "race_detector", serde_json::to_string(detector)?);

@@ -69,6 +69,8 @@ fn classes(program: &Path, strategy: impl Strategy, trace_shared: bool) -> (BTre
         persistent: true,
         exit_cuts_threads: false,
         commute_rmws: false,
+        await_retries: false,
+        awaits_off: false,
         user_threads: false,
         symbolic_args: false,
         symbolic_stdin: 0,

@@ -67,6 +67,8 @@ fn config(program: &Path, args: &[&str], fork_server: bool) -> ExecConfig {
         persistent: false,
         exit_cuts_threads: false,
         commute_rmws: false,
+        await_retries: false,
+        awaits_off: false,
         user_threads: false,
         symbolic_args: false,
         symbolic_stdin: 0,

@@ -422,8 +422,6 @@ fn emit_loop_head<'ctx>(
     }
     let at = after_phis.ok_or(BuilderError::UnsetPosition)?;
     builder.position_before(&at);
-    let mut hash = i64t.const_int(0xcbf2_9ce4_8422_2325, false);
-    let prime = i64t.const_int(0x0000_0100_0000_01b3, false);
     let mut values: Vec<Value> = l.phis.clone();
     for &(ptr, ty) in &l.slots {
         // SAFETY: `ptr` is a pointer available at the header, `ty` the
@@ -441,19 +439,37 @@ fn emit_loop_head<'ctx>(
         };
         values.push(frozen);
     }
-    for v in values {
-        let x = value_as_i64(builder, v)?;
-        hash = builder.build_xor(hash, x, "")?;
-        hash = builder.build_int_mul(hash, prime, "")?;
-    }
-    let args: [BasicMetadataValueEnum<'ctx>; 3] = [
+    let state = hash_values(builder, &values)?;
+    let local = hash_values(builder, &l.local_phis)?;
+    let args: [BasicMetadataValueEnum<'ctx>; 4] = [
         i64t.const_int(site, false).into(),
-        hash.into(),
+        state.into(),
+        local.into(),
         back.as_basic_value().into_int_value().into(),
     ];
     Ok(hooks
         .call(builder, &hooks::LOOP_HEAD, &args)?
         .as_value_ref())
+}
+
+/// An FNV-1a style hash of hashable `values` (see [`value_as_i64`]).
+fn hash_values<'ctx>(
+    builder: &Builder<'ctx>,
+    values: &[Value],
+) -> Result<IntValue<'ctx>, BuilderError> {
+    let ctx = builder
+        .get_insert_block()
+        .ok_or(BuilderError::UnsetPosition)?
+        .get_context();
+    let i64t = ctx.i64_type();
+    let mut hash = i64t.const_int(0xcbf2_9ce4_8422_2325, false);
+    let prime = i64t.const_int(0x0000_0100_0000_01b3, false);
+    for &v in values {
+        let x = value_as_i64(builder, v)?;
+        hash = builder.build_xor(hash, x, "")?;
+        hash = builder.build_int_mul(hash, prime, "")?;
+    }
+    Ok(hash)
 }
 
 /// A hashable value (integer of at most 64 bits, pointer, `float`,

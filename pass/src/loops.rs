@@ -47,8 +47,12 @@ use std::collections::{HashMap, HashSet};
 pub(crate) struct AwaitLoop {
     /// The loop's header block.
     pub header: LLVMBasicBlockRef,
-    /// The header's phi nodes (the loop's carried SSA values).
+    /// The header's phi nodes (the loop's carried SSA values) whose values
+    /// the code after the loop may use.
     pub phis: Vec<Value>,
+    /// The header's phi nodes used only inside the loop (a retry count):
+    /// they decide when the loop ends, not what follows it.
+    pub local_phis: Vec<Value>,
     /// Private stack slots the loop writes, with the type written: their
     /// values are loop state too.
     pub slots: Vec<(Value, LLVMTypeRef)>,
@@ -158,6 +162,8 @@ fn candidate(
             anchor = Some(i);
         }
     }
+    let (phis, local_phis): (Vec<Value>, Vec<Value>) =
+        phis.into_iter().partition(|&p| leaves_loop(cfg, p, body));
     let f = cfg.function;
     let mut slots: Vec<(Value, LLVMTypeRef)> = Vec::new();
     for (b, _) in body.iter().enumerate().filter(|(_, in_loop)| **in_loop) {
@@ -202,10 +208,37 @@ fn candidate(
     Some(AwaitLoop {
         header,
         phis,
+        local_phis,
         slots,
         anchor,
         incoming,
     })
+}
+
+/// Does a value computed from `phi` (through instructions of the loop)
+/// reach an instruction outside the loop `body`?
+fn leaves_loop(cfg: &Cfg, phi: Value, body: &[bool]) -> bool {
+    let mut seen: HashSet<Value> = HashSet::new();
+    let mut work = vec![phi];
+    seen.insert(phi);
+    while let Some(v) = work.pop() {
+        for (user, _) in llvm::uses(v) {
+            if llvm::opcode(user).is_none() {
+                return true; // a constant expression or metadata: be safe
+            }
+            // SAFETY: `user` is an instruction of the function.
+            let bb = unsafe { c::LLVMGetInstructionParent(user) };
+            match cfg.index.get(&bb) {
+                Some(&b) if body[b] => {
+                    if seen.insert(user) {
+                        work.push(user);
+                    }
+                }
+                _ => return true,
+            }
+        }
+    }
+    false
 }
 
 /// Is `ptr` available at the head of the loop: an argument or constant,

@@ -36,6 +36,18 @@
 //!   of the failed iteration (any write or synchronisation if the reads did
 //!   not fit), and runs the iteration again.
 //!
+//! A loop whose iteration did nothing but count down a value only the loop
+//! itself uses (`local`: a retry count that bounds the spin, as in std's
+//! futex mutex or a back-off) would differ from iteration to iteration
+//! only in when it gives up. Its first such iteration is recorded; the
+//! rest *fast-forward*: until the thread leaves the loop or does anything
+//! else, its reads, failed updates and yields are no scheduling points and
+//! no events (no other thread runs meanwhile, so they read what the
+//! recorded iteration read). A write that would end the spin is then
+//! placed before the recorded iteration or after the whole spin, the two
+//! behaviours that differ after the loop. A spin that has not ended after
+//! [`FAST_FORWARD_LIMIT`] iterations is taken as a failed iteration.
+//!
 //! Nothing here allocates or makes a system call: the stacks are fixed
 //! arrays in the thread's slot.
 
@@ -47,6 +59,8 @@ use reach_channel::{Op, OpKind, Policy, ThreadSet};
 pub const AWAIT_DEPTH: usize = 4;
 /// Most distinct reads kept for a thread's open iterations.
 pub const AWAIT_READS: usize = 16;
+/// Iterations a bounded spin may fast-forward before it counts as failed.
+pub const FAST_FORWARD_LIMIT: u64 = 1 << 16;
 
 /// One open loop iteration.
 #[derive(Clone, Copy, Debug)]
@@ -57,6 +71,8 @@ pub struct Iteration {
     pub frame: u64,
     /// The loop's carried state at the iteration's start.
     pub state: u64,
+    /// The loop's own state (a retry count) at the iteration's start.
+    pub local: u64,
     /// Step at which the iteration began.
     pub start_step: u64,
     /// [`Awaits::reads_seen`] when the iteration began.
@@ -68,6 +84,7 @@ impl Iteration {
         site: 0,
         frame: 0,
         state: 0,
+        local: 0,
         start_step: 0,
         reads_at_start: 0,
     };
@@ -91,6 +108,15 @@ pub struct Awaits {
     pub reads_seen: u64,
     /// Another thread changed something in `reads` after it was read.
     pub stale: bool,
+    /// Sites of the operations in `reads`.
+    pub sites: [u64; AWAIT_READS],
+    /// Valid entries of `sites`.
+    pub n_sites: usize,
+    /// The thread fast-forwards a bounded spin of the innermost open
+    /// iteration's loop.
+    pub fast_forward: bool,
+    /// Iterations fast-forwarded so far.
+    pub forwarded: u64,
     /// The thread awaits a change (parked at [`OpKind::Await`]).
     pub blocked: bool,
 }
@@ -105,6 +131,10 @@ impl Awaits {
         overflow: false,
         reads_seen: 0,
         stale: false,
+        sites: [0; AWAIT_READS],
+        n_sites: 0,
+        fast_forward: false,
+        forwarded: 0,
         blocked: false,
     };
 
@@ -112,18 +142,21 @@ impl Awaits {
     fn close_all(&mut self) {
         self.n = 0;
         self.n_reads = 0;
+        self.n_sites = 0;
         self.overflow = false;
         self.stale = false;
+        self.fast_forward = false;
     }
 
     /// Opens an iteration of `site` in `frame` as the innermost.
-    fn open(&mut self, site: u64, frame: u64, state: u64, step: u64) {
+    fn open(&mut self, site: u64, frame: u64, state: u64, local: u64, step: u64) {
         if self.n == AWAIT_DEPTH {
             self.open.copy_within(1.., 0);
             self.n -= 1;
         }
         if self.n == 0 {
             self.n_reads = 0;
+            self.n_sites = 0;
             self.overflow = false;
             self.stale = false;
         }
@@ -131,14 +164,23 @@ impl Awaits {
             site,
             frame,
             state,
+            local,
             start_step: step,
             reads_at_start: self.reads_seen,
         };
         self.n += 1;
     }
 
-    /// Remembers a read (an operation without progress touching an object).
-    fn note_read(&mut self, op: &Op) {
+    /// Remembers a read (an operation without progress touching an object)
+    /// made at `site`.
+    fn note_read(&mut self, op: &Op, site: u64) {
+        if !self.sites[..self.n_sites].contains(&site) && self.n_sites < AWAIT_READS {
+            self.sites[self.n_sites] = site;
+            self.n_sites += 1;
+        }
+        if !touches_object(op) {
+            return;
+        }
         self.reads_seen += 1;
         if self.reads[..self.n_reads].contains(op) {
             return;
@@ -168,23 +210,50 @@ fn blocks_for_good(st: &State) -> bool {
     !st.await_retries && !st.cut && st.policy == Policy::ContinueThenLowest
 }
 
-/// Thread `me` reached the head of loop `site` (in the frame at stack
-/// pointer `frame`) with carried state `state`; `back`: over a back edge.
-/// Returns the [`OpKind::Await`] operation to park at if the iteration that
-/// just ended failed, else `None`.
-pub fn loop_head(
-    st: &mut State,
-    me: u32,
-    site: u64,
-    frame: u64,
-    state: u64,
-    back: bool,
-) -> Option<Op> {
+/// What a thread reached at a loop head: the loop's identity and state.
+#[derive(Clone, Copy, Debug)]
+pub struct Head {
+    /// The loop's site.
+    pub site: u64,
+    /// The frame it runs in (the stack pointer at the hook).
+    pub frame: u64,
+    /// Carried values the code after the loop may use.
+    pub state: u64,
+    /// Carried values only the loop uses.
+    pub local: u64,
+    /// Reached over a back edge.
+    pub back: bool,
+}
+
+/// Thread `me` reached loop head `head`. Returns the [`OpKind::Await`]
+/// operation to park at if the iteration that just ended failed, else
+/// `None`.
+pub fn loop_head(st: &mut State, me: u32, head: Head) -> Option<Op> {
     if st.awaits_off {
         return None;
     }
+    let Head {
+        site,
+        frame,
+        state,
+        local,
+        back,
+    } = head;
     let step = st.event_count;
     let a = &mut st.threads[me as usize].awaits;
+    if a.fast_forward {
+        let it = a.open[a.n.saturating_sub(1)];
+        if back && it.site == site && it.frame == frame {
+            a.forwarded += 1;
+            if a.forwarded <= FAST_FORWARD_LIMIT {
+                return None;
+            }
+            a.fast_forward = false;
+            a.blocked = true;
+            return Some(Op::new(OpKind::Await, it.start_step, 0));
+        }
+        a.fast_forward = false;
+    }
     let found = if back {
         a.open[..a.n]
             .iter()
@@ -193,7 +262,7 @@ pub fn loop_head(
         None
     };
     let Some(i) = found else {
-        a.open(site, frame, state, step);
+        a.open(site, frame, state, local, step);
         st.iterating.insert(me);
         return None;
     };
@@ -205,6 +274,12 @@ pub fn loop_head(
     let retries = !blocks_for_good(st);
     let a = &mut st.threads[me as usize].awaits;
     if it.state == state && a.reads_seen > it.reads_at_start && !(retries && a.stale) {
+        if it.local != local {
+            // A bounded spin: the rest runs without scheduling points.
+            a.fast_forward = true;
+            a.forwarded = 0;
+            return None;
+        }
         a.blocked = true;
         return Some(Op::new(OpKind::Await, it.start_step, 0));
     }
@@ -213,11 +288,13 @@ pub fn loop_head(
     // starts the log over.
     if i == 0 {
         a.n_reads = 0;
+        a.n_sites = 0;
         a.overflow = false;
         a.stale = false;
     }
     a.open[i] = Iteration {
         state,
+        local,
         start_step: step,
         reads_at_start: a.reads_seen,
         ..it
@@ -249,6 +326,21 @@ pub fn resumed(st: &mut State, me: u32) {
     }
 }
 
+/// Does thread `me` fast-forward a bounded spin, and is an operation at
+/// `site` part of its loop (so that, if it makes no progress, it is no
+/// scheduling point)?
+#[inline]
+pub fn fast_forwards(st: &State, me: u32, site: u64) -> bool {
+    let a = &st.threads[me as usize].awaits;
+    a.fast_forward && a.sites[..a.n_sites].contains(&site)
+}
+
+/// Thread `me` reached a scheduling point: a fast-forwarded spin is over.
+#[inline]
+pub fn scheduling_point(st: &mut State, me: u32) {
+    st.threads[me as usize].awaits.fast_forward = false;
+}
+
 /// Is thread `t`, parked at an [`OpKind::Await`], still waiting?
 pub fn waiting(st: &State, t: u32) -> bool {
     st.threads[t as usize].awaits.blocked
@@ -259,15 +351,15 @@ pub fn waiting(st: &State, t: u32) -> bool {
 /// operation of `me` that conflicts with what a waiting thread read
 /// releases that thread.
 #[inline]
-pub fn after_event(st: &mut State, me: u32, op: &Op) {
+pub fn after_event(st: &mut State, me: u32, op: &Op, site: u64) {
     let a = &mut st.threads[me as usize].awaits;
     let progress = !op.made_no_progress();
     if a.n > 0 {
         if progress {
             a.close_all();
             st.iterating.remove(me);
-        } else if touches_object(op) {
-            a.note_read(op);
+        } else {
+            a.note_read(op, site);
         }
     }
     if progress {

@@ -23,8 +23,26 @@ fn visible_me() -> Option<u32> {
 #[inline]
 fn access(kind: OpKind, site: u64, addr: *const c_void, size: u64) {
     if let Some(me) = visible_me() {
+        if is_read(kind) && forwarding(me, site) {
+            return;
+        }
         run_access(me, kind, addr as u64, size, site);
     }
+}
+
+/// Does `kind` only read?
+#[inline]
+fn is_read(kind: OpKind) -> bool {
+    matches!(kind, OpKind::Load | OpKind::AtomicLoad | OpKind::RangeRead)
+}
+
+/// Does thread `me` fast-forward a bounded spin whose loop has an
+/// operation at `site` ([`crate::awaits::fast_forwards`])?
+#[inline]
+fn forwarding(me: u32, site: u64) -> bool {
+    // SAFETY: a controlled thread calling into the runtime holds the right
+    // to run.
+    crate::awaits::fast_forwards(unsafe { state() }, me, site)
 }
 
 /// Before a plain load of `size` bytes at `addr`.
@@ -71,6 +89,9 @@ pub extern "C" fn __reach_atomic_rmw(
     let Some(me) = visible_me() else { return };
     let a = addr as u64;
     let (rmw, known) = RmwOp::decode(op);
+    if known && forwarding(me, site) && leaves_unchanged(rmw, a, size, operand) {
+        return;
+    }
     let flags = match rmw.family() {
         // SAFETY: read of a field set before the execution started.
         Some(family) if op & RMW_RESULT_UNUSED != 0 && unsafe { state() }.commute_rmws => {
@@ -123,16 +144,18 @@ pub extern "C" fn __reach_cmpxchg(
 ) {
     let Some(me) = visible_me() else { return };
     let a = addr as u64;
+    let mask = if size >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (size * 8)) - 1
+    };
+    let fails = || read_int(a, size).is_some_and(|cur| cur != expected & mask);
+    if forwarding(me, site) && fails() {
+        return;
+    }
     run_op(me, mk(OpKind::CmpXchg, 0, a, size), site, |_, _, op| {
-        let mask = if size >= 8 {
-            u64::MAX
-        } else {
-            (1u64 << (size * 8)) - 1
-        };
-        if let Some(cur) = read_int(a, size) {
-            if cur != expected & mask {
-                op.flags.0 |= EventFlags::FAILED;
-            }
+        if fails() {
+            op.flags.0 |= EventFlags::FAILED;
         }
     });
 }
@@ -177,13 +200,20 @@ pub extern "C" fn __reach_spin_hint(_site: u64) {
 /// (parked at [`OpKind::Await`]) and, once released, runs the iteration
 /// again. Not a scheduling point otherwise.
 #[no_mangle]
-pub extern "C" fn __reach_loop_head(site: u64, state_hash: u64, back: u32) {
+pub extern "C" fn __reach_loop_head(site: u64, state_hash: u64, local: u64, back: u32) {
     let frame = stack_pointer();
     let Some(me) = visible_me() else { return };
     // SAFETY: a controlled thread calling into the runtime holds the
     // right to run.
     let st = unsafe { state() };
-    let Some(op) = crate::awaits::loop_head(st, me, site, frame, state_hash, back != 0) else {
+    let head = crate::awaits::Head {
+        site,
+        frame,
+        state: state_hash,
+        local,
+        back: back != 0,
+    };
+    let Some(op) = crate::awaits::loop_head(st, me, head) else {
         return;
     };
     crate::awaits::start_waiting(st, me);

@@ -635,6 +635,7 @@ fn stop_recording(st: &mut State, enabled: &ThreadSet) {
 pub fn schedule(me: u32, op: Op, site: u64) {
     // SAFETY: `me` holds the right to run.
     let st = unsafe { state() };
+    crate::awaits::scheduling_point(st, me);
     let i = me as usize;
     st.threads[i].pending = Pending { op, site };
     if site != 0 {
@@ -741,7 +742,7 @@ pub fn run_op<R>(
     {
         st.yielded = me;
     }
-    crate::awaits::after_event(st, me, &op);
+    crate::awaits::after_event(st, me, &op, site);
     if crate::region::touching(st, me) {
         crate::spin::after_touch(st, me, &op);
     } else {

@@ -85,6 +85,13 @@ fn retry_loop_that_yields_matches_the_oracle() {
     matches_oracle(&build_example("spin_retry_yield.c"), &["2"], 4);
 }
 
+/// A spin bounded by a retry count only its loop uses (then a yield): the
+/// rest of the spin after its first iteration fast-forwards.
+#[test]
+fn bounded_spin_matches_the_oracle() {
+    matches_oracle(&build_example("spin_bounded.c"), &["2", "1"], 6);
+}
+
 /// C++ `std::atomic_flag` and `std::atomic<bool>` locks that pause.
 #[test]
 fn cpp_atomic_flag_and_bool_locks_match_the_oracle() {

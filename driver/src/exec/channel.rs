@@ -114,21 +114,15 @@ impl Channel {
         u64::from(self.layout.event_capacity)
     }
 
-    /// Resets the header and the thread slots in use and writes `request` with
-    /// the step bound (`None`: unbounded), the recording bound, the spin
-    /// threshold, where the process exit goes and whether unused-result
-    /// read-modify-writes commute. Only call while no program under test is
-    /// alive.
+    /// Resets the header and the thread slots in use and writes `request`
+    /// with what of `config` the runtime reads per execution: the step
+    /// bound, the recording bound, the spin threshold, where the process
+    /// exit goes, whether unused-result read-modify-writes commute and how
+    /// spin loops await. Only call while no program under test is alive.
     pub fn prepare(
         &mut self,
         request: &Request,
-        max_steps: Option<u64>,
-        record_steps: u64,
-        spin_threshold: u32,
-        exit_cuts_threads: bool,
-        commute_rmws: bool,
-        await_retries: bool,
-        awaits_off: bool,
+        config: &super::ExecConfig,
     ) -> Result<(), ExecError> {
         if request.prefix.len() > MAX_PREFIX {
             return Err(ExecError::PrefixTooLong {
@@ -166,29 +160,29 @@ impl Channel {
             (*h).prefix_len = request.prefix.len() as u32;
             (*h).policy = request.policy as u32;
             (*h).seed = request.seed;
-            (*h).max_steps = max_steps.unwrap_or(u64::MAX);
-            (*h).record_steps = record_steps.min(self.record_capacity());
+            (*h).max_steps = config.max_steps.unwrap_or(u64::MAX);
+            (*h).record_steps = config.record_steps.min(self.record_capacity());
             let mut flags = 0;
-            if spin_threshold > 0 {
+            if config.spin_threshold > 0 {
                 flags |= REQ_SPIN_BLOCKING;
             }
             if request.sleep_sets {
                 flags |= REQ_SLEEP_SETS;
             }
-            if exit_cuts_threads {
+            if config.exit_cuts_threads {
                 flags |= REQ_EXIT_CUTS_THREADS;
             }
-            if commute_rmws {
+            if config.commute_rmws {
                 flags |= REQ_COMMUTE_RMWS;
             }
-            if await_retries {
+            if config.await_retries {
                 flags |= REQ_AWAIT_RETRIES;
             }
-            if awaits_off {
+            if config.awaits_off {
                 flags |= REQ_AWAITS_OFF;
             }
             (*h).request_flags = flags;
-            (*h).spin_threshold = spin_threshold;
+            (*h).spin_threshold = config.spin_threshold;
             (*h).sleep_set = request.sleep_set;
             let points = request
                 .change_points

@@ -321,16 +321,7 @@ fn prepare(
     request: &Request,
     user_threads: bool,
 ) -> Result<(), ExecError> {
-    channel.prepare(
-        request,
-        config.max_steps,
-        config.record_steps,
-        config.spin_threshold,
-        config.exit_cuts_threads,
-        config.commute_rmws,
-        config.await_retries,
-        config.awaits_off,
-    )?;
+    channel.prepare(request, config)?;
     channel.prepare_symbolic(
         &request.inputs,
         config.symbolic_args,

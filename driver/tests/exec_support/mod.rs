@@ -110,6 +110,8 @@ pub fn executor_full(program: &Path, args: &[&str], max_steps: u64, timeout: Dur
         persistent: false,
         exit_cuts_threads: false,
         commute_rmws: false,
+        await_retries: false,
+        awaits_off: false,
         user_threads: false,
         symbolic_args: false,
         symbolic_stdin: 0,

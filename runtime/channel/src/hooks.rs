@@ -334,19 +334,22 @@ pub const SPIN_HINT: HookSpec = HookSpec {
     params: &[Param::Site],
 };
 
-/// `__reach_loop_head(site, state, back)`: at the head of a loop whose
-/// iterations may do nothing visible (an await candidate: every write in
-/// it is instrumented or goes to the function's own stack slots, every
-/// call is to a function whose effects the runtime sees). `state` hashes
-/// the loop's carried values (the header's phi values and the stack slots
-/// the loop writes), `back` is 1 when the head is reached over a back edge
-/// (an iteration ended) and 0 on entry. Not a scheduling point: the
-/// runtime compares the iteration that just ended with the one before and
-/// makes the thread await a change when nothing happened in it (see the
-/// runtime's `awaits` module).
+/// `__reach_loop_head(site, state, local, back)`: at the head of a loop
+/// whose iterations may do nothing visible (an await candidate: every
+/// write in it is instrumented or goes to the function's own stack slots,
+/// every call is to a function whose effects the runtime sees). `state`
+/// hashes the loop's carried values that the code after the loop may use
+/// (header phis whose values leave the loop, the stack slots the loop
+/// writes and reads), `local` the carried values only the loop itself uses
+/// (a retry counter that bounds the spin), `back` is 1 when the head is
+/// reached over a back edge (an iteration ended) and 0 on entry. Not a
+/// scheduling point: the runtime compares the iteration that just ended
+/// with the one before, makes the thread await a change when nothing
+/// happened in it, and runs the rest of a bounded spin without scheduling
+/// points (see the runtime's `awaits` module).
 pub const LOOP_HEAD: HookSpec = HookSpec {
     name: "__reach_loop_head",
-    params: &[Param::Site, Param::U64, Param::U32],
+    params: &[Param::Site, Param::U64, Param::U64, Param::U32],
 };
 
 /// What the site record of a [`LOOP_HEAD`] hook says.

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Spin loops under await semantics: the spin shapes of the peers'
+# benchmarks (c-examples/spin_*.c, 3 threads of 2 rounds unless said),
+# built with reach-cc -O1 -g and -O0 -g, explored by the default strategy
+# with await semantics and with --no-await (the spin threshold only), side
+# by side in one run, next to the counts Nidhugg and GenMC report for the
+# same shapes. Rewrites the "Spin loops" section of BENCHMARKS.md unless
+# --no-write is given.
+#
+# Usage: scripts/spin-bench.sh [--no-write] [--max-time SECS]
+#   --max-time SECS  --max-time of each run (default 30)
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+write=1
+max_time=30
+while [ $# -gt 0 ]; do
+  case $1 in
+    --no-write) write=0; shift ;;
+    --max-time) max_time=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+export PATH=/usr/lib/llvm-22/bin:$PATH
+bin=$root/target/release
+work=$root/target/spin-bench
+mkdir -p "$work"
+cargo build --release --workspace --quiet || exit 2
+
+# shape file peers'-count (Nidhugg / GenMC)
+shapes=(
+  "exchange-lock spin_xchg_lock.c 90/90"
+  "test-and-test-and-set-lock spin_ttas_lock.c 7134/7134"
+  "ticket-lock spin_ticket_lock.c 90/90"
+  "compare-and-swap-lock spin_cas_lock.c -/90"
+  "seqlock(1-writer-2-updates,2-readers) spin_seqlock.c 9/9"
+  "sense-reversing-barrier(3x2-phases) spin_barrier.c 1296/1296"
+)
+header="| shape | build | peers (Nidhugg / GenMC) | mode | executions | behaviours | blocked at an await | time (s) | stop |"
+rows=()
+echo "$header"
+for entry in "${shapes[@]}"; do
+  set -- $entry
+  shape=${1//-/ } file=$2 peers=$3
+  for opt in O1 O0; do
+    exe=$work/${file%.c}_$opt
+    "$bin/reach-cc" "-$opt" -g "c-examples/$file" -o "$exe" || exit 2
+    for mode in await no-await; do
+      extra=()
+      [ "$mode" = no-await ] && extra=(--no-await)
+      json=$work/${file%.c}_${opt}_$mode.json
+      "$bin/reach-native" "${extra[@]}" --stats --quiet --max-time "$max_time" \
+        --json "$json" "$exe" >/dev/null 2>&1
+      row=$(python3 - "$json" "$shape" "-$opt" "$peers" "$mode" <<'EOF'
+import json, sys
+path, shape, build, peers, mode = sys.argv[1:]
+try:
+    r = json.load(open(path))
+except Exception:
+    print(f"| {shape} | {build} | {peers} | {mode} | no report | | | | |")
+    sys.exit()
+print(f"| {shape} | {build} | {peers} | {mode} | {r['executions']:,} | {r.get('partial_orders') or 0:,} "
+      f"| {r.get('await_blocked', 0):,} | {r['seconds']:.2f} | {r['stop_reason']} |")
+EOF
+)
+      echo "$row"
+      rows+=("$row")
+    done
+  done
+done
+
+if [ "$write" = 1 ]; then
+  section=$(mktemp)
+  {
+    echo "## Spin loops"
+    echo
+    echo "\`scripts/spin-bench.sh\` builds the spin shapes of the peers' benchmarks"
+    echo "(\`c-examples/spin_*.c\`; 3 threads of 2 critical sections unless said)"
+    echo "with \`reach-cc -O1 -g\` and \`-O0 -g\` and explores each with the default"
+    echo "strategy (\`--stats --max-time $max_time\`), with await semantics and with"
+    echo "\`--no-await\` (spin loops cut by \`--spin-threshold\` only, as before), one"
+    echo "run after the other on one machine. *Peers* are the counts Nidhugg"
+    echo "(traces) and GenMC (complete executions) report for programs of the same"
+    echo "shapes; *behaviours* is the number of distinct partial orders explored,"
+    echo "which with await semantics is the number of executions not blocked at an"
+    echo "await. A blocked execution (a thread's iteration did nothing and another"
+    echo "thread then changed what it read) is run and dropped, like GenMC's blocked"
+    echo "executions."
+    echo
+    echo "Last run: $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)."
+    echo
+    echo "$header"
+    echo "|---|---|---|---|---|---|---|---|---|"
+    printf '%s\n' "${rows[@]}"
+  } >"$section"
+  "$root/scripts/replace-section.py" "$root/BENCHMARKS.md" "## Spin loops" "$section"
+  rm -f "$section"
+  echo "spin-bench: wrote the Spin loops section of BENCHMARKS.md"
+fi
