@@ -116,6 +116,15 @@ examples! {
     bulk_buffers: "bulk_buffers.c", [], [] => Clean(2);
     bulk_buffers_unfold: "bulk_buffers.c", ["--strategy", "unfold"], [] => Clean(2);
     branch_flag_loop: "branch_flag_loop.c", [], [] => Bug("data_race");
+    bytes_bool_flags: "bytes_bool_flags.c", [], [] => Clean(2);
+    bytes_bool_flags_lockset: "bytes_bool_flags.c", ["--race-detector", "both"], [] => Clean(2);
+    bytes_char_slots: "bytes_char_slots.c", [], [] => Clean(36);
+    bytes_char_slots_lockset: "bytes_char_slots.c", ["--race-detector", "both"], [] => Clean(36);
+    bytes_struct_flags: "bytes_struct_flags.c", [], [] => Clean(3);
+    bytes_struct_flags_lockset: "bytes_struct_flags.c", ["--race-detector", "lockset"], [] => Clean(3);
+    bytes_one_byte_race: "bytes_one_byte_race.c", [], [] => Bug("data_race");
+    bytes_one_byte_race_lockset: "bytes_one_byte_race.c", ["--race-detector", "lockset"], [] => Bug("data_race");
+    bytes_bitfield_race: "bytes_bitfield_race.c", [], [] => Bug("data_race");
     branch_free: "branch_free.c", [], [] => Bug("data_race");
     branch_pool: "branch_pool.c", [], [] => Bug("data_race");
     channel_garbage: "channel_garbage.c", [], [] => Clean(2);

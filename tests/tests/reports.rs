@@ -317,6 +317,33 @@ fn folded_reports_keep_spawns_file_names_and_say_each_thing_once() {
     );
 }
 
+/// A race on one byte of a granule whose other bytes two threads write
+/// race-free: the report names the byte's variable and field, by both
+/// detectors (the address used to be the granule's first byte, named
+/// after whatever variable lay there: `completed.0`).
+#[test]
+fn a_race_names_the_byte_accessed_not_a_neighbour_in_its_granule() {
+    let program = build_example("bytes_one_byte_race.c");
+    for detector in ["happens-before", "lockset"] {
+        let option = if detector == "lockset" {
+            "lockset"
+        } else {
+            "hb"
+        };
+        let run = reach(&program, &["--race-detector", option], &[]);
+        assert_eq!(
+            run.bug_kind().as_deref(),
+            Some("data_race"),
+            "{}",
+            run.stdout
+        );
+        let race = &run.json["bug"]["race"];
+        assert_eq!(race["detector"], detector, "{race}");
+        assert_eq!(race["name"], "state.owner", "{detector}: {race}");
+        assert!(run.stdout.contains("(state.owner)"), "{}", run.stdout);
+    }
+}
+
 #[test]
 fn junit_reports_a_bug_as_a_failure_with_its_replay_command() {
     let program = build_example("abba_deadlock.c");

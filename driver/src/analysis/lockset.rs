@@ -6,10 +6,11 @@
 //! Per thread the detector keeps the locks held: mutexes (a try or timed
 //! lock only when it succeeded), reader-writer locks in read or write mode,
 //! spinlocks; a condition wait releases its mutex and the re-lock takes it
-//! back. Per memory granule (the same granules as the happens-before
-//! detector, see [`super::objects`]) it refines Eraser's candidate set
+//! back. Per byte of memory (C11's memory locations as far as races go:
+//! two accesses race only if they share a byte, see
+//! [`super::objects::touched_bytes`]) it refines Eraser's candidate set
 //! C(v) at every access: intersected with the locks held (a write keeps
-//! only the locks held in write mode). A granule **races** once it was
+//! only the locks held in write mode). A byte **races** once it was
 //! accessed by two threads, written by one of them, and C(v) is empty;
 //! reported once, at the access that made it so, with the latest access of
 //! another thread as the other side.
@@ -21,7 +22,7 @@
 //! race. Here the exemption is a property of the access instead: an access
 //! made while its thread is the only one that exists (before the first
 //! `pthread_create`, after joining every thread created) is not shared and
-//! takes no part. The verdict for a granule then depends only on which
+//! takes no part. The verdict for a byte then depends only on which
 //! accesses each thread makes under which locks, not on their order: two
 //! executions with the same access manners have the same lockset races
 //! (what `--strategy branches` relies on).
@@ -30,7 +31,7 @@
 //! the events (happens-before) plays no part. A second kind of finding is
 //! the release of a lock the thread does not hold.
 
-use super::objects::touched;
+use super::objects::touched_bytes;
 use crate::trace::Trace;
 use reach_channel::{EventFlags, Op, OpKind, Space};
 use rustc_hash::FxHashMap as HashMap;
@@ -91,13 +92,13 @@ pub enum LocksetKind {
 
 /// What tells lockset findings apart across executions: the kind and what
 /// it is about, independent of the order in which an execution made the
-/// accesses (for a race the granule's address; for an unlock the lock and
+/// accesses (for a race the byte's address; for an unlock the lock and
 /// the unlock's site).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LocksetKey {
     /// Kind of the finding.
     pub kind: LocksetKind,
-    /// The racing granule's first byte, or the lock's address.
+    /// The racing byte, or the lock's address.
     pub address: u64,
     /// The unlock's site (0 for a race).
     pub site: u64,
@@ -108,12 +109,12 @@ pub struct LocksetKey {
 pub struct LocksetRace {
     /// Race, or unlock without lock.
     pub kind: LocksetKind,
-    /// The first byte of the racing granule, or the address of the lock
+    /// The (first) racing byte, or the address of the lock
     /// released without being held.
     pub address: u64,
     /// The access that emptied the candidate set (or the unlock).
     pub access: LocksetAccess,
-    /// For a race: the most recent earlier access of the granule by another
+    /// For a race: the most recent earlier access of the byte by another
     /// thread.
     pub previous: Option<LocksetAccess>,
 }
@@ -134,7 +135,7 @@ impl LocksetRace {
 
 /// Every lockset finding of `trace`, in trace order, one per
 /// [`LocksetRace::signature`] (the first; a ranged access racing over many
-/// granules gives one finding, for its first granule).
+/// bytes gives one finding, for its first byte).
 pub fn races(trace: &Trace) -> Vec<LocksetRace> {
     let mut detector = Detector::default();
     for (step, event) in trace.events.iter().enumerate() {
@@ -161,7 +162,10 @@ struct Seen {
     shared: bool,
 }
 
-struct Granule {
+/// One byte's state: C11 memory locations are bytes as far as races go
+/// (adjacent bit-fields are accessed with wider loads and stores, so they
+/// share their bytes).
+struct Location {
     /// C(v), the candidate locks (`None` before the first shared access).
     candidates: Option<SmallVec<[u64; 2]>>,
     /// Threads that made shared accesses (the first two are enough).
@@ -187,7 +191,8 @@ struct Detector {
     waiting: HashMap<(u32, u64), u32>,
     locksets: Vec<Vec<HeldLock>>,
     interned: HashMap<Vec<HeldLock>, LocksetId>,
-    granules: HashMap<u64, Granule>,
+    /// The state of each byte accessed, by address.
+    locations: HashMap<u64, Location>,
     found: Vec<LocksetRace>,
     /// Threads created and not yet joined (main included once it ran).
     live: SmallVec<[u32; 8]>,
@@ -342,7 +347,13 @@ impl Detector {
         let t = thread as usize;
         let id = self.current[t];
         let alone = self.alone(thread);
-        for ((space, granule), class) in touched(op) {
+        let locations = touched_bytes(op).flat_map(|((space, granule), class, bytes)| {
+            let first = granule * reach_channel::ops::GRANULE;
+            (0..reach_channel::ops::GRANULE)
+                .filter(move |b| bytes & (1 << b) != 0)
+                .map(move |b| (space, first + b, class))
+        });
+        for (space, location, class) in locations {
             if space != Space::Memory {
                 continue;
             }
@@ -356,7 +367,7 @@ impl Detector {
             };
             let held = &self.locksets[id as usize];
             let protecting = |l: &&HeldLock| !write || l.mode == LockMode::Write;
-            let cell = self.granules.entry(granule).or_insert_with(|| Granule {
+            let cell = self.locations.entry(location).or_insert_with(|| Location {
                 candidates: None,
                 threads: SmallVec::new(),
                 written: false,
@@ -403,7 +414,7 @@ impl Detector {
                 let access = self.side(thread, seen);
                 self.found.push(LocksetRace {
                     kind: LocksetKind::Race,
-                    address: granule * reach_channel::ops::GRANULE,
+                    address: location,
                     access,
                     previous,
                 });
@@ -709,6 +720,28 @@ mod tests {
         assert_eq!(races(&trace(&e)), Vec::new());
         e.push(store(1, X));
         assert_eq!(races(&trace(&e)).len(), 1);
+    }
+
+    #[test]
+    fn bytes_of_one_granule_are_separate_locations() {
+        // Each thread writes its own byte of x, without a lock.
+        let byte = |t: u32, kind, a| (t, kind, 0, a, 1);
+        let e = vec![
+            spawn(1),
+            spawn(2),
+            byte(1, OpKind::Store, X),
+            byte(2, OpKind::Store, X + 1),
+            byte(1, OpKind::Load, X),
+            byte(2, OpKind::Load, X + 1),
+        ];
+        assert_eq!(races(&trace(&e)), Vec::new());
+        // A 4-byte read of x by thread 1 shares thread 2's byte.
+        let mut e = e;
+        e.push((1, OpKind::Load, 0, X, 4));
+        let found = races(&trace(&e));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].address, X + 1);
+        assert_eq!(found[0].access.step, 6);
     }
 
     #[test]

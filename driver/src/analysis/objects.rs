@@ -70,6 +70,53 @@ pub fn touched(op: &Op) -> impl Iterator<Item = (ObjectKey, Mode)> + '_ {
     op.accesses().into_iter().flatten().flat_map(granules)
 }
 
+/// The bytes of a granule an access covers, as a mask (bit `i` for the
+/// granule's byte `i`).
+pub type Bytes = u8;
+
+const _: () = assert!(reach_channel::ops::GRANULE <= Bytes::BITS as u64);
+
+/// Every (object, mode, bytes) triple an operation touches: [`touched`]
+/// with the [`Bytes`] of each granule the access covers (all of the last
+/// tracked granule of a ranged access, where the bytes beyond fold).
+/// Data races are between accesses whose bytes overlap (C11's memory
+/// locations); the granule stays the unit of the partial order.
+pub fn touched_bytes(op: &Op) -> impl Iterator<Item = (ObjectKey, Mode, Bytes)> + '_ {
+    op.accesses().into_iter().flatten().flat_map(|access| {
+        let granule = reach_channel::ops::GRANULE;
+        let end = access.start.saturating_add(access.len.max(1));
+        let last = access.last_granule().min(
+            access
+                .first_granule()
+                .saturating_add(MAX_GRANULES_PER_ACCESS - 1),
+        );
+        granules(access).map(move |(key, mode)| {
+            let base = key.1 * granule;
+            let from = access.start.max(base) - base;
+            let to = if key.1 == last && end > base + granule {
+                granule
+            } else {
+                end.min(base + granule) - base
+            };
+            let span = to.saturating_sub(from).max(1);
+            let bytes = (((1u16 << span) - 1) << from) as Bytes;
+            (key, mode, bytes)
+        })
+    })
+}
+
+/// The address of the first byte in both `a` and `b` of granule `granule`
+/// (its first byte if they share none).
+pub fn first_common_byte(granule: u64, a: Bytes, b: Bytes) -> u64 {
+    let common = a & b;
+    let offset = if common == 0 {
+        0
+    } else {
+        common.trailing_zeros() as u64
+    };
+    granule * reach_channel::ops::GRANULE + offset
+}
+
 fn granules(access: Access) -> impl Iterator<Item = (ObjectKey, Mode)> {
     let first = access.first_granule();
     let last = access
@@ -77,4 +124,33 @@ fn granules(access: Access) -> impl Iterator<Item = (ObjectKey, Mode)> {
         .min(first.saturating_add(MAX_GRANULES_PER_ACCESS - 1));
     let mode = Mode::of(&access);
     (first..=last).map(move |g| ((access.space, g), mode))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reach_channel::OpKind;
+
+    fn bytes_of(kind: OpKind, object: u64, aux: u64) -> Vec<(u64, Bytes)> {
+        touched_bytes(&Op::new(kind, object, aux))
+            .map(|((_, g), _, bytes)| (g, bytes))
+            .collect()
+    }
+
+    #[test]
+    fn each_granule_gets_the_bytes_the_access_covers() {
+        assert_eq!(bytes_of(OpKind::Store, 0x1001, 1), vec![(0x400, 0b0010)]);
+        assert_eq!(bytes_of(OpKind::Load, 0x1000, 4), vec![(0x400, 0b1111)]);
+        assert_eq!(bytes_of(OpKind::Load, 0x1002, 2), vec![(0x400, 0b1100)]);
+        assert_eq!(
+            bytes_of(OpKind::Store, 0x1003, 8),
+            vec![(0x400, 0b1000), (0x401, 0b1111), (0x402, 0b0111)]
+        );
+        // Past the tracked granules of a huge range, the last takes all.
+        let huge = bytes_of(OpKind::RangeWrite, 0x1001, 4 * MAX_GRANULES_PER_ACCESS + 8);
+        assert_eq!(huge.len() as u64, MAX_GRANULES_PER_ACCESS);
+        assert_eq!(huge[0], (0x400, 0b1110));
+        assert_eq!(huge[huge.len() - 1].1, 0b1111);
+        assert_eq!(first_common_byte(0x400, 0b0110, 0b1100), 0x1002);
+    }
 }

@@ -24,20 +24,21 @@
 //! (under its arena lock), which the trace does not show.
 
 use super::clock::VClock;
-use super::objects::{touched, Group, Mode, ObjectKey};
+use super::objects::{first_common_byte, touched, touched_bytes, Bytes, Group, Mode, ObjectKey};
 use crate::trace::Trace;
 use reach_channel::ops::Space;
 use reach_channel::OpKind;
 use rustc_hash::FxHashMap as HashMap;
 
-/// A data race: two event indices (earlier first) and the granule address.
+/// A data race: two event indices (earlier first) and the first byte both
+/// accessed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Race {
     /// Earlier access (event index).
     pub first: usize,
     /// Later access (event index).
     pub second: usize,
-    /// Address of the first byte of the granule they share.
+    /// Address of the first byte both accesses touch.
     pub address: u64,
 }
 
@@ -50,10 +51,32 @@ struct SyncClock {
     run: Option<(Group, VClock)>,
 }
 
+/// The plain accesses of one granule the next access is compared with,
+/// byte by byte: for each byte its last write and the reads since it, kept
+/// as (thread, event, the bytes it still stands for).
 #[derive(Default)]
 struct Shadow {
-    last_write: Option<(u32, usize)>,
-    reads: Vec<(u32, usize)>,
+    writes: Vec<(u32, usize, Bytes)>,
+    reads: Vec<(u32, usize, Bytes)>,
+}
+
+impl Shadow {
+    /// The access of `p` at `index` to `bytes` becomes the last write of
+    /// those bytes (no read since), or one of the reads since their last
+    /// write.
+    fn record(&mut self, p: u32, index: usize, bytes: Bytes, writes: bool) {
+        if writes {
+            for list in [&mut self.writes, &mut self.reads] {
+                for entry in list.iter_mut() {
+                    entry.2 &= !bytes;
+                }
+                list.retain(|entry| entry.2 != 0);
+            }
+            self.writes.push((p, index, bytes));
+        } else {
+            self.reads.push((p, index, bytes));
+        }
+    }
 }
 
 /// Forgets the accesses to the `size` bytes at `address` (a heap block
@@ -118,39 +141,41 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
         }
         let mut cv = clocks[t].clone();
         let plain = event.op.kind.is_plain_access();
-        for (key, class) in touched(&event.op) {
+        for (key, class, bytes) in touched_bytes(&event.op) {
             if plain {
                 let cell = shadow.entry(key).or_default();
-                let unordered = |&(q, j): &(u32, usize)| q != p && !cv.covers(q, j);
-                let mut conflicting: Vec<usize> = cell
-                    .last_write
-                    .filter(unordered)
-                    .map(|(_, j)| j)
-                    .into_iter()
+                // Only accesses of a byte this one touches race with it.
+                let unordered =
+                    |&(q, j, b): &(u32, usize, Bytes)| q != p && b & bytes != 0 && !cv.covers(q, j);
+                let mut conflicting: Vec<(usize, Bytes)> = cell
+                    .writes
+                    .iter()
+                    .filter(|w| unordered(w))
+                    .map(|w| (w.1, w.2))
                     .collect();
                 if class.writes() {
-                    conflicting.extend(cell.reads.iter().filter(|r| unordered(r)).map(|r| r.1));
+                    conflicting.extend(
+                        cell.reads
+                            .iter()
+                            .filter(|r| unordered(r))
+                            .map(|r| (r.1, r.2)),
+                    );
                 }
-                for j in conflicting {
+                for (j, theirs) in conflicting {
                     if found.len() < limit
                         && !found.iter().any(|r| r.first == j && r.second == index)
                     {
                         found.push(Race {
                             first: j,
                             second: index,
-                            address: key.1 * reach_channel::ops::GRANULE,
+                            address: first_common_byte(key.1, bytes, theirs),
                         });
                     }
                 }
                 if found.len() >= limit {
                     return found;
                 }
-                if class.writes() {
-                    cell.last_write = Some((p, index));
-                    cell.reads.clear();
-                } else {
-                    cell.reads.push((p, index));
-                }
+                cell.record(p, index, bytes, class.writes());
             } else {
                 let object = sync.entry(key).or_default();
                 match (class, &object.run) {
@@ -260,6 +285,56 @@ mod tests {
         read.events.insert(5, event(2, OpKind::AtomicLoad, 0, DONE));
         let read = Trace::new(read.events, vec![None, None, None]);
         assert_eq!(first_race(&read), None);
+    }
+
+    fn sized(thread: u32, kind: OpKind, object: u64, size: u64) -> TraceEvent {
+        let mut e = event(thread, kind, 0, object);
+        e.op.aux = size;
+        e
+    }
+
+    /// Two threads write and read bytes of one granule: only accesses that
+    /// share a byte race, and the race names that byte.
+    #[test]
+    fn accesses_race_only_on_common_bytes() {
+        const G: u64 = 0x3000;
+        let spawn = |c| event(0, OpKind::ThreadCreate, 0, c);
+        let races_of = |events: Vec<TraceEvent>| {
+            let trace = Trace::new(events, vec![None, None, None]);
+            find_races(&trace, 10)
+                .into_iter()
+                .map(|r| (r.first, r.second, r.address))
+                .collect::<Vec<_>>()
+        };
+        // Adjacent bool flags, one per thread.
+        let flags = vec![
+            spawn(1),
+            spawn(2),
+            sized(1, OpKind::Store, G, 1),
+            sized(2, OpKind::Store, G + 1, 1),
+            sized(2, OpKind::Load, G + 1, 1),
+            sized(1, OpKind::Load, G, 1),
+        ];
+        assert_eq!(races_of(flags), vec![]);
+        // A 2-byte write over both flags races with each, at its byte.
+        let wide = vec![
+            spawn(1),
+            spawn(2),
+            sized(1, OpKind::Store, G, 1),
+            sized(1, OpKind::Store, G + 3, 1),
+            sized(2, OpKind::Store, G + 1, 2),
+            sized(2, OpKind::Load, G + 3, 1),
+        ];
+        assert_eq!(races_of(wide), vec![(3, 5, G + 3)]);
+        // A byte's last write survives another thread's write of the next.
+        let kept = vec![
+            spawn(1),
+            spawn(2),
+            sized(1, OpKind::Store, G, 1),
+            sized(2, OpKind::Store, G + 1, 1),
+            sized(2, OpKind::Load, G, 4),
+        ];
+        assert_eq!(races_of(kept), vec![(2, 4, G)]);
     }
 
     /// Thread 1 writes a heap block and frees it; thread 2 writes the block
