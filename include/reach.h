@@ -1,7 +1,8 @@
 /* reach.h: program inputs for reach-native's concolic testing.
  *
- * Build with `REACH_SYMBOLIC=1 reach-cc ...` so the branches that depend on
- * these inputs are recorded; `reach-native` then chooses the inputs of each
+ * Build with `reach-cc ...` (a file that calls these functions gets the
+ * shadow computations that record the branches depending on the inputs;
+ * REACH_SYMBOLIC=1 gives them to every file); `reach-native` then chooses the inputs of each
  * execution (with z3) as well as its schedule. A run without reach-native
  * gets the defaults: 0 clamped to the range, zero bytes, assumptions ignored.
  */

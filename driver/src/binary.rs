@@ -101,6 +101,14 @@ impl Binary {
         })
     }
 
+    /// True if the binary was built with the shadow computations of
+    /// concolic testing (its site table has the marker the pass adds).
+    pub fn traced(&self) -> bool {
+        self.sites
+            .values()
+            .any(|s| s.what == reach_channel::sites::SHADOW_MARKER)
+    }
+
     /// `file:line:col (function)` for a site id, if known.
     pub fn location(&self, site: u64) -> Option<String> {
         let s = self.sites.get(&site)?;
@@ -110,4 +118,36 @@ impl Binary {
         }
         Some(text)
     }
+}
+
+/// Names whose presence in a binary's symbols shows it reads program
+/// inputs: the functions of `reach.h` and the runtime's entry points they
+/// call.
+const INPUT_SYMBOLS: [&str; 6] = [
+    "reach_input_int",
+    "reach_input_bytes",
+    "reach_assume",
+    "__reach_input_int",
+    "__reach_input_bytes",
+    "__reach_assume",
+];
+
+/// True if the ELF file at `path` refers to or defines a function that
+/// reads program inputs (`reach_input_int`, `reach_input_bytes`,
+/// `reach_assume`, or the runtime's entry points behind them); false for
+/// a file that cannot be read or parsed.
+pub fn reads_inputs(path: &Path) -> bool {
+    let Ok(bytes) = std::fs::read(path) else {
+        return false;
+    };
+    let Ok(elf) = Elf::parse(&bytes) else {
+        return false;
+    };
+    let named = |strtab: &goblin::strtab::Strtab, name: usize| {
+        strtab
+            .get_at(name)
+            .is_some_and(|n| INPUT_SYMBOLS.contains(&n))
+    };
+    elf.syms.iter().any(|s| named(&elf.strtab, s.st_name))
+        || elf.dynsyms.iter().any(|s| named(&elf.dynstrtab, s.st_name))
 }

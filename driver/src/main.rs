@@ -232,11 +232,7 @@ fn run(cli: &Cli) -> Result<u8> {
         .min(reach_native::exec::MAX_EVENTS);
     let branch_directed = cli.strategy == StrategyName::Branches && schedule.is_none();
     if branch_directed {
-        if !binary
-            .sites
-            .values()
-            .any(|s| s.what == reach_channel::sites::SHADOW_MARKER)
-        {
+        if !binary.traced() {
             bail!(
                 "--strategy branches needs the branch conditions traced: rebuild {} with REACH_SYMBOLIC=1 reach-cc",
                 cli.program.display()
@@ -478,6 +474,9 @@ fn run(cli: &Cli) -> Result<u8> {
     progress.finish();
     if seeded {
         summary.seed = Some(seed);
+    }
+    if let Some(why) = fixed_inputs(cli, &binary) {
+        bound_by_fixed_inputs(&mut summary, &why);
     }
     if !cli.no_shorten && !options.interrupt.load(Ordering::Relaxed) {
         shorten_first(&mut executor, &mut summary, &options);
@@ -822,6 +821,42 @@ fn finish(
         }
         _ => EXIT_LIMIT,
     })
+}
+
+/// Why the program's inputs kept their defaults in every execution although
+/// it reads inputs: it was built without the shadow computations that let
+/// the driver choose them (a concolic run varies them). `None` if it reads
+/// none, or they were varied.
+fn fixed_inputs(cli: &Cli, binary: &Binary) -> Option<String> {
+    if binary.traced() {
+        return None;
+    }
+    let asked = cli.symbolic_args || cli.symbolic_stdin > 0;
+    let reads = binary
+        .path
+        .as_deref()
+        .is_some_and(reach_native::binary::reads_inputs);
+    if !asked && !reads {
+        return None;
+    }
+    Some(format!(
+        "inputs fixed at their defaults: {} reads inputs but was built without concolic tracing (rebuild it with reach-cc, without REACH_SYMBOLIC=0)",
+        cli.program.display()
+    ))
+}
+
+/// Makes a search that completed with fixed inputs say it is bounded by
+/// them (`why`), and adds them to the coverage line.
+fn bound_by_fixed_inputs(summary: &mut Summary, why: &str) {
+    match &mut summary.stop {
+        StopReason::Complete => summary.stop = StopReason::Bounded(why.to_string()),
+        StopReason::Bounded(other) => *other = format!("{other}; {why}"),
+        _ => {}
+    }
+    if let Some(line) = &mut summary.coverage {
+        line.push_str("; ");
+        line.push_str(why);
+    }
 }
 
 /// `--shard-split`, or its default.

@@ -64,6 +64,7 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
         message: e.to_string(),
     };
     let source = crate::debuginfo::module_source_path(module);
+    let symbolic = crate::symbolic::enabled(module.as_mut_ptr());
     crate::symbolic::define_input_api(module.as_mut_ptr());
     let mut stats = Stats::default();
     let mut classifier = Classifier {
@@ -120,7 +121,7 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
     let ctx = module.get_context();
     let builder = ctx.create_builder();
     let mut table = SiteTable::new(&source);
-    if crate::symbolic::enabled() {
+    if symbolic {
         // SAFETY: the callback only gets functions of this module.
         let skip = |f: Value| unsafe { FunctionValue::new(f) }.is_none_or(skip_function);
         let sym = crate::symbolic::instrument(module.as_mut_ptr(), &mut table, &source, &skip);

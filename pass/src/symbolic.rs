@@ -56,9 +56,31 @@ pub const SYMBOLIC_ENV: &str = reach_channel::env::SYMBOLIC;
 /// Most argument shadows passed to a call.
 const ARG_SLOTS: u32 = 8;
 
-/// True if `REACH_SYMBOLIC=1`.
-pub fn enabled() -> bool {
-    std::env::var(SYMBOLIC_ENV).is_ok_and(|v| v == "1")
+/// The functions of `reach.h`: a module that calls one of them reads
+/// program inputs.
+pub const INPUT_API: [&str; 3] = ["reach_input_int", "reach_input_bytes", "reach_assume"];
+
+/// True if `module` gets the shadow computations: `REACH_SYMBOLIC=1` asks
+/// for them, `REACH_SYMBOLIC=0` refuses them, and otherwise a module gets
+/// them when it refers to a function of [`INPUT_API`] (reads inputs), so
+/// that a program that reads inputs is built for concolic testing without
+/// a variable to remember.
+pub(crate) fn enabled(module: LLVMModuleRef) -> bool {
+    match std::env::var(SYMBOLIC_ENV).ok().as_deref() {
+        Some("1") => true,
+        Some("0") => false,
+        _ => reads_inputs(module),
+    }
+}
+
+/// True if `module` declares or defines a function of [`INPUT_API`] (a
+/// C front end declares only the functions a module refers to).
+pub(crate) fn reads_inputs(module: LLVMModuleRef) -> bool {
+    INPUT_API.iter().any(|name| {
+        let n = cstr(name);
+        // SAFETY: looking a name up in the live module.
+        !unsafe { c::LLVMGetNamedFunction(module, n.as_ptr()) }.is_null()
+    })
 }
 
 /// Counts of what was instrumented.

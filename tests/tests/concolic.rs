@@ -387,9 +387,10 @@ fn unfold_builds_one_unfolding_over_inputs() {
 }
 
 #[test]
-fn without_symbolic_instrumentation_inputs_keep_their_defaults() {
-    // The same program built without the shadow computations: one input
-    // vector (mode = 0), no deadlock.
+fn without_symbolic_instrumentation_inputs_keep_their_defaults_and_the_run_says_so() {
+    // The same program built without the shadow computations
+    // (REACH_SYMBOLIC=0): one input vector (mode = 0), no deadlock, and the
+    // search does not claim to be complete.
     let program = build_source_as(
         "c-examples/concolic_input_deadlock.c",
         &["-O1", "-g"],
@@ -397,8 +398,63 @@ fn without_symbolic_instrumentation_inputs_keep_their_defaults() {
         false,
     );
     let run = reach(&program, &[], &[]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
     assert!(run.json["bug"].is_null());
+    assert!(!run.complete(), "{}", run.stdout);
+    let coverage = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("coverage: "))
+        .unwrap_or_default();
+    assert!(
+        coverage.contains("not complete: inputs fixed at their defaults"),
+        "{coverage}"
+    );
+    assert!(!coverage.contains("complete: every"), "{coverage}");
+}
+
+/// reach-cc turns the shadow computations on by itself in a module that
+/// calls the input functions: built with no variable set, the program's
+/// deadlock that needs an input is found.
+#[test]
+fn reach_cc_traces_a_program_that_reads_inputs_without_being_asked() {
+    let exe = reach_tests::scratch().join("concolic_input_deadlock-auto");
+    let status = Command::new(bin("reach-cc"))
+        .env_remove("REACH_SYMBOLIC")
+        .args(["-O1", "-g"])
+        .arg(root().join("c-examples/concolic_input_deadlock.c"))
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .expect("run reach-cc");
+    assert!(status.success());
+    let run = reach(&exe, &[], &[]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.bug_kind().as_deref(),
+        Some("deadlock"),
+        "{}",
+        run.stdout
+    );
+    // A program that reads no input stays without them.
+    let plain = reach_tests::scratch().join("racy_counter-auto");
+    let status = Command::new(bin("reach-cc"))
+        .env_remove("REACH_SYMBOLIC")
+        .arg(root().join("c-examples/racy_counter.c"))
+        .arg("-o")
+        .arg(&plain)
+        .status()
+        .expect("run reach-cc");
+    assert!(status.success());
+    let run = reach(&plain, &["--strategy", "branches"], &[]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", run.stderr);
+    assert!(
+        lines[0].contains("--strategy branches needs the branch conditions traced"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
