@@ -77,6 +77,7 @@ fn executor_mode(
         symbolic_stdin: 0,
         trace_shared: false,
         env_layout: Default::default(),
+        isolate: None,
     };
     match Executor::new(config) {
         Ok(e) => e,

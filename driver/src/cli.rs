@@ -268,6 +268,15 @@ pub struct Cli {
     /// Run the program's threads as kernel threads (the default).
     #[arg(long)]
     pub no_user_threads: bool,
+    /// Every execution sees the working directory as it was when the run
+    /// started: the program runs in a private mount namespace with an
+    /// overlay on it, put back after each execution (needs root or
+    /// CAP_SYS_ADMIN).
+    #[arg(long)]
+    pub isolate_files: bool,
+    /// Like --isolate-files for DIR too (repeatable; implies --isolate-files).
+    #[arg(long, value_name = "DIR")]
+    pub isolate: Vec<PathBuf>,
     /// Do not bind each worker, its fork server and its executions to one
     /// CPU (by default they share one, and parallel workers get different
     /// ones).

@@ -6,7 +6,7 @@ use reach_native::binary::Binary;
 use reach_native::bug::{BugPolicy, RaceDetector};
 use reach_native::cli::{Cli, MergeCli, StrategyName};
 use reach_native::concolic::tree::TreeSearch;
-use reach_native::exec::{EnvLayout, ExecConfig, Executor};
+use reach_native::exec::{DirSnapshot, EnvLayout, ExecConfig, Executor, Isolation};
 use reach_native::explore::{explore, ExploreOptions, StopReason, Summary};
 use reach_native::record::Recorder;
 use reach_native::replay::replay;
@@ -272,6 +272,7 @@ fn run(cli: &Cli) -> Result<u8> {
             .as_ref()
             .and_then(|s| s.env_layout)
             .unwrap_or_default(),
+        isolate: isolation(cli)?,
     };
     // Concolic testing when the program records branches on inputs.
     let concolic = !branch_directed
@@ -308,6 +309,12 @@ fn run(cli: &Cli) -> Result<u8> {
         write_recorded(cli, max_steps, env_layout, recorder.as_ref(), None)?;
         return finish(cli, &binary, &summary, replayed.as_ref(), env_layout);
     }
+    // Without isolation, what the executions leave in the working directory
+    // is compared at the end.
+    let workdir = (executor.config().isolate.is_none())
+        .then(|| std::env::current_dir().ok())
+        .flatten()
+        .map(|dir| DirSnapshot::take(&dir));
     let interrupt = Arc::new(AtomicBool::new(false));
     {
         let flag = interrupt.clone();
@@ -476,10 +483,13 @@ fn run(cli: &Cli) -> Result<u8> {
         summary.seed = Some(seed);
     }
     if let Some(why) = fixed_inputs(cli, &binary) {
-        bound_by_fixed_inputs(&mut summary, &why);
+        bound_by(&mut summary, &why);
     }
     if !cli.no_shorten && !options.interrupt.load(Ordering::Relaxed) {
         shorten_first(&mut executor, &mut summary, &options);
+    }
+    if let Some(snapshot) = &workdir {
+        files_changed(cli, &mut summary, &snapshot.changes());
     }
     // Persistence is on by default where the machine allows it: only an
     // explicit --persistent hears that it does not.
@@ -823,6 +833,14 @@ fn finish(
     })
 }
 
+/// The directories `--isolate-files` and `--isolate DIR` ask to isolate.
+fn isolation(cli: &Cli) -> Result<Option<Arc<Isolation>>> {
+    if !cli.isolate_files && cli.isolate.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Arc::new(Isolation::new(&cli.isolate, true)?)))
+}
+
 /// Why the program's inputs kept their defaults in every execution although
 /// it reads inputs: it was built without the shadow computations that let
 /// the driver choose them (a concolic run varies them). `None` if it reads
@@ -845,9 +863,40 @@ fn fixed_inputs(cli: &Cli, binary: &Binary) -> Option<String> {
     ))
 }
 
-/// Makes a search that completed with fixed inputs say it is bounded by
-/// them (`why`), and adds them to the coverage line.
-fn bound_by_fixed_inputs(summary: &mut Summary, why: &str) {
+/// What a run whose executions changed files in the working directory
+/// (`changed`, relative to it) says: a note, a search that completed is
+/// bounded by it (later executions may have started from other files than
+/// earlier ones), and a nondeterminism report names the files.
+fn files_changed(cli: &Cli, summary: &mut Summary, changed: &[PathBuf]) {
+    if changed.is_empty() {
+        return;
+    }
+    let mut names: Vec<String> = changed
+        .iter()
+        .take(5)
+        .map(|p| p.display().to_string())
+        .collect();
+    if changed.len() > 5 {
+        names.push(format!("and {} more", changed.len() - 5));
+    }
+    let names = names.join(", ");
+    let why = format!(
+        "the executions changed files in the working directory ({names}), so later ones may have started from other files (--isolate-files gives each the directory as it was)"
+    );
+    for finding in &mut summary.findings {
+        if finding.bug.kind == reach_native::bug::BugKind::Nondeterminism {
+            finding.bug.message = format!("{}; {why}", finding.bug.message);
+        }
+    }
+    if !cli.quiet {
+        eprintln!("reach-native: note: {why}");
+    }
+    bound_by(summary, &why);
+}
+
+/// Makes a search that completed say it is bounded by `why`, and adds it
+/// to the coverage line.
+fn bound_by(summary: &mut Summary, why: &str) {
     match &mut summary.stop {
         StopReason::Complete => summary.stop = StopReason::Bounded(why.to_string()),
         StopReason::Bounded(other) => *other = format!("{other}; {why}"),

@@ -76,6 +76,7 @@ fn classes(program: &Path, strategy: impl Strategy, trace_shared: bool) -> (BTre
         symbolic_stdin: 0,
         trace_shared,
         env_layout: Default::default(),
+        isolate: None,
     })
     .expect("executor");
     let options = ExploreOptions {

@@ -158,6 +158,7 @@ fn long_executor(record: u64, fork_server: bool) -> Executor {
         symbolic_stdin: 0,
         trace_shared: false,
         env_layout: Default::default(),
+        isolate: None,
     })
     .expect("executor")
 }
@@ -258,6 +259,7 @@ fn bad_configurations_are_clear_errors() {
         symbolic_stdin: 0,
         trace_shared: false,
         env_layout: Default::default(),
+        isolate: None,
     };
     let err = Executor::new(base.clone()).err().expect("missing program");
     assert!(matches!(err, ExecError::ProgramMissing(_)), "{err}");

@@ -74,6 +74,7 @@ fn config(program: &Path, args: &[&str], fork_server: bool) -> ExecConfig {
         symbolic_stdin: 0,
         trace_shared: false,
         env_layout: Default::default(),
+        isolate: None,
     }
 }
 

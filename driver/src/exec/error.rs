@@ -51,6 +51,9 @@ pub enum ExecError {
     /// execution ran; it was killed and has no result.
     #[error("the execution was stopped before it ended")]
     Cancelled,
+    /// The isolated directories could not be put back after an execution.
+    #[error("cannot put the isolated directories back after an execution: {0}")]
+    Isolate(std::io::Error),
     /// The channel header is not readable at all.
     #[error("the program under test corrupted the control channel: {0}")]
     Channel(#[from] ChannelError),

@@ -260,6 +260,21 @@ impl Executor {
         Ok(outcome)
     }
 
+    /// With `--isolate-files`, under the fork server: puts the isolated
+    /// directories back as they were (an execution started with exec has a
+    /// namespace of its own).
+    fn restore_files(&mut self) -> Result<(), ExecError> {
+        let (Some(isolation), ServerState::Running(server, _)) =
+            (&self.config.isolate, &self.server)
+        else {
+            return Ok(());
+        };
+        isolation
+            .restore(server.pid())
+            .map(|_| ())
+            .map_err(ExecError::Isolate)
+    }
+
     /// The object records of the execution that just ran with `outcome`
     /// (for naming memory in its report); none if they cannot be read
     /// (memory is then shown by address).
@@ -271,8 +286,17 @@ impl Executor {
             .unwrap_or_default()
     }
 
-    /// [`Executor::run`] in the current thread mode.
+    /// [`Executor::run`] in the current thread mode, once the isolated
+    /// directories are as they were when the run started (which also hides
+    /// from every execution what static constructors wrote in the server).
     fn run_once(&mut self, request: &Request) -> Result<Outcome, ExecError> {
+        self.ensure_server()?;
+        self.restore_files()?;
+        self.run_in_mode(request)
+    }
+
+    /// [`Executor::run_once`] without putting files back.
+    fn run_in_mode(&mut self, request: &Request) -> Result<Outcome, ExecError> {
         self.ensure_server()?;
         let mut lost = None;
         if let ServerState::Running(server, start) = &mut self.server {

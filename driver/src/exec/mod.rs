@@ -8,17 +8,21 @@
 mod channel;
 mod error;
 mod executor;
+mod isolate;
 mod outcome;
 mod process;
 mod server;
 mod setting;
+mod watch;
 
 pub use channel::{MAX_EVENTS, MAX_PREFIX};
 
 pub use error::ExecError;
 pub use executor::{locate_program, Executor};
+pub use isolate::{IsolateError, Isolation};
 pub use process::OUTPUT_LIMIT;
 pub use setting::{EnvLayout, PAD_PREFIX};
+pub use watch::DirSnapshot;
 
 use reach_channel::{Event, Policy, RunStatus, ThreadSet, ThreadSlot};
 use std::ffi::OsString;
@@ -82,6 +86,10 @@ pub struct ExecConfig {
     /// initial stack: padded to it, so that stack addresses do not depend on
     /// the environment the driver runs in (grown if they do not fit).
     pub env_layout: EnvLayout,
+    /// Directories every execution sees as they were when the run started
+    /// (`--isolate-files`): the program runs in a private mount namespace
+    /// with an overlay on each, put back after every execution.
+    pub isolate: Option<std::sync::Arc<Isolation>>,
 }
 
 /// What one execution must do.

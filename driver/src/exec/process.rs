@@ -360,6 +360,7 @@ pub(super) fn program_command(
 ) -> Command {
     use reach_channel::fork::{CHANNEL_FD_NUMBER, REQUEST_FD_NUMBER, RESPONSE_FD_NUMBER};
     let block = start_block(config, control.is_some(), binding);
+    let isolation = config.isolate.as_ref().map(|i| i.plan());
     let mut cmd = Command::new(&block.path);
     cmd.arg0(&block.argv[0])
         .args(&block.argv[1..])
@@ -371,6 +372,9 @@ pub(super) fn program_command(
     // SAFETY: the closure only makes async-signal-safe syscalls.
     unsafe {
         cmd.pre_exec(move || {
+            if let Some(plan) = &isolation {
+                plan.enter()?;
+            }
             let current = libc::personality(0xffff_ffff);
             if current != -1 {
                 libc::personality(

@@ -53,6 +53,13 @@ pub struct ForkServer {
     pub persist_off: Option<(String, bool)>,
 }
 
+impl ForkServer {
+    /// The server's process id.
+    pub fn pid(&self) -> libc::pid_t {
+        self.group.pid()
+    }
+}
+
 /// What a server reported about one execution.
 enum Report {
     Done(i32),

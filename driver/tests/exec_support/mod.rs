@@ -117,6 +117,7 @@ pub fn executor_full(program: &Path, args: &[&str], max_steps: u64, timeout: Dur
         symbolic_stdin: 0,
         trace_shared: false,
         env_layout: Default::default(),
+        isolate: None,
     })
     .expect("executor")
 }
