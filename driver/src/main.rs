@@ -881,7 +881,7 @@ fn files_changed(cli: &Cli, summary: &mut Summary, changed: &[PathBuf]) {
     }
     let names = names.join(", ");
     let why = format!(
-        "the executions changed files in the working directory ({names}), so later ones may have started from other files (--isolate-files gives each the directory as it was)"
+        "files in the working directory changed during the run ({names}): later executions may have started from other files than earlier ones (--isolate-files gives each the directory as it was)"
     );
     for finding in &mut summary.findings {
         if finding.bug.kind == reach_native::bug::BugKind::Nondeterminism {

@@ -95,7 +95,7 @@ fn a_run_whose_executions_changed_files_is_not_complete() {
         .unwrap_or_default();
     assert!(
         coverage.contains(
-            "not complete: the executions changed files in the working directory (run.log)"
+            "not complete: files in the working directory changed during the run (run.log)"
         ),
         "{coverage}"
     );
@@ -164,7 +164,7 @@ int main(void) {
     assert_eq!(report["bug"]["kind"], "nondeterminism", "{stdout}");
     let message = report["bug"]["message"].as_str().unwrap_or_default();
     assert!(
-        message.contains("changed files in the working directory (run.log)"),
+        message.contains("files in the working directory changed during the run (run.log)"),
         "{message}"
     );
     // Isolated, the same program is deterministic.

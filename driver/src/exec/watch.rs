@@ -62,9 +62,13 @@ impl DirSnapshot {
 }
 
 /// The entries under `root`, breadth first, at most [`MAX_ENTRIES`];
-/// symbolic links are not followed.
+/// symbolic links are not followed, nor mount points of other file systems.
 fn walk(root: &Path) -> BTreeMap<PathBuf, State> {
     let mut entries = BTreeMap::new();
+    // Other file systems (`/proc`, `/sys`, tmpfs mounts) are not entered.
+    let Ok(device) = std::fs::metadata(root).map(|m| m.dev()) else {
+        return entries;
+    };
     let mut queue = VecDeque::from([PathBuf::new()]);
     while let Some(rel) = queue.pop_front() {
         let Ok(list) = std::fs::read_dir(root.join(&rel)) else {
@@ -83,7 +87,7 @@ fn walk(root: &Path) -> BTreeMap<PathBuf, State> {
                 path.clone(),
                 (dir, meta.len(), meta.mtime(), meta.mtime_nsec(), meta.ino()),
             );
-            if dir {
+            if dir && meta.dev() == device {
                 queue.push_back(path);
             }
         }
