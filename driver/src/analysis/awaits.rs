@@ -96,7 +96,9 @@ pub fn livelock_message(trace: &Trace, stuck: &[Awaiting]) -> String {
             let mut objects: Vec<String> = a
                 .reads
                 .iter()
-                .map(|&r| format!("{:#x}", trace.events[r].op.object))
+                .map(|&r| trace.events[r].op)
+                .filter(|op| op.accesses()[0].is_some())
+                .map(|op| format!("{:#x}", op.object))
                 .collect();
             objects.dedup();
             let what = if objects.is_empty() {
