@@ -126,13 +126,53 @@ fn var_name(sym: &SymTrace, i: usize) -> String {
     format!("{}#{}/{}", input.name, input.occurrence, input.bytes.len())
 }
 
-/// Evaluates node `id` under `model` (inputs missing from it keep their
-/// values in `sym`); `None` where a value is wider than 64 bits.
-fn eval(sym: &SymTrace, model: &Model, memo: &mut HashMap<u32, u64>, id: u32) -> Option<u64> {
-    if let Some(v) = memo.get(&id) {
-        return Some(*v);
+/// The nodes below (and including) `id` that `done` does not hold yet, in
+/// increasing order: a checked node's operands have smaller ids, so each
+/// comes after its operands. Found with an explicit stack: an expression
+/// can be as deep as the program's loop that built it.
+fn pending(sym: &SymTrace, id: u32, done: impl Fn(u32) -> bool) -> Vec<u32> {
+    let mut found = BTreeSet::new();
+    let mut stack = vec![id];
+    while let Some(x) = stack.pop() {
+        if x == 0 || done(x) || !found.insert(x) {
+            continue;
+        }
+        if let Some(n) = sym.nodes.get(x as usize - 1) {
+            stack.extend([n.a, n.b, n.c].into_iter().filter(|&o| o < x));
+        }
     }
-    let n = sym.nodes.get(id as usize - 1)?;
+    found.into_iter().collect()
+}
+
+/// Evaluates node `id` under `model` (inputs missing from it keep their
+/// values in `sym`); `None` where a value is wider than 64 bits. Every
+/// node evaluated is remembered in `memo`, failures too; the operands
+/// first, so no evaluation recurses more than one level.
+fn eval(
+    sym: &SymTrace,
+    model: &Model,
+    memo: &mut HashMap<u32, Option<u64>>,
+    id: u32,
+) -> Option<u64> {
+    if let Some(v) = memo.get(&id) {
+        return *v;
+    }
+    for x in pending(sym, id, |x| memo.contains_key(&x)) {
+        let v = eval_node(sym, model, memo, x);
+        memo.insert(x, v);
+    }
+    memo.get(&id).copied().flatten()
+}
+
+/// [`eval`] of node `id` whose operands `memo` holds (or are evaluated
+/// there).
+fn eval_node(
+    sym: &SymTrace,
+    model: &Model,
+    memo: &mut HashMap<u32, Option<u64>>,
+    id: u32,
+) -> Option<u64> {
+    let n = sym.nodes.get((id as usize).checked_sub(1)?)?;
     let op = SymOp::from_u16(n.op)?;
     let w = u32::from(n.width);
     let mask = |v: u64, w: u32| if w >= 64 { v } else { v & ((1u64 << w) - 1) };
@@ -267,9 +307,7 @@ fn eval(sym: &SymTrace, model: &Model, memo: &mut HashMap<u32, u64>, id: u32) ->
             }
         }
     };
-    let v = mask(v, w);
-    memo.insert(id, v);
-    Some(v)
+    Some(mask(v, w))
 }
 
 /// The execution's inputs with the model's values for the inputs in `vars`
@@ -464,7 +502,7 @@ impl Solver {
         stats: &mut ConcolicStats,
     ) -> Option<Model> {
         for model in self.cache.iter().rev() {
-            let mut memos: HashMap<*const SymTrace, HashMap<u32, u64>> = HashMap::new();
+            let mut memos: HashMap<*const SymTrace, HashMap<u32, Option<u64>>> = HashMap::new();
             let holds = constraints.iter().all(|c| {
                 let memo = memos.entry(c.trace_key()).or_default();
                 let expr = c.trace.branches[c.index].expr;
@@ -531,11 +569,29 @@ impl Solver {
         model
     }
 
-    /// The z3 term of (checked) node `id`.
+    /// The z3 term of (checked) node `id`, built operands first so that no
+    /// call recurses more than one level.
     fn term(&self, sym: &SymTrace, terms: &mut HashMap<u32, BV<'static>>, id: u32) -> BV<'static> {
         if let Some(t) = terms.get(&id) {
             return t.clone();
         }
+        for x in pending(sym, id, |x| terms.contains_key(&x)) {
+            let t = self.term_node(sym, terms, x);
+            terms.insert(x, t);
+        }
+        match terms.get(&id) {
+            Some(t) => t.clone(),
+            None => self.term_node(sym, terms, id),
+        }
+    }
+
+    /// [`Self::term`] of node `id` whose operands `terms` holds.
+    fn term_node(
+        &self,
+        sym: &SymTrace,
+        terms: &mut HashMap<u32, BV<'static>>,
+        id: u32,
+    ) -> BV<'static> {
         let n = sym.nodes[id as usize - 1];
         let w = u32::from(n.width);
         let ctx = self.ctx;
@@ -594,7 +650,68 @@ impl Solver {
                 }
             }
         };
-        terms.insert(id, t.clone());
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::concolic::Input;
+    use reach_channel::symbolic::InputKind;
+
+    /// `x + 1 + 1 + ...` 300,000 times, as a loop of the program builds
+    /// it: evaluated without recursing that deep.
+    #[test]
+    fn a_deep_expression_is_evaluated_without_recursion() {
+        const DEPTH: u32 = 300_000;
+        let mut nodes = vec![
+            SymNode {
+                op: SymOp::Input as u16,
+                width: 32,
+                imm: 0,
+                ..SymNode::default()
+            },
+            SymNode {
+                op: SymOp::Const as u16,
+                width: 32,
+                imm: 1,
+                ..SymNode::default()
+            },
+        ];
+        let mut last = 1;
+        for _ in 0..DEPTH {
+            nodes.push(SymNode {
+                op: SymOp::Add as u16,
+                width: 32,
+                a: last,
+                b: 2,
+                ..SymNode::default()
+            });
+            last = nodes.len() as u32;
+        }
+        let sym = SymTrace {
+            inputs: vec![Input {
+                name: "x".into(),
+                occurrence: 0,
+                kind: InputKind::Int,
+                bytes: 5u32.to_le_bytes().to_vec(),
+                lo: 0,
+                hi: 100,
+                thread: 0,
+            }],
+            nodes,
+            ..SymTrace::default()
+        };
+        let mut memo = HashMap::new();
+        assert_eq!(
+            eval(&sym, &Model::new(), &mut memo, last),
+            Some(5 + u64::from(DEPTH))
+        );
+        let model: Model = [("x#0/4".to_string(), 7u32.to_le_bytes().to_vec())].into();
+        assert_eq!(
+            eval(&sym, &model, &mut HashMap::new(), last),
+            Some(7 + u64::from(DEPTH))
+        );
     }
 }
