@@ -342,6 +342,19 @@ fn a_race_names_the_byte_accessed_not_a_neighbour_in_its_granule() {
         assert_eq!(race["name"], "state.owner", "{detector}: {race}");
         assert!(run.stdout.contains("(state.owner)"), "{}", run.stdout);
     }
+    // Two bit-fields of one byte are one location, named by both.
+    let run = reach(&build_example("bytes_bitfield_race.c"), &[], &[]);
+    assert_eq!(
+        run.bug_kind().as_deref(),
+        Some("data_race"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        run.json["bug"]["race"]["name"], "bits.{low,high}",
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

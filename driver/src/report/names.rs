@@ -105,10 +105,20 @@ impl Ty {
                 }
             }
             Ty::Record(_, members) => {
-                let member = members.iter().rev().find(|(_, at, ty)| {
-                    *at <= offset && offset < at.saturating_add(ty.size().max(1))
-                });
-                match member {
+                let covering: Vec<&(String, u64, Rc<Ty>)> = members
+                    .iter()
+                    .filter(|(_, at, ty)| {
+                        *at <= offset && offset < at.saturating_add(ty.size().max(1))
+                    })
+                    .collect();
+                if covering.len() > 1 && covering.iter().all(|(name, _, _)| !name.is_empty()) {
+                    // Bit-fields sharing the byte (one C11 memory
+                    // location), or an anonymous union's members.
+                    let names: Vec<&str> = covering.iter().map(|m| m.0.as_str()).collect();
+                    out.push_str(&format!(".{{{}}}", names.join(",")));
+                    return;
+                }
+                match covering.last() {
                     Some((name, at, ty)) => {
                         if !name.is_empty() {
                             out.push('.');
@@ -510,10 +520,25 @@ fn type_of(
                         .unwrap_or_default(),
                     _ => String::new(),
                 };
-                let at = match member.attr_value(gimli::DW_AT_data_member_location) {
+                let mut at = match member.attr_value(gimli::DW_AT_data_member_location) {
                     Ok(Some(value)) => value.udata_value().unwrap_or(0),
                     _ => 0,
                 };
+                // A bit-field covers the bytes of its bits.
+                let bits = match member.attr_value(gimli::DW_AT_bit_size) {
+                    Ok(Some(value)) => value.udata_value(),
+                    _ => None,
+                };
+                let bit_offset = match member.attr_value(gimli::DW_AT_data_bit_offset) {
+                    Ok(Some(value)) => value.udata_value(),
+                    _ => None,
+                };
+                if let (Some(bits), Some(bit_offset)) = (bits, bit_offset) {
+                    at = bit_offset / 8;
+                    let len = (bit_offset % 8 + bits).div_ceil(8);
+                    members.push((name, at, Rc::new(Ty::Scalar(len.max(1)))));
+                    continue;
+                }
                 let member_ty = match member.attr_value(gimli::DW_AT_type) {
                     Ok(Some(gimli::AttributeValue::UnitRef(t))) => t,
                     _ => continue,
@@ -590,5 +615,28 @@ mod tests {
         assert_eq!(name(12), "q[1].tail");
         assert_eq!(name(13), "q[1].tail+1");
         assert_eq!(name(40), "q+40");
+    }
+
+    #[test]
+    fn bit_fields_sharing_a_byte_are_named_together() {
+        let byte = Rc::new(Ty::Scalar(1));
+        // `struct { unsigned low:4, high:4; char tag; unsigned wide:12; }`.
+        let bits = Ty::Record(
+            4,
+            vec![
+                ("low".into(), 0, byte.clone()),
+                ("high".into(), 0, byte.clone()),
+                ("tag".into(), 1, byte.clone()),
+                ("wide".into(), 2, Rc::new(Ty::Scalar(2))),
+            ],
+        );
+        let name = |offset| {
+            let mut s = "bits".to_string();
+            bits.describe(offset, &mut s);
+            s
+        };
+        assert_eq!(name(0), "bits.{low,high}");
+        assert_eq!(name(1), "bits.tag");
+        assert_eq!(name(3), "bits.wide+1");
     }
 }
