@@ -20,7 +20,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#ifndef SLOTS
 #define SLOTS 4
+#endif
 #define NONE (-1)
 #define TAKEN (-2)
 

@@ -548,7 +548,10 @@ fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
             );
         };
         match st.policy {
-            Policy::ContinueThenLowest if cur != NONE && cur == yielded => {
+            // Past the recording bound only: while recording, the
+            // search's own bookkeeping (optimal DPOR's sleep sets and
+            // wakeup trees) expects the plain continuation.
+            Policy::ContinueThenLowest if cur != NONE && cur == yielded && st.cut => {
                 next_after(&cand, cur).unwrap_or(lowest)
             }
             Policy::ContinueThenLowest if cur != NONE && cand.contains(cur) => cur,
