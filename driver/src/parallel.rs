@@ -423,7 +423,9 @@ fn coordinate<S: Splittable>(
                 &mut signatures,
             ),
         }
-        if !stop.load(Ordering::Relaxed) {
+        // A worker may have set `stop` first (its execution cancelled, or
+        // numbered past --max-executions): the reason is still a limit.
+        if summary.stop == StopReason::Complete {
             if let Some(why) = cancel.reason() {
                 summary.stop = StopReason::cancelled(why);
                 stop.store(true, Ordering::Relaxed);
@@ -437,6 +439,14 @@ fn coordinate<S: Splittable>(
         }
         summary.elapsed = start.elapsed();
         progress(summary);
+    }
+    // Stopped, with no bug, error or limit recorded: the workers abandoned
+    // their subtrees, so the search is not complete.
+    if summary.stop == StopReason::Complete && stop.load(Ordering::Relaxed) {
+        summary.stop = match cancel.reason() {
+            Some(why) => StopReason::cancelled(why),
+            None => StopReason::ExecutionLimit,
+        };
     }
 }
 
