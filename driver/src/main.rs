@@ -272,7 +272,7 @@ fn run(cli: &Cli) -> Result<u8> {
             .as_ref()
             .and_then(|s| s.env_layout)
             .unwrap_or_default(),
-        isolate: isolation(cli)?,
+        isolate: isolation(cli, schedule.as_ref())?,
     };
     // Concolic testing when the program records branches on inputs.
     let concolic = !branch_directed
@@ -292,6 +292,7 @@ fn run(cli: &Cli) -> Result<u8> {
     let asked_layout = config.env_layout;
     let mut executor = Executor::new(config).context("cannot prepare the program for testing")?;
     let env_layout = executor.config().env_layout;
+    let setting = StartSetting::of(executor.config());
     if schedule.is_some() && env_layout != asked_layout {
         eprintln!(
             "reach-native: warning: the arguments and environment take more room than when the schedule was recorded ({} bytes in {} strings, now {} in {}): stack addresses may differ; replay with a smaller environment (env -u NAME ...)",
@@ -306,8 +307,8 @@ fn run(cli: &Cli) -> Result<u8> {
     if let Some(schedule) = &schedule {
         let recorder = cli.record.as_ref().map(|_| Recorder::new(1));
         let (summary, replayed) = replay(&mut executor, schedule, policy, recorder.as_ref());
-        write_recorded(cli, max_steps, env_layout, recorder.as_ref(), None)?;
-        return finish(cli, &binary, &summary, replayed.as_ref(), env_layout);
+        write_recorded(cli, max_steps, &setting, recorder.as_ref(), None)?;
+        return finish(cli, &binary, &summary, replayed.as_ref(), &setting);
     }
     // Without isolation, what the executions leave in the working directory
     // is compared at the end.
@@ -506,11 +507,11 @@ fn run(cli: &Cli) -> Result<u8> {
     write_recorded(
         cli,
         max_steps,
-        env_layout,
+        &setting,
         options.record.as_deref(),
         Some(&summary),
     )?;
-    finish(cli, &binary, &summary, None, env_layout)
+    finish(cli, &binary, &summary, None, &setting)
 }
 
 /// Refuses a schedule recorded for a program of another name: its steps
@@ -669,7 +670,7 @@ fn args(cli: &Cli) -> Vec<String> {
 fn write_recorded(
     cli: &Cli,
     max_steps: Option<u64>,
-    env_layout: EnvLayout,
+    setting: &StartSetting,
     recorder: Option<&Recorder>,
     origin: Option<&Summary>,
 ) -> Result<()> {
@@ -681,7 +682,7 @@ fn write_recorded(
             file.program = cli.program.display().to_string();
             file.args = args(cli);
             file.max_steps = max_steps;
-            file.env_layout = Some(env_layout).filter(|l| !l.is_default());
+            setting.record(&mut file);
             if let Some(summary) = origin {
                 file.strategy = Some(summary.strategy.to_string());
                 file.seed = summary.seed;
@@ -708,7 +709,7 @@ fn finish(
     binary: &Binary,
     summary: &Summary,
     replayed: Option<&reach_native::trace::Trace>,
-    env_layout: EnvLayout,
+    setting: &StartSetting,
 ) -> Result<u8> {
     let program = cli.program.display().to_string();
     let names = report::names::Names::new(binary);
@@ -740,7 +741,7 @@ fn finish(
             file.strategy = Some(summary.strategy.to_string());
             file.seed = summary.seed;
             file.no_await = cli.no_await || cli.strategy == StrategyName::Unfold;
-            file.env_layout = Some(env_layout).filter(|l| !l.is_default());
+            setting.record(&mut file);
             file.write(&cli.schedule_out)
                 .with_context(|| format!("cannot write {}", cli.schedule_out.display()))?;
             println!(
@@ -833,12 +834,43 @@ fn finish(
     })
 }
 
-/// The directories `--isolate-files` and `--isolate DIR` ask to isolate.
-fn isolation(cli: &Cli) -> Result<Option<Arc<Isolation>>> {
-    if !cli.isolate_files && cli.isolate.is_empty() {
+/// The directories `--isolate-files` and `--isolate DIR` ask to isolate,
+/// with those of the schedule file replayed.
+fn isolation(cli: &Cli, schedule: Option<&ScheduleFile>) -> Result<Option<Arc<Isolation>>> {
+    let recorded = schedule.and_then(|s| s.isolate_files.as_ref());
+    if !cli.isolate_files && cli.isolate.is_empty() && recorded.is_none() {
         return Ok(None);
     }
-    Ok(Some(Arc::new(Isolation::new(&cli.isolate, true)?)))
+    let mut dirs = cli.isolate.clone();
+    dirs.extend(recorded.into_iter().flatten().map(PathBuf::from));
+    Ok(Some(Arc::new(Isolation::new(&dirs, true)?)))
+}
+
+/// What a schedule file records of how the program was started: the
+/// environment's room and the isolated directories.
+#[derive(Clone)]
+struct StartSetting {
+    env_layout: EnvLayout,
+    isolate_files: Option<Vec<String>>,
+}
+
+impl StartSetting {
+    fn of(config: &ExecConfig) -> StartSetting {
+        StartSetting {
+            env_layout: config.env_layout,
+            isolate_files: config.isolate.as_ref().map(|i| {
+                i.extra_dirs()
+                    .iter()
+                    .map(|d| d.display().to_string())
+                    .collect()
+            }),
+        }
+    }
+
+    fn record(&self, file: &mut ScheduleFile) {
+        file.env_layout = Some(self.env_layout).filter(|l| !l.is_default());
+        file.isolate_files = self.isolate_files.clone();
+    }
 }
 
 /// Why the program's inputs kept their defaults in every execution although

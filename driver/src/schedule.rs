@@ -161,6 +161,11 @@ pub struct ScheduleFile {
     /// stack addresses are those of the recording; absent: the default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env_layout: Option<EnvLayout>,
+    /// The run isolated the working directory and these other directories
+    /// (`--isolate-files`, `--isolate DIR`), which `--replay` does too, so
+    /// that every replay starts from the directories as they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolate_files: Option<Vec<String>>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -338,6 +343,7 @@ impl ScheduleFile {
             symbolic_args: trace.symbolic.as_ref().is_some_and(|s| s.args),
             symbolic_stdin: trace.symbolic.as_ref().map_or(0, |s| s.stdin_bytes),
             env_layout: None,
+            isolate_files: None,
         }
     }
 
@@ -397,6 +403,7 @@ impl ScheduleFile {
                     symbolic_args: false,
                     symbolic_stdin: 0,
                     env_layout: None,
+                    isolate_files: None,
                 }
             }
             _ => {
@@ -512,6 +519,12 @@ impl ScheduleFile {
         if self.symbolic_stdin > 0 {
             scalar(&mut out, "symbolic_stdin", self.symbolic_stdin.to_string());
         }
+        if let Some(layout) = &self.env_layout {
+            scalar(&mut out, "env_layout", serde_json::to_string(layout)?);
+        }
+        if let Some(dirs) = &self.isolate_files {
+            scalar(&mut out, "isolate_files", serde_json::to_string(dirs)?);
+        }
         if !self.inputs.is_empty() {
             let items = self
                 .inputs
@@ -556,6 +569,32 @@ impl ScheduleFile {
     /// Writes the file.
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
         std::fs::write(path, self.to_text().map_err(std::io::Error::other)?)
+    }
+}
+
+#[cfg(test)]
+mod setting_tests {
+    use super::*;
+
+    #[test]
+    fn environment_layout_and_isolation_survive_the_text() {
+        let mut file = ScheduleFile::of_trace(
+            "p".into(),
+            Vec::new(),
+            None,
+            &Trace::new(Vec::new(), Vec::new()),
+            None,
+            None,
+        );
+        file.env_layout = Some(EnvLayout {
+            bytes: 128 * 1024,
+            entries: 512,
+        });
+        file.isolate_files = Some(vec!["/data".into()]);
+        let text = file.to_text().expect("text");
+        let back = ScheduleFile::parse(&text, "test").expect("parse");
+        assert_eq!(back.env_layout, file.env_layout);
+        assert_eq!(back.isolate_files, file.isolate_files);
     }
 }
 

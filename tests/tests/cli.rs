@@ -289,6 +289,48 @@ fn printed_replay_command_replays_from_any_shell_and_directory() {
     }
 }
 
+/// A bug recorded in an environment larger than the default room (100 KB
+/// more) records the room it took, and replays in a small environment with
+/// the same trace.
+#[test]
+fn a_schedule_recorded_in_a_large_environment_replays_in_a_small_one() {
+    let program = build_example("stack_counter_args.c");
+    let dir = scratch().join(format!("replay-large-env-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create the directory");
+    let run = |extra: Option<String>, options: &[&str], json: &str| -> serde_json::Value {
+        let mut cmd = Command::new(bin("reach-native"));
+        cmd.current_dir(&dir).env_remove("REACH_TEST_LARGE");
+        if let Some(value) = extra {
+            cmd.env("REACH_TEST_LARGE", value);
+        }
+        let out = cmd
+            .args(["--jobs", "1", "--json", json])
+            .args(options)
+            .arg(&program)
+            .args(["2", "two words"])
+            .output()
+            .expect("run reach-native");
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        serde_json::from_str(&std::fs::read_to_string(dir.join(json)).expect("report"))
+            .expect("json")
+    };
+    let found = run(Some("x".repeat(100_000)), &[], "found.json");
+    let schedule = std::fs::read_to_string(dir.join("reach-native.schedule")).expect("schedule");
+    assert!(schedule.contains("\"env_layout\""), "{schedule}");
+    let replayed = run(
+        None,
+        &["--replay", "reach-native.schedule"],
+        "replayed.json",
+    );
+    assert_eq!(replayed["bug"]["kind"], "data_race");
+    assert_eq!(replayed["bug"]["trace"], found["bug"]["trace"]);
+}
+
 #[test]
 fn garbage_schedule_file_is_one_clear_error() {
     let program = build_example("abba_deadlock.c");

@@ -173,3 +173,63 @@ int main(void) {
     assert_eq!(code, 0, "{stdout}");
     assert_eq!(report["complete"], true, "{stdout}");
 }
+
+/// A bug found with `--isolate-files` replays isolated without being told
+/// (the schedule file says so): replayed twice, it is the same race, and
+/// the log the program writes never reaches the directory.
+#[test]
+fn a_schedule_found_isolated_replays_isolated() {
+    let dir = fresh_dir("replay-isolated");
+    let source = dir.with_extension("c");
+    std::fs::write(
+        &source,
+        r#"#include <pthread.h>
+#include <stdio.h>
+static int counter, fresh;
+static void *worker(void *arg) {
+    if (fresh) counter++;
+    return arg;
+}
+int main(void) {
+    FILE *log = fopen("run.log", "a+");
+    if (!log) return 2;
+    fseek(log, 0, SEEK_END);
+    fresh = ftell(log) == 0;
+    fputs("started\n", log);
+    fclose(log);
+    pthread_t a, b;
+    pthread_create(&a, NULL, worker, NULL);
+    pthread_create(&b, NULL, worker, NULL);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    return 0;
+}
+"#,
+    )
+    .expect("write the source");
+    let program = dir.with_extension("bin");
+    let built = Command::new(bin("reach-cc"))
+        .args(["-g", "-O1"])
+        .arg(&source)
+        .arg("-o")
+        .arg(&program)
+        .status()
+        .expect("run reach-cc");
+    assert!(built.success());
+    let (code, stdout, _, found) = run_in(&dir, &["--isolate-files"], &program);
+    assert_eq!(code, 1, "{stdout}");
+    assert_eq!(found["bug"]["kind"], "data_race", "{stdout}");
+    let schedule = dir.join("reach-native.schedule");
+    let text = std::fs::read_to_string(&schedule).expect("the schedule file");
+    assert!(text.contains("\"isolate_files\": []"), "{text}");
+    let schedule = schedule.to_string_lossy().into_owned();
+    for round in 0..2 {
+        let (code, stdout, _, replayed) = run_in(&dir, &["--replay", &schedule], &program);
+        assert_eq!(code, 1, "replay {round}: {stdout}");
+        assert_eq!(
+            replayed["bug"]["trace"], found["bug"]["trace"],
+            "replay {round}"
+        );
+    }
+    assert!(!dir.join("run.log").exists());
+}

@@ -43,6 +43,8 @@ pub struct Isolation {
     base: PathBuf,
     /// The isolated directories, absolute and canonical.
     dirs: Vec<PathBuf>,
+    /// The directories asked for besides the working directory, canonical.
+    extra: Vec<PathBuf>,
     /// The driver's working directory, entered again inside the overlay.
     cwd: PathBuf,
     /// The mount plan as C strings, for the child before exec.
@@ -74,7 +76,8 @@ impl Isolation {
         let cwd = std::env::current_dir()
             .map_err(|e| IsolateError::Directory(".".into(), e.to_string()))?;
         let mut all: Vec<PathBuf> = Vec::new();
-        for dir in cwd_too.then(|| cwd.clone()).iter().chain(dirs) {
+        let mut extra: Vec<PathBuf> = Vec::new();
+        for (i, dir) in cwd_too.then(|| cwd.clone()).iter().chain(dirs).enumerate() {
             let canonical = dir
                 .canonicalize()
                 .map_err(|e| IsolateError::Directory(dir.clone(), e.to_string()))?;
@@ -97,6 +100,9 @@ impl Isolation {
                     "an overlay cannot take a path with ',' or ':'".into(),
                 ));
             }
+            if (i > 0 || !cwd_too) && !extra.contains(&canonical) {
+                extra.push(canonical.clone());
+            }
             if !all.contains(&canonical) {
                 all.push(canonical);
             }
@@ -112,6 +118,7 @@ impl Isolation {
         let isolation = Isolation {
             base,
             dirs: outer,
+            extra,
             cwd,
             plan,
         };
@@ -122,6 +129,11 @@ impl Isolation {
     /// The isolated directories.
     pub fn dirs(&self) -> &[PathBuf] {
         &self.dirs
+    }
+
+    /// The directories asked for besides the working directory.
+    pub fn extra_dirs(&self) -> &[PathBuf] {
+        &self.extra
     }
 
     /// The plan the child carries out before exec.
