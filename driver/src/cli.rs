@@ -18,6 +18,8 @@ Examples:
     reach-native ./prog --threads 4
   Replay the bug's schedule (written to reach-native.schedule):
     reach-native --replay reach-native.schedule ./prog
+  Give every execution the working directory as it was (a program that logs):
+    reach-native --isolate-files ./prog
   Draw the bug's execution as an HTML page:
     reach-native --html bug.html ./prog
   Reports for CI (JUnit XML and JSON):
@@ -33,7 +35,8 @@ Examples:
     reach-native merge shard-*.json
 
 Exit status: 0 no bug and search complete, 1 bug found, 2 error, 3 stopped
-by a limit without a bug.";
+by a limit without a bug (or the search was bounded: inputs fixed at their
+defaults, files changed between executions).";
 
 /// Data-race detectors selectable with `--race-detector`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
