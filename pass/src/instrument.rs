@@ -398,7 +398,10 @@ fn emit_loop_head<'ctx>(
     let first = header
         .get_first_instruction()
         .ok_or(BuilderError::UnsetPosition)?;
-    // Before the first instruction and its debug records: a phi carries none.
+    // Before the first instruction and its debug records: a phi carries
+    // none. (Positioned through inkwell first, which tracks that the
+    // builder has a position.)
+    builder.position_before(&first);
     // SAFETY: `first` is an instruction of the header.
     unsafe {
         inkwell::llvm_sys::core::LLVMPositionBuilderBeforeInstrAndDbgRecords(
