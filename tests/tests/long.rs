@@ -60,4 +60,10 @@ fn executions_of_a_million_steps_end_cleanly_under_every_strategy() {
     assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
     assert_eq!(run.executions(), 2);
     assert_eq!(run.json["truncated_executions"], 2);
+    // With two jobs, where each node on the path used to keep a copy of the
+    // wakeup subtree below it: quadratic in the execution's length (tens
+    // of gigabytes here).
+    let run = reach(&program, &["--jobs", "2", "--max-executions", "3"], &[]);
+    assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.executions() >= 2, "{}", run.stdout);
 }

@@ -40,7 +40,14 @@ use crate::exec::Request;
 use crate::strategy::tree::describe;
 use crate::trace::{as_pending, Trace};
 use reach_channel::{EventFlags, Op, OpKind, ThreadSet};
-use wakeup::{Branch, Order, Step, WakeupTree};
+use wakeup::{count_nodes, Branch, Order, Step, WakeupTree};
+
+/// Largest subtree a node keeps a copy of to decide whether a revisit is
+/// new (with `--jobs`): along a wakeup sequence as long as an execution,
+/// keeping every node's would take memory quadratic in its length. A node
+/// without a copy explores its revisits again (more executions, never
+/// fewer).
+const KEPT_SUBTREE: usize = 1000;
 
 /// One state on the current path.
 #[derive(Clone, Debug)]
@@ -203,7 +210,8 @@ impl Node {
             candidate,
             leaf: branch.children.is_empty(),
             lent,
-            subtree: keep.then(|| branch.children.clone()),
+            subtree: (keep && count_nodes(&branch.children, KEPT_SUBTREE) <= KEPT_SUBTREE)
+                .then(|| branch.children.clone()),
         });
         self.branches.len() - 1
     }
@@ -520,6 +528,8 @@ impl Strategy for OptimalDpor {
             Some(f) => (f.candidate, f.foreign, f.subtree),
             None => (ThreadSet::EMPTY, ThreadSet::EMPTY, Vec::new()),
         };
+        // Nodes of `subtree`, once counted (only when subtrees are kept).
+        let mut subtree_nodes: Option<usize> = None;
         let mut hb = HappensBefore::new(true);
         let mut cursor = trace.cursor();
         let mut last_ran: Vec<Option<usize>> = vec![None; trace.thread_count()];
@@ -590,7 +600,18 @@ impl Strategy for OptimalDpor {
                     wut = WakeupTree::of(std::mem::take(&mut subtree));
                     subtree = std::mem::take(&mut first.children);
                     leaf = subtree.is_empty();
-                    kept = self.keep_subtrees.then(|| subtree.clone());
+                    if self.keep_subtrees {
+                        // The nodes left below: counted once, then less
+                        // the branches left here and the step taken.
+                        let left = match subtree_nodes {
+                            None => count_nodes(&subtree, usize::MAX),
+                            Some(before) => {
+                                before.saturating_sub(1 + count_nodes(&wut.children, usize::MAX))
+                            }
+                        };
+                        subtree_nodes = Some(left);
+                        kept = (left <= KEPT_SUBTREE).then(|| subtree.clone());
+                    }
                 }
                 self.nodes.push(Node {
                     enabled: event.enabled,

@@ -133,6 +133,21 @@ impl Branch {
     }
 }
 
+/// Nodes of the trees `branches`, counted without recursion up to
+/// `limit` (a larger count is returned as `limit + 1`).
+pub fn count_nodes(branches: &[Branch], limit: usize) -> usize {
+    let mut count = 0usize;
+    let mut stack: Vec<&Branch> = branches.iter().collect();
+    while let Some(branch) = stack.pop() {
+        count += 1;
+        if count > limit {
+            break;
+        }
+        stack.extend(branch.children.iter());
+    }
+    count
+}
+
 /// The order of the steps of a sequence being inserted: `precedes(a, b)`
 /// for positions `a < b` says that step `a` happens before step `b`, and
 /// `independent(x, y)` whether two operations commute.
