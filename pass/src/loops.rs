@@ -166,11 +166,15 @@ fn candidate(
         phis.into_iter().partition(|&p| leaves_loop(cfg, p, body));
     let f = cfg.function;
     let mut slots: Vec<(Value, LLVMTypeRef)> = Vec::new();
+    // A loop that sees nothing another thread does can never await: it
+    // gets no hook (a computation over locals pays nothing).
+    let mut sees_others = false;
     for (b, _) in body.iter().enumerate().filter(|(_, in_loop)| **in_loop) {
         for i in block_instructions(cfg.blocks[b]) {
             if !instruction_ok(i, visible, &transparency.transparent, f) {
                 return None;
             }
+            sees_others |= visible.contains(&i) || calls_visible_code(i, transparency);
             if llvm::opcode(i) == Some(Op::LLVMStore) && !visible.contains(&i) {
                 let ptr = llvm::operand(i, 1);
                 let ty = llvm::type_of(llvm::operand(i, 0));
@@ -182,6 +186,9 @@ fn candidate(
                 }
             }
         }
+    }
+    if !sees_others {
+        return None;
     }
     let anchor = anchor.or_else(|| {
         latches
@@ -239,6 +246,26 @@ fn leaves_loop(cfg: &Cfg, phi: Value, body: &[bool]) -> bool {
         }
     }
     false
+}
+
+/// Is `i` a call to code whose operations the runtime sees: an
+/// interposed library function or a transparent function of the module?
+fn calls_visible_code(i: Value, transparency: &Transparency) -> bool {
+    if !matches!(
+        llvm::opcode(i),
+        Some(Op::LLVMCall | Op::LLVMInvoke | Op::LLVMCallBr)
+    ) || llvm::called_inline_asm(i).is_some()
+    {
+        return false;
+    }
+    let Some(callee) = llvm::called_function(i) else {
+        return false;
+    };
+    if transparency.transparent.contains(&callee) {
+        return true;
+    }
+    let name = llvm::name(callee);
+    !name.starts_with("llvm.") && !name.starts_with("__reach_") && is_interposed(&name)
 }
 
 /// Is `ptr` available at the head of the loop: an argument or constant,
