@@ -51,6 +51,7 @@
 //! Nothing here allocates or makes a system call: the stacks are fixed
 //! arrays in the thread's slot.
 
+use crate::spin::touches_object;
 use crate::state::{State, NO_OP};
 use reach_channel::{Op, OpKind, Policy, ThreadSet};
 
@@ -171,6 +172,13 @@ impl Awaits {
         self.n += 1;
     }
 
+    /// Iteration `it` failed: the thread awaits a change, parked at the
+    /// returned [`OpKind::Await`].
+    fn fail(&mut self, it: &Iteration) -> Op {
+        self.blocked = true;
+        Op::new(OpKind::Await, it.start_step, 0)
+    }
+
     /// Remembers a read (an operation without progress touching an object)
     /// made at `site`.
     fn note_read(&mut self, op: &Op, site: u64) {
@@ -249,8 +257,7 @@ pub fn loop_head(st: &mut State, me: u32, head: Head) -> Option<Op> {
                 return None;
             }
             a.fast_forward = false;
-            a.blocked = true;
-            return Some(Op::new(OpKind::Await, it.start_step, 0));
+            return Some(a.fail(&it));
         }
         a.fast_forward = false;
     }
@@ -280,8 +287,7 @@ pub fn loop_head(st: &mut State, me: u32, head: Head) -> Option<Op> {
             a.forwarded = 0;
             return None;
         }
-        a.blocked = true;
-        return Some(Op::new(OpKind::Await, it.start_step, 0));
+        return Some(a.fail(&it));
     }
     // A new iteration of the same loop. Reads of the earlier ones stay
     // (a superset only releases the thread more often); the outermost
@@ -431,13 +437,4 @@ pub fn stop_recording(st: &mut State) {
             st.awaiting.insert(t);
         }
     }
-}
-
-/// Does `op` touch an object (rather than being a bare yield, sleep, fence
-/// or await)?
-fn touches_object(op: &Op) -> bool {
-    !matches!(
-        op.kind,
-        OpKind::Yield | OpKind::Sleep | OpKind::Fence | OpKind::Await
-    )
 }

@@ -82,8 +82,9 @@ fn in_await_loop(st: &State, me: u32) -> bool {
     st.threads[me as usize].awaits.n > 0
 }
 
-/// Does `op` touch an object (rather than being a bare yield/sleep/fence)?
-fn touches_object(op: &Op) -> bool {
+/// Does `op` touch an object (rather than being a bare yield, sleep, fence
+/// or await)?
+pub(crate) fn touches_object(op: &Op) -> bool {
     !matches!(
         op.kind,
         OpKind::Yield | OpKind::Sleep | OpKind::Fence | OpKind::Await
@@ -95,6 +96,13 @@ fn touches_object(op: &Op) -> bool {
 /// blocked or released changes the enabled set, which must then be
 /// recomputed.
 pub fn after_event(st: &mut State, me: u32, op: &Op) {
+    if op.kind == OpKind::Await {
+        // Released from an await: what its loop read has changed since.
+        if st.spinners.contains(me) {
+            reset(st, me);
+        }
+        return;
+    }
     if op.made_no_progress() {
         count(st, me, op);
     } else {

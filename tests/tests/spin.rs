@@ -143,7 +143,8 @@ fn unoptimised_builds_count_the_same() {
 }
 
 /// The randomised strategies let a waiting thread retry once what it read
-/// changed: no execution ends blocked, none hangs.
+/// changed: no execution ends blocked, none hangs, even with the lowest
+/// spin threshold (a released thread's spin count starts over).
 #[test]
 fn randomised_strategies_retry_and_never_block() {
     let program = build_example("spin_ttas_lock.c");
@@ -157,6 +158,20 @@ fn randomised_strategies_retry_and_never_block() {
         assert!(run.json["bug"].is_null(), "{strategy}: {}", run.stdout);
         assert_eq!(run.executions(), 150, "{strategy}");
         assert_eq!(run.await_blocked(), 0, "{strategy}");
+        let lock = build_example("cas_spinlock.c");
+        let run = reach(
+            &lock,
+            &[
+                "--strategy",
+                strategy,
+                "--spin-threshold",
+                "1",
+                "--max-executions",
+                "300",
+            ],
+            &["3"],
+        );
+        assert!(run.json["bug"].is_null(), "{strategy}: {}", run.stdout);
     }
 }
 
