@@ -263,12 +263,12 @@ pub struct Cli {
     #[arg(long)]
     pub no_persistent: bool,
     /// Run the program's threads as user-level contexts on one kernel
-    /// thread: creating a thread and switching between threads cost no
-    /// system call (falls back to kernel threads, with a note, where a
-    /// thread needs one of its own).
+    /// thread (the default): creating a thread and switching between
+    /// threads cost no system call (falls back to kernel threads, with a
+    /// note, where a thread needs one of its own).
     #[arg(long, conflicts_with = "no_user_threads")]
     pub user_threads: bool,
-    /// Run the program's threads as kernel threads (the default).
+    /// Run the program's threads as kernel threads.
     #[arg(long)]
     pub no_user_threads: bool,
     /// Every execution sees the working directory as it was when the run

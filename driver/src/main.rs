@@ -252,7 +252,10 @@ fn run(cli: &Cli) -> Result<u8> {
         timeout: seconds(cli.timeout, "--timeout")?,
         max_steps,
         record_steps,
-        spin_threshold: cli.spin_threshold,
+        spin_threshold: schedule
+            .as_ref()
+            .and_then(|s| s.spin_threshold)
+            .unwrap_or(cli.spin_threshold),
         fork_server: !cli.no_fork_server,
         persistent: !cli.no_persistent,
         exit_cuts_threads: cli.exit_cuts_threads
@@ -262,7 +265,9 @@ fn run(cli: &Cli) -> Result<u8> {
         awaits_off: cli.strategy == StrategyName::Unfold
             || cli.no_await
             || schedule.as_ref().is_some_and(|s| s.no_await),
-        user_threads: cli.user_threads && !cli.no_user_threads,
+        user_threads: schedule
+            .as_ref()
+            .map_or(!cli.no_user_threads, |s| s.user_threads(cli.user_threads)),
         symbolic_args: cli.symbolic_args || schedule.as_ref().is_some_and(|s| s.symbolic_args),
         symbolic_stdin: cli
             .symbolic_stdin
@@ -847,11 +852,14 @@ fn isolation(cli: &Cli, schedule: Option<&ScheduleFile>) -> Result<Option<Arc<Is
 }
 
 /// What a schedule file records of how the program was started: the
-/// environment's room and the isolated directories.
+/// environment's room, the isolated directories and the options that
+/// change the trace.
 #[derive(Clone)]
 struct StartSetting {
     env_layout: EnvLayout,
     isolate_files: Option<Vec<String>>,
+    spin_threshold: u32,
+    exit_cuts_threads: bool,
 }
 
 impl StartSetting {
@@ -864,12 +872,16 @@ impl StartSetting {
                     .map(|d| d.display().to_string())
                     .collect()
             }),
+            spin_threshold: config.spin_threshold,
+            exit_cuts_threads: config.exit_cuts_threads,
         }
     }
 
     fn record(&self, file: &mut ScheduleFile) {
         file.env_layout = Some(self.env_layout).filter(|l| !l.is_default());
         file.isolate_files = self.isolate_files.clone();
+        file.spin_threshold = Some(self.spin_threshold);
+        file.exit_cuts_threads |= self.exit_cuts_threads;
     }
 }
 

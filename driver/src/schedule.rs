@@ -166,6 +166,26 @@ pub struct ScheduleFile {
     /// that every replay starts from the directories as they are.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub isolate_files: Option<Vec<String>>,
+    /// How the execution ran the program's threads, which `--replay` uses
+    /// whatever the options say (their stacks and TLS are elsewhere in the
+    /// other mode). Absent in older files: kernel threads unless
+    /// `--user-threads` is given, as then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<ThreadMode>,
+    /// The `--spin-threshold` the execution ran under, which `--replay`
+    /// uses whatever the options say (absent in older files: the option's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spin_threshold: Option<u32>,
+}
+
+/// How an execution ran the program's threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThreadMode {
+    /// As user-level contexts on one kernel thread.
+    User,
+    /// As kernel threads.
+    Kernel,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -344,7 +364,20 @@ impl ScheduleFile {
             symbolic_stdin: trace.symbolic.as_ref().map_or(0, |s| s.stdin_bytes),
             env_layout: None,
             isolate_files: None,
+            threads: Some(if trace.user_threads {
+                ThreadMode::User
+            } else {
+                ThreadMode::Kernel
+            }),
+            spin_threshold: None,
         }
+    }
+
+    /// Whether `--replay` runs the program's threads as user-level
+    /// contexts: as recorded, or for a file that does not say, as
+    /// `--user-threads` asks.
+    pub fn user_threads(&self, asked: bool) -> bool {
+        self.threads.map_or(asked, |mode| mode == ThreadMode::User)
     }
 
     /// The thread chosen at each recorded step.
@@ -404,6 +437,8 @@ impl ScheduleFile {
                     symbolic_stdin: 0,
                     env_layout: None,
                     isolate_files: None,
+                    threads: None,
+                    spin_threshold: None,
                 }
             }
             _ => {
@@ -525,6 +560,12 @@ impl ScheduleFile {
         if let Some(dirs) = &self.isolate_files {
             scalar(&mut out, "isolate_files", serde_json::to_string(dirs)?);
         }
+        if let Some(mode) = &self.threads {
+            scalar(&mut out, "threads", serde_json::to_string(mode)?);
+        }
+        if let Some(threshold) = self.spin_threshold {
+            scalar(&mut out, "spin_threshold", threshold.to_string());
+        }
         if !self.inputs.is_empty() {
             let items = self
                 .inputs
@@ -595,6 +636,50 @@ mod setting_tests {
         let back = ScheduleFile::parse(&text, "test").expect("parse");
         assert_eq!(back.env_layout, file.env_layout);
         assert_eq!(back.isolate_files, file.isolate_files);
+    }
+
+    /// The thread mode comes from the trace and the spin threshold from
+    /// the run; both survive the text and decide the replay.
+    #[test]
+    fn thread_mode_and_spin_threshold_survive_the_text() {
+        let mut trace = Trace::new(Vec::new(), Vec::new());
+        trace.user_threads = true;
+        let mut file = ScheduleFile::of_trace("p".into(), Vec::new(), None, &trace, None, None);
+        file.spin_threshold = Some(3);
+        let text = file.to_text().expect("text");
+        assert!(text.contains("\"threads\": \"user\""), "{text}");
+        let back = ScheduleFile::parse(&text, "test").expect("parse");
+        assert_eq!(back.threads, Some(ThreadMode::User));
+        assert_eq!(back.spin_threshold, Some(3));
+        assert!(back.user_threads(false));
+        trace.user_threads = false;
+        let kernel = ScheduleFile::of_trace("p".into(), Vec::new(), None, &trace, None, None);
+        let back = ScheduleFile::parse(&kernel.to_text().expect("text"), "test").expect("parse");
+        assert_eq!(back.threads, Some(ThreadMode::Kernel));
+        assert!(!back.user_threads(true));
+    }
+
+    /// A file written before the fields existed loads, and leaves the
+    /// thread mode to `--user-threads` and the threshold to the option.
+    #[test]
+    fn an_older_file_without_the_fields_loads() {
+        let text = r#"{
+  "format": "reach-schedule",
+  "version": 2,
+  "program": "p",
+  "args": [],
+  "bug": null,
+  "max_steps": null,
+  "recorded_steps": 1,
+  "total_steps": 1,
+  "schedule": [[0, 1]],
+  "check": [[0, 1, "0000000000000000"]]
+}"#;
+        let file = ScheduleFile::parse(text, "old").expect("parse");
+        assert_eq!(file.threads, None);
+        assert_eq!(file.spin_threshold, None);
+        assert!(!file.user_threads(false));
+        assert!(file.user_threads(true));
     }
 }
 

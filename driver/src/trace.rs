@@ -51,6 +51,9 @@ pub struct Trace {
     /// Heap blocks and escaping stack objects, for naming memory in
     /// reports (read only for executions that are reported; else empty).
     pub objects: ObjectLog,
+    /// The program's threads ran as user-level contexts (else as kernel
+    /// threads), which places their stacks and TLS at other addresses.
+    pub user_threads: bool,
     /// Index of the next event of the same thread after event `i`, if any.
     next_same_thread: Vec<Option<usize>>,
     /// Indices of each thread's events, in order.
@@ -107,6 +110,7 @@ impl Trace {
         trace.truncated = outcome.cut.is_some();
         trace.total_steps = outcome.steps.max(trace.len() as u64);
         trace.symbolic = outcome.symbolic.clone();
+        trace.user_threads = outcome.user_threads;
         if trace.truncated {
             // The process ended past the recorded steps.
             return trace;
@@ -162,6 +166,7 @@ impl Trace {
             ended_by: None,
             truncated: false,
             objects: ObjectLog::default(),
+            user_threads: false,
             next_same_thread,
             thread_events,
             first_event,

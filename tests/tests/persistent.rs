@@ -315,3 +315,46 @@ fn plain_threads_run_as_contexts_without_a_note() {
     assert_eq!(run.executions(), kernel.executions());
     assert_eq!(run.fingerprints(), kernel.fingerprints());
 }
+
+/// A schedule file records the thread mode its execution ran in, and
+/// `--replay` uses that mode whatever the options say: a race on a
+/// thread's stack, recorded in each mode and replayed with the opposite
+/// option, is the same race at the same address (an address the other mode
+/// does not have).
+#[test]
+fn a_schedule_replays_in_the_thread_mode_it_was_recorded_in() {
+    if !machine_has_user_threads() {
+        eprintln!("skipped: this machine does not let user code set the thread pointer");
+        return;
+    }
+    let program = build_example("thread_stack_race.c");
+    let mut races = Vec::new();
+    for (record, replay, mode) in [
+        (&[][..], "--no-user-threads", "user"),
+        (&["--no-user-threads"][..], "--user-threads", "kernel"),
+    ] {
+        let run = reach(&program, record, &[]);
+        assert_eq!(
+            run.bug_kind().as_deref(),
+            Some("data_race"),
+            "{}",
+            run.stdout
+        );
+        let schedule = keep_schedule(&program, mode).expect("a schedule file");
+        let text = std::fs::read_to_string(&schedule).expect("read the schedule");
+        assert!(
+            text.contains(&format!("\"threads\": \"{mode}\"")),
+            "{mode}: {text}"
+        );
+        let again = reach(&program, &[replay, "--replay", schedule.as_str()], &[]);
+        assert_eq!(again.bug_kind(), run.bug_kind(), "{mode}: {}", again.stdout);
+        assert_eq!(
+            again.json["bug"]["trace"], run.json["bug"]["trace"],
+            "{mode}"
+        );
+        races.push(run.json["bug"]["message"].to_string());
+    }
+    // The stack is elsewhere in the other mode: replayed there, the
+    // schedule would not name the same operations.
+    assert_ne!(races[0], races[1]);
+}

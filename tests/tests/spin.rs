@@ -220,3 +220,32 @@ fn lost_release_is_a_livelock_under_every_strategy() {
         );
     }
 }
+
+/// A schedule file records the spin threshold its execution ran under,
+/// and `--replay` uses it whatever the option says: the livelock found
+/// with a threshold of 3 replays to the same 8 steps under the default.
+#[test]
+fn a_schedule_replays_under_its_recorded_spin_threshold() {
+    let program = build_example("prim_spin_livelock.c");
+    let run = reach(&program, &["--no-await", "--spin-threshold", "3"], &[]);
+    assert_eq!(run.bug_kind().as_deref(), Some("hang"), "{}", run.stdout);
+    let schedule = reach_tests::schedule_of(&program);
+    let kept = schedule.with_extension("threshold.schedule");
+    std::fs::copy(&schedule, &kept).expect("keep the schedule");
+    let text = std::fs::read_to_string(&kept).expect("read the schedule");
+    assert!(text.contains("\"spin_threshold\": 3"), "{text}");
+    let kept = kept.to_string_lossy().into_owned();
+    let again = reach(
+        &program,
+        &["--spin-threshold", "64", "--replay", &kept],
+        &[],
+    );
+    assert_eq!(
+        again.bug_kind().as_deref(),
+        Some("hang"),
+        "{}",
+        again.stdout
+    );
+    assert_eq!(again.json["bug"]["trace"], run.json["bug"]["trace"]);
+    assert_eq!(run.json["bug"]["steps_total"], 8, "{}", run.stdout);
+}

@@ -234,12 +234,13 @@ impl Executor {
     /// thread needed a kernel thread of its own) runs again with kernel
     /// threads, and so does every later one.
     pub fn run(&mut self, request: &Request) -> Result<Outcome, ExecError> {
-        let outcome = self.run_once(request)?;
+        let mut outcome = self.run_once(request)?;
         if !self.user_threads {
             return Ok(outcome);
         }
         let off = self.channel.view()?.user_threads_off()?;
         if off == 0 {
+            outcome.user_threads = true;
             return Ok(outcome);
         }
         let cause = UserThreadsCause::from_value(off & !USER_THREADS_ABANDONED);

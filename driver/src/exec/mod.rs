@@ -188,4 +188,7 @@ pub struct Outcome {
     /// The inputs, expressions and path constraints the execution
     /// recorded (`None` if it created no input).
     pub symbolic: Option<std::sync::Arc<crate::concolic::SymTrace>>,
+    /// The program's threads ran as user-level contexts (else as kernel
+    /// threads): set by the [`Executor`] that ran it.
+    pub user_threads: bool,
 }

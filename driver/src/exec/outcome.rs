@@ -93,5 +93,6 @@ pub fn read(
         wall: finished.wall,
         timeout,
         symbolic: crate::concolic::SymTrace::read(view)?.map(std::sync::Arc::new),
+        user_threads: false,
     })
 }
