@@ -10,6 +10,7 @@ pub mod cli;
 pub mod concolic;
 pub mod exec;
 pub mod explore;
+pub mod harness;
 pub mod merge;
 pub mod objects;
 pub mod parallel;

@@ -57,6 +57,17 @@ fn main() -> ExitCode {
             }
         };
     }
+    // `reach-native test PROGRAM [FILTER...]` (a program named test runs as ./test).
+    if std::env::args_os().nth(1).as_deref() == Some(std::ffi::OsStr::new("test")) {
+        let words: Vec<_> = std::env::args_os().skip(2).collect();
+        return match reach_native::harness::mode::run_test_command(&words) {
+            Ok(code) => ExitCode::from(code),
+            Err(error) => {
+                eprintln!("reach-native test: error: {error:#}");
+                ExitCode::from(EXIT_ERROR)
+            }
+        };
+    }
     let cli = Cli::parse();
     match run(&cli) {
         Ok(code) => ExitCode::from(code),
