@@ -84,6 +84,9 @@ impl From<UnfoldOrderName> for crate::strategy::unfold::Order {
 /// Exploration strategies selectable with `--strategy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum StrategyName {
+    /// Optimal DPOR (source sets and wakeup trees): one execution per
+    /// partial order, never blocked by sleep sets (default).
+    Optimal,
     /// DPOR with commutative reads and sleep sets (the default with
     /// --preemption-bound and concolic testing).
     Dpor,
@@ -91,9 +94,6 @@ pub enum StrategyName {
     DporCr,
     /// Classic DPOR: reads conflict, no sleep sets (paper's DPOR column).
     DporClassic,
-    /// Optimal DPOR (source sets and wakeup trees): one execution per
-    /// partial order, never blocked by sleep sets (default).
-    Optimal,
     /// Every interleaving (brute-force oracle).
     Exhaustive,
     /// Unfolding-based testing: every local state of every thread, one
