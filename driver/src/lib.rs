@@ -6,6 +6,7 @@ pub mod analysis;
 pub mod binary;
 pub mod bug;
 pub mod cancel;
+pub mod cargo_reach;
 pub mod cli;
 pub mod concolic;
 pub mod exec;

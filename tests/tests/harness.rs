@@ -9,7 +9,7 @@ use reach_tests::{bin, root, scratch};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// Builds `cpp-examples/<source>` with `reach-c++` and `libs` after it.
 fn build(source: &str, name: &str, libs: &[&str]) -> PathBuf {
@@ -233,4 +233,137 @@ fn a_program_without_a_known_harness_is_one_clear_error() {
     let run = reach_test(&dir, &["--replay", "x"], &gtest_queue(), &[]);
     assert_eq!(run.status.code(), Some(2));
     assert!(text(&run.stderr).contains("--replay does not apply"));
+}
+
+/// `cargo reach` on `rust-examples/` (a workspace; `lock-kit` depends on
+/// `lock_api` and `once_cell` from crates.io, offline from the registry
+/// cache), into a target directory apart from the other tests' builds;
+/// one at a time (a new `reach-rustc` empties the target directory first).
+fn cargo_reach(dir: &Path, args: &[&str]) -> Output {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    std::fs::create_dir_all(dir).expect("create the run's directory");
+    let target = reach_tests::bin_dir()
+        .parent()
+        .map(|t| t.join("cargo-reach"))
+        .unwrap_or_else(|| scratch().join("cargo-reach"));
+    Command::new(bin("cargo-reach"))
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", &target)
+        .arg("reach")
+        .args(args)
+        .output()
+        .expect("run cargo-reach")
+}
+
+#[test]
+fn cargo_reach_test_explores_every_test_of_every_test_binary() {
+    let dir = scratch().join("harness-cargo-test");
+    let manifest = root().join("rust-examples/Cargo.toml");
+    let manifest = manifest.display().to_string();
+    let run = cargo_reach(
+        &dir,
+        &[
+            "test",
+            "--offline",
+            "--manifest-path",
+            &manifest,
+            "-p",
+            "sync-kit",
+            "-p",
+            "lock-kit",
+            "--",
+            "--json",
+            "report.json",
+            "-q",
+        ],
+    );
+    let stdout = text(&run.stdout);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("at opt-level 0 with full debug info"),
+        "the build settings are said: {stderr}"
+    );
+    let sync_kit = read_json(&dir.join("report.sync_kit.json"));
+    assert_eq!(sync_kit["harness"], "libtest");
+    let clean = entry(&sync_kit, "tests::increments_are_not_lost");
+    assert_eq!(clean["status"], "pass");
+    assert_eq!(clean["executions"], 66);
+    let lost = entry(&sync_kit, "tests::two_step_increments_lose_an_update");
+    assert_eq!(lost["bug_kind"], "panic");
+    let lock_kit = read_json(&dir.join("report.lock_kit.json"));
+    let lost = entry(&lock_kit, "tests::tally_in_two_steps_loses_an_add");
+    assert_eq!(lost["bug_kind"], "panic", "{lock_kit}");
+    let message = lost["report"]["bug"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(message.contains("an add was lost"), "{message}");
+    // std's channel at opt-level 0: one step per channel operation.
+    let channel = entry(&lock_kit, "tests::log_then_channel_hand_off");
+    assert_eq!(channel["status"], "pass");
+    assert_eq!(channel["executions"], 42);
+    assert!(stdout.contains("Testing "), "{stdout}");
+}
+
+/// The spin lock of `lock_api`'s mutex: complete under dpor.
+#[test]
+fn cargo_reach_test_spin_lock_through_a_crates_io_mutex_is_clean_under_dpor() {
+    let dir = scratch().join("harness-cargo-spin");
+    let manifest = root().join("rust-examples/Cargo.toml");
+    let manifest = manifest.display().to_string();
+    let run = cargo_reach(
+        &dir,
+        &[
+            "test",
+            "--offline",
+            "--manifest-path",
+            &manifest,
+            "-p",
+            "lock-kit",
+            "tally_keeps_every_add",
+            "--",
+            "--strategy",
+            "dpor",
+        ],
+    );
+    let stdout = text(&run.stdout);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        text(&run.stderr)
+    );
+    assert!(
+        stdout.contains("PASS [")
+            && stdout.contains("tests::tally_keeps_every_add (317 executions)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 test run: 1 passed"), "{stdout}");
+}
+
+#[test]
+fn cargo_reach_run_explores_the_binary() {
+    let dir = scratch().join("harness-cargo-run");
+    let manifest = root().join("rust-examples/Cargo.toml");
+    let manifest = manifest.display().to_string();
+    let run = cargo_reach(
+        &dir,
+        &[
+            "run",
+            "--offline",
+            "--manifest-path",
+            &manifest,
+            "-p",
+            "programs",
+            "--bin",
+            "lost_update",
+            "--",
+            "--json",
+            "run.json",
+        ],
+    );
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stderr));
+    let report = read_json(&dir.join("run.json"));
+    assert_eq!(report["bug"]["kind"], "panic");
 }
