@@ -1,6 +1,7 @@
 # Set-up and entry points on a fresh Debian 12 machine (run as root).
 #   make demo   install what is missing, build, find the dining philosophers' deadlock
 #   make test   install what is missing, build, run the whole test suite
+#   make install PREFIX=DIR   build, then install the tools into DIR (default /usr/local)
 
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:/usr/lib/llvm-22/bin:$(PATH)
@@ -8,7 +9,11 @@ APT_PACKAGES := $(shell grep -v '^\#' .ci/apt-packages)
 BIN := target/release
 EXAMPLES_BUILD := target/examples
 
-.PHONY: deps build demo test bench clean-examples
+.PHONY: deps build demo test bench clean-examples install
+PREFIX ?= /usr/local
+# The executables `make install` puts in PREFIX/bin (reach-c++ is a link to reach-cc).
+TOOLS := reach-native reach-cc reach-cxx reach-instrument reach-rustc cargo-reach
+DOCS := README.md ARCHITECTURE.md BENCHMARKS.md
 
 deps:
 	@missing=""; \
@@ -44,3 +49,17 @@ bench: build
 
 clean-examples:
 	rm -rf $(EXAMPLES_BUILD)
+
+# Each tool finds its siblings from its own path (bin/ beside it, lib/ and
+# include/ beside bin/), so PREFIX/bin on PATH is all they need.
+install: build
+	@for t in $(TOOLS) libreach_runtime.so; do \
+	  test -e $(BIN)/$$t || { echo "$(BIN)/$$t is missing: build the workspace first"; exit 2; }; \
+	done
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/doc/reach-native
+	install -m 755 $(addprefix $(BIN)/,$(TOOLS)) $(DESTDIR)$(PREFIX)/bin/
+	ln -sf reach-cc $(DESTDIR)$(PREFIX)/bin/reach-c++
+	install -m 644 $(BIN)/libreach_runtime.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/reach.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(DOCS) $(DESTDIR)$(PREFIX)/share/doc/reach-native/
+	cp -R docs/. $(DESTDIR)$(PREFIX)/share/doc/reach-native/docs/

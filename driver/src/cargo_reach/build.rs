@@ -113,10 +113,27 @@ pub fn artifacts(messages: &str) -> Vec<Artifact> {
         .collect()
 }
 
-/// The target directory of `cargo reach`: `reach/` in the workspace's
-/// target directory (`cargo metadata` knows it, with `--manifest-path`
-/// among `cargo_args` taken into account).
-pub fn target_dir(cargo: &OsString, cargo_args: &[OsString]) -> Result<PathBuf> {
+/// The target directory of `cargo reach`: `reach/` in the target
+/// directory a `--target-dir` among `cargo_args` names (taken out of
+/// them), else in the workspace's (`cargo metadata` knows it, with
+/// `--manifest-path` among `cargo_args` taken into account).
+pub fn target_dir(cargo: &OsString, cargo_args: &mut Vec<OsString>) -> Result<PathBuf> {
+    if let Some(at) = cargo_args.iter().position(|a| a == "--target-dir") {
+        let given: Vec<OsString> = cargo_args
+            .drain(at..(at + 2).min(cargo_args.len()))
+            .collect();
+        let dir = given.get(1).context("--target-dir needs a directory")?;
+        return Ok(Path::new(dir).join("reach"));
+    }
+    if let Some(at) = cargo_args
+        .iter()
+        .position(|a| a.to_string_lossy().starts_with("--target-dir="))
+    {
+        let given = cargo_args.remove(at);
+        let text = given.to_string_lossy();
+        let dir = text.trim_start_matches("--target-dir=");
+        return Ok(Path::new(dir).join("reach"));
+    }
     let mut command = Command::new(cargo);
     command.args([
         "metadata",
@@ -202,6 +219,23 @@ not json"#;
         assert!(found[0].test);
         assert_eq!(found[1].kinds, ["bin"]);
         assert!(!found[1].test);
+    }
+
+    #[test]
+    fn a_given_target_dir_is_taken_out_of_cargo_arguments() {
+        let cargo = OsString::from("cargo");
+        let mut args: Vec<OsString> = ["-p", "kit", "--target-dir", "/t"]
+            .map(OsString::from)
+            .to_vec();
+        let dir = target_dir(&cargo, &mut args).expect("a directory");
+        assert_eq!(dir, PathBuf::from("/t/reach"));
+        assert_eq!(args, ["-p", "kit"].map(OsString::from));
+        let mut args = vec![OsString::from("--target-dir=/u")];
+        assert_eq!(
+            target_dir(&cargo, &mut args).expect("a directory"),
+            PathBuf::from("/u/reach")
+        );
+        assert!(args.is_empty());
     }
 
     #[test]

@@ -49,10 +49,10 @@ pub fn main_with(words: &[OsString]) -> Result<u8> {
         println!("cargo-reach {}", env!("CARGO_PKG_VERSION"));
         return Ok(0);
     }
-    let args = args::parse(words).map_err(anyhow::Error::msg)?;
+    let mut args = args::parse(words).map_err(anyhow::Error::msg)?;
     let tools = Tools::beside_me()?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
-    let target = build::target_dir(&cargo, &args.cargo)?;
+    let target = build::target_dir(&cargo, &mut args.cargo)?;
     let stamp = build::tools_stamp(&[tools.rustc.clone(), tools.instrument.clone()]);
     if build::refresh(&target, &stamp)? {
         eprintln!("cargo reach: reach-rustc changed since the last build: building from clean");

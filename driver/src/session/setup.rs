@@ -11,25 +11,33 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// The runtime library to preload: `REACH_RUNTIME`, else the one beside
-/// the `reach-native` executable.
+/// the `reach-native` executable (a build's `target/release/`), else the
+/// one in `../lib` from it (an install's `PREFIX/bin`, `PREFIX/lib`).
 pub fn runtime_library() -> Result<PathBuf> {
     if let Some(path) = std::env::var_os(reach_channel::env::RUNTIME) {
         return Ok(PathBuf::from(path));
     }
     let exe = std::env::current_exe().context("cannot locate the reach-native executable")?;
-    let path = exe
+    let dir = exe
         .parent()
-        .map(|dir| dir.join("libreach_runtime.so"))
         .context("reach-native executable has no parent directory")?;
-    if !path.exists() {
-        bail!(
-            "runtime library {} not found; build the workspace or set {}",
-            path.display(),
+    let candidates = [
+        dir.join(RUNTIME_FILE),
+        dir.join("../lib").join(RUNTIME_FILE),
+    ];
+    match candidates.iter().find(|p| p.exists()) {
+        Some(path) => Ok(path.clone()),
+        None => bail!(
+            "runtime library {RUNTIME_FILE} not found in {} or {}; build the workspace, install the tools together (make install), or set {}",
+            dir.display(),
+            dir.join("../lib").display(),
             reach_channel::env::RUNTIME
-        );
+        ),
     }
-    Ok(path)
 }
+
+/// The runtime library's file name.
+const RUNTIME_FILE: &str = "libreach_runtime.so";
 
 /// Warns of `REACH_*` variables that look like misspelt known ones.
 pub fn warn_unknown_env(quiet: bool) {
