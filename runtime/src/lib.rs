@@ -34,5 +34,6 @@ pub mod symbolic;
 pub mod sys;
 pub mod table;
 pub mod uthread;
+pub mod uthread_own;
 
 mod init;

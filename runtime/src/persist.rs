@@ -21,9 +21,11 @@
 //!    pages it found unchanged or dropped, span by span ([`protect_again`]),
 //!    except a few that executions keep writing back to what they held
 //!    ([`KeptPages`]);
-//! 3. restores the signal mask, reports the execution's end to the driver
-//!    like a reaped child, and resumes at the checkpoint, which returns a
-//!    second time: the worker then waits for the next request.
+//! 3. puts back the signal actions the execution set and the main
+//!    thread's alternate signal stack, restores the signal mask, reports
+//!    the execution's end to the driver like a reaped child, and resumes
+//!    at the checkpoint, which returns a second time: the worker then
+//!    waits for the next request.
 //!
 //! The program's threads must be gone first: threads parked by the
 //! scheduler are told to exit (a raw `exit` of the kernel thread: their C
@@ -32,7 +34,7 @@
 //! it reports the execution and exits, and the fork server forks a new one.
 //!
 //! What memory cannot undo is observed at run time: the interposers below
-//! (files, descriptors, processes, signal handlers, sockets, shared file
+//! (files, descriptors, processes, timers, sockets, shared file
 //! mappings, `dlopen`) mark the execution, and the descriptor table is
 //! compared with the recorded one: each descriptor open at `main` must
 //! still refer to the same file and the lowest free number be the same
@@ -155,6 +157,14 @@ struct Control {
     unusable: bool,
     brk: usize,
     sigmask: u64,
+    /// Every signal's action at `main` (index: signal number - 1).
+    handlers: [KernelSigaction; 64],
+    /// Signals whose action an execution set (bit: signal number - 1).
+    handlers_set: u64,
+    /// The main thread's alternate signal stack at `main`, and whether an
+    /// execution set it.
+    altstack: libc::stack_t,
+    altstack_set: bool,
     uffd: i32,
     pagemap: i32,
     request_fd: i32,
@@ -195,6 +205,16 @@ struct Control {
     /// stack pool if it could be placed there: never recorded, never
     /// restored.
     hole_len: usize,
+}
+
+/// A signal's action as the kernel's `rt_sigaction` takes it.
+#[derive(Clone, Copy)]
+#[repr(C)]
+struct KernelSigaction {
+    handler: usize,
+    flags: u64,
+    restorer: usize,
+    mask: u64,
 }
 
 /// Shared between the fork server and its worker.
@@ -270,31 +290,36 @@ const OWN_MAPPINGS: [usize; 4] = [
 ];
 
 fn mmap_anon(len: usize, shared: bool) -> Option<usize> {
+    OWN_MAPPINGS
+        .into_iter()
+        .find_map(|at| mmap_at(at, len, shared))
+}
+
+/// An anonymous mapping of `len` bytes exactly at `at`, if nothing is there.
+fn mmap_at(at: usize, len: usize, shared: bool) -> Option<usize> {
     let flags = libc::MAP_ANONYMOUS
         | if shared {
             libc::MAP_SHARED
         } else {
             libc::MAP_PRIVATE
         };
-    for at in OWN_MAPPINGS {
-        let r = sc(
-            libc::SYS_mmap,
-            [
-                at as i64,
-                len as i64,
-                i64::from(libc::PROT_READ | libc::PROT_WRITE),
-                i64::from(flags | libc::MAP_FIXED_NOREPLACE),
-                -1,
-                0,
-            ],
-        );
-        if r == at as i64 {
-            return Some(at);
-        }
-        if r > 0 {
-            // A kernel without MAP_FIXED_NOREPLACE placed it elsewhere.
-            sc(libc::SYS_munmap, [r, len as i64, 0, 0, 0, 0]);
-        }
+    let r = sc(
+        libc::SYS_mmap,
+        [
+            at as i64,
+            len as i64,
+            i64::from(libc::PROT_READ | libc::PROT_WRITE),
+            i64::from(flags | libc::MAP_FIXED_NOREPLACE),
+            -1,
+            0,
+        ],
+    );
+    if r == at as i64 {
+        return Some(at);
+    }
+    if r > 0 {
+        // A kernel without MAP_FIXED_NOREPLACE placed it elsewhere.
+        sc(libc::SYS_munmap, [r, len as i64, 0, 0, 0, 0]);
     }
     None
 }
@@ -643,6 +668,64 @@ fn sigmask_set(m: u64) {
     );
 }
 
+fn rt_sigaction(sig: usize, new: *const KernelSigaction, old: *mut KernelSigaction) -> i64 {
+    sc(
+        libc::SYS_rt_sigaction,
+        [sig as i64, new as i64, old as i64, 8, 0, 0],
+    )
+}
+
+/// Records every signal's action and the alternate signal stack at `main`.
+fn save_handlers(c: &mut Control) {
+    for (i, h) in c.handlers.iter_mut().enumerate() {
+        rt_sigaction(i + 1, core::ptr::null(), h);
+    }
+    c.handlers_set = 0;
+    sc(
+        libc::SYS_sigaltstack,
+        [0, &mut c.altstack as *mut libc::stack_t as i64, 0, 0, 0, 0],
+    );
+    c.altstack_set = false;
+}
+
+/// Puts back the actions and the alternate stack the execution set.
+fn restore_handlers(c: &mut Control) {
+    let mut set = core::mem::take(&mut c.handlers_set);
+    while set != 0 {
+        let i = set.trailing_zeros() as usize;
+        set &= set - 1;
+        rt_sigaction(i + 1, &c.handlers[i], core::ptr::null_mut());
+    }
+    if core::mem::take(&mut c.altstack_set) {
+        let mut old = c.altstack;
+        if old.ss_flags & libc::SS_DISABLE != 0 {
+            old.ss_sp = core::ptr::null_mut();
+            old.ss_size = 0;
+        }
+        sc(
+            libc::SYS_sigaltstack,
+            [&old as *const libc::stack_t as i64, 0, 0, 0, 0, 0],
+        );
+    }
+}
+
+/// The execution sets the action of `sig`: put back after it.
+fn handler_set(sig: c_int) {
+    if let (true, Some(c)) = (is_worker(), ctl()) {
+        if (1..=64).contains(&sig) {
+            c.handlers_set |= 1 << (sig - 1);
+        }
+    }
+}
+
+/// The main thread sets its alternate signal stack (`set`): put back after
+/// the execution.
+pub fn altstack_changed(set: bool) {
+    if let (true, true, Some(c)) = (set, is_worker(), ctl()) {
+        c.altstack_set = true;
+    }
+}
+
 fn ioctl(fd: i32, req: u64, arg: *mut c_void) -> i64 {
     sc(
         libc::SYS_ioctl,
@@ -786,7 +869,19 @@ fn setup(request_fd: i32, response_fd: i32) -> Result<(), Cause> {
     // between the probe and the copy.
     let data_len = total + 64 * PAGE;
     let region_len = header + data_len + ALT_STACK;
-    let base = mmap_anon(region_len, false).ok_or(Cause::Setup)?;
+    // The user-level threads' pool goes where a process that is no worker
+    // puts it (their stacks and TLS then have the same addresses whether
+    // executions are persistent or not), the control region right below
+    // it: one hole. Elsewhere if that place is taken (the pool is then
+    // mapped by each execution that needs it).
+    let pool = crate::uthread::POOL_ADDR;
+    let (base, pool_len) = match mmap_at(pool - region_len, region_len, false) {
+        Some(base) => (
+            base,
+            crate::uthread::reserve_pool(pool).map_or(0, |_| crate::uthread::POOL_BYTES),
+        ),
+        None => (mmap_anon(region_len, false).ok_or(Cause::Setup)?, 0),
+    };
     CONTROL.store(base, Ordering::Relaxed);
     let c = ctl().ok_or(Cause::Setup)?;
     c.data_base = base + header;
@@ -798,8 +893,7 @@ fn setup(request_fd: i32, response_fd: i32) -> Result<(), Cause> {
     c.tid = sys::gettid();
     // The stacks of user-level threads outlive executions: their pages
     // stay mapped and are reused rather than faulted in again.
-    c.hole_len = region_len
-        + crate::uthread::reserve_pool(base + region_len).map_or(0, |_| crate::uthread::POOL_BYTES);
+    c.hole_len = region_len + pool_len;
     let fail = |why| {
         CONTROL.store(0, Ordering::Relaxed);
         sc(
@@ -872,6 +966,7 @@ fn setup(request_fd: i32, response_fd: i32) -> Result<(), Cause> {
     }
     record_fd_ids(c);
     c.sigmask = sigmask_get();
+    save_handlers(c);
     Ok(())
 }
 
@@ -1295,6 +1390,7 @@ extern "C" fn restore_and_resume() -> ! {
     if !ok {
         sys::exit_group(0);
     }
+    restore_handlers(c);
     sigmask_set(c.sigmask);
     // SAFETY: the memory is as at the checkpoint, whose frame is live again.
     unsafe { reach_persist_resume(&c.ctx) }
@@ -1460,36 +1556,124 @@ macro_rules! tainting {
     };
 }
 
-tainting!(
+/// An `open` that can change a file: for writing, creating or truncating
+/// it (one opened read-only and closed again leaves nothing behind; one
+/// left open changes the descriptor table, which is checked).
+fn open_writes(flags: c_int) -> bool {
+    flags & libc::O_ACCMODE != libc::O_RDONLY || flags & (libc::O_CREAT | libc::O_TRUNC) != 0
+}
+
+macro_rules! opening {
+    ($(#[$doc:meta])* $name:ident $sym:literal ($($a:ident: $t:ty),*), $flags:ident) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// As the C function.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($a: $t),*) -> c_int {
+            if open_writes($flags) {
+                taint(Cause::Files);
+            }
+            // SAFETY: forwarding the caller's arguments.
+            unsafe { crate::real!($sym, unsafe extern "C" fn($($t),*) -> c_int)($($a),*) }
+        }
+    };
+}
+
+opening!(
     /// Interposed `open`: files may be written.
-    open c"open"(p: *const c_char, f: c_int, m: libc::mode_t) -> c_int, Cause::Files);
-tainting!(
+    open c"open"(p: *const c_char, f: c_int, m: libc::mode_t), f);
+opening!(
     /// Interposed `open64`.
-    open64 c"open64"(p: *const c_char, f: c_int, m: libc::mode_t) -> c_int, Cause::Files);
-tainting!(
+    open64 c"open64"(p: *const c_char, f: c_int, m: libc::mode_t), f);
+opening!(
     /// Interposed `openat`.
-    openat c"openat"(d: c_int, p: *const c_char, f: c_int, m: libc::mode_t) -> c_int, Cause::Files);
-tainting!(
+    openat c"openat"(d: c_int, p: *const c_char, f: c_int, m: libc::mode_t), f);
+opening!(
     /// Interposed `openat64`.
-    openat64 c"openat64"(d: c_int, p: *const c_char, f: c_int, m: libc::mode_t) -> c_int, Cause::Files);
+    openat64 c"openat64"(d: c_int, p: *const c_char, f: c_int, m: libc::mode_t), f);
 tainting!(
     /// Interposed `creat`.
     creat c"creat"(p: *const c_char, m: libc::mode_t) -> c_int, Cause::Files);
 tainting!(
     /// Interposed `creat64`.
     creat64 c"creat64"(p: *const c_char, m: libc::mode_t) -> c_int, Cause::Files);
-tainting!(
-    /// Interposed `fopen`.
-    fopen c"fopen"(p: *const c_char, m: *const c_char) -> *mut libc::FILE, Cause::Files);
-tainting!(
-    /// Interposed `fopen64`.
-    fopen64 c"fopen64"(p: *const c_char, m: *const c_char) -> *mut libc::FILE, Cause::Files);
+/// An `fopen` mode that can change a file (anything but `r` without `+`).
+fn fopen_writes(mode: *const c_char) -> bool {
+    if mode.is_null() {
+        return true;
+    }
+    // SAFETY: the caller's NUL-terminated mode string.
+    let m = unsafe { core::ffi::CStr::from_ptr(mode) }.to_bytes();
+    m.first() != Some(&b'r') || m.contains(&b'+')
+}
+
+/// Interposed `fopen`: as `open`.
+///
+/// # Safety
+/// As the C function.
+#[no_mangle]
+pub unsafe extern "C" fn fopen(p: *const c_char, m: *const c_char) -> *mut libc::FILE {
+    if fopen_writes(m) {
+        taint(Cause::Files);
+    }
+    // SAFETY: forwarding.
+    unsafe {
+        crate::real!(
+            c"fopen",
+            unsafe extern "C" fn(*const c_char, *const c_char) -> *mut libc::FILE
+        )(p, m)
+    }
+}
+
+/// Interposed `fopen64`.
+///
+/// # Safety
+/// As the C function.
+#[no_mangle]
+pub unsafe extern "C" fn fopen64(p: *const c_char, m: *const c_char) -> *mut libc::FILE {
+    if fopen_writes(m) {
+        taint(Cause::Files);
+    }
+    // SAFETY: forwarding.
+    unsafe {
+        crate::real!(
+            c"fopen64",
+            unsafe extern "C" fn(*const c_char, *const c_char) -> *mut libc::FILE
+        )(p, m)
+    }
+}
 tainting!(
     /// Interposed `freopen`.
     freopen c"freopen"(p: *const c_char, m: *const c_char, s: *mut libc::FILE) -> *mut libc::FILE, Cause::Files);
-tainting!(
-    /// Interposed `close`: the descriptor table changes.
-    close c"close"(fd: c_int) -> c_int, Cause::Descriptors);
+/// Interposed `close`: closing a descriptor open at `main` changes the
+/// descriptor table for good; one the execution opened is gone anyway.
+///
+/// # Safety
+/// As the C function.
+#[no_mangle]
+pub unsafe extern "C" fn close(fd: c_int) -> c_int {
+    if open_at_main(fd) {
+        taint(Cause::Descriptors);
+    }
+    // SAFETY: forwarding.
+    unsafe { crate::real!(c"close", unsafe extern "C" fn(c_int) -> c_int)(fd) }
+}
+
+/// True in a worker if `fd` was open at `main` (or is beyond the table kept).
+fn open_at_main(fd: c_int) -> bool {
+    match (is_worker(), ctl()) {
+        (true, Some(c)) => {
+            let Ok(fd) = usize::try_from(fd) else {
+                return false;
+            };
+            c.fds
+                .get(fd / 64)
+                .is_none_or(|word| word & (1 << (fd % 64)) != 0)
+        }
+        _ => false,
+    }
+}
 tainting!(
     /// Interposed `dup`.
     dup c"dup"(fd: c_int) -> c_int, Cause::Descriptors);
@@ -1542,19 +1726,76 @@ tainting!(
 tainting!(
     /// Interposed `execvp`.
     execvp c"execvp"(p: *const c_char, argv: *const *const c_char) -> c_int, Cause::Processes);
-tainting!(
-    /// Interposed `sigaction`: signal handlers change.
-    sigaction c"sigaction"(s: c_int, a: *const libc::sigaction, o: *mut libc::sigaction) -> c_int, Cause::Signals);
-tainting!(
-    /// Interposed `signal`.
-    signal c"signal"(s: c_int, h: libc::sighandler_t) -> libc::sighandler_t, Cause::Signals);
+/// Interposed `sigaction`: an action the execution sets is put back as it
+/// was at `main` after it.
+///
+/// # Safety
+/// As the C function.
+#[no_mangle]
+pub unsafe extern "C" fn sigaction(
+    s: c_int,
+    a: *const libc::sigaction,
+    o: *mut libc::sigaction,
+) -> c_int {
+    if !a.is_null() {
+        handler_set(s);
+    }
+    // SAFETY: forwarding.
+    unsafe {
+        crate::real!(
+            c"sigaction",
+            unsafe extern "C" fn(c_int, *const libc::sigaction, *mut libc::sigaction) -> c_int
+        )(s, a, o)
+    }
+}
+
+/// Interposed `signal`: as `sigaction`.
+///
+/// # Safety
+/// As the C function.
+#[no_mangle]
+pub unsafe extern "C" fn signal(s: c_int, h: libc::sighandler_t) -> libc::sighandler_t {
+    handler_set(s);
+    // SAFETY: forwarding.
+    unsafe {
+        crate::real!(
+            c"signal",
+            unsafe extern "C" fn(c_int, libc::sighandler_t) -> libc::sighandler_t
+        )(s, h)
+    }
+}
 tainting!(
     /// Interposed `dlopen`.
     dlopen c"dlopen"(f: *const c_char, m: c_int) -> *mut c_void, Cause::Libraries);
-tainting!(
-    /// Interposed `mprotect`: the restore writes saved memory back, so its
-    /// protection must stay as recorded.
-    mprotect c"mprotect"(a: *mut c_void, len: usize, prot: c_int) -> c_int, Cause::MemoryLayout);
+/// Interposed `mprotect`: the restore writes saved memory back, so memory
+/// that existed at `main` must keep its protection; memory the execution
+/// mapped (a Rust thread's guarded alternate signal stack) goes with it.
+///
+/// # Safety
+/// As the C function.
+#[no_mangle]
+pub unsafe extern "C" fn mprotect(a: *mut c_void, len: usize, prot: c_int) -> c_int {
+    if existed_at_main(a as usize, len) {
+        taint(Cause::MemoryLayout);
+    }
+    // SAFETY: forwarding.
+    unsafe {
+        crate::real!(
+            c"mprotect",
+            unsafe extern "C" fn(*mut c_void, usize, c_int) -> c_int
+        )(a, len, prot)
+    }
+}
+
+/// True in a worker if `[at, at + len)` meets memory mapped at `main`.
+fn existed_at_main(at: usize, len: usize) -> bool {
+    match (is_worker(), ctl()) {
+        (true, Some(c)) => c.ranges[..c.n]
+            .iter()
+            .any(|r| at < r.end && at.saturating_add(len) > r.start),
+        _ => false,
+    }
+}
 tainting!(
     /// Interposed `alarm`: a pending alarm would fire in a later execution.
     alarm c"alarm"(s: core::ffi::c_uint) -> core::ffi::c_uint, Cause::Timers);

@@ -60,9 +60,10 @@ pub const SLOT_BYTES: usize = 8 << 20;
 const TCB_ROOM: usize = PAGE;
 /// Bytes of the pool: a header page, then one slot per thread id.
 pub const POOL_BYTES: usize = PAGE + MAX_THREADS * SLOT_BYTES;
-/// Where a process that is not a persistent worker maps its pool (a
-/// worker's pool follows its control region).
-const POOL_ADDR: usize = 0x5000_0000_0000;
+/// Where the pool is mapped (by a persistent worker before its snapshot,
+/// with its control region right below; elsewhere at the first thread
+/// creation), so that contexts have the same addresses either way.
+pub const POOL_ADDR: usize = 0x5000_0000_0000;
 
 // Offsets in the x86_64 thread control block header (`tcbhead_t`).
 const TCB_SELF_TCB: usize = 0x00;
@@ -279,8 +280,45 @@ pub fn start_execution(requested: bool) -> Option<Cause> {
         rsp: 0,
         fs: g().main_fs,
     };
+    crate::uthread_own::start();
     ON.store(true, Ordering::Relaxed);
     None
+}
+
+/// The calling context's thread id, while contexts run this execution.
+pub fn current() -> Option<u32> {
+    if !on() {
+        return None;
+    }
+    let fs = thread_pointer();
+    if fs == g().main_fs {
+        return Some(0);
+    }
+    context_of(fs as libc::pthread_t)
+}
+
+/// The context whose `pthread_t` is `th`, other than the main thread,
+/// while contexts run this execution.
+pub fn context_of(th: libc::pthread_t) -> Option<u32> {
+    let pool = POOL.load(Ordering::Relaxed);
+    let at = th as usize;
+    if !on() || pool == 0 || at < pool + PAGE || at >= pool + POOL_BYTES {
+        return None;
+    }
+    let id = (at - pool - PAGE) / SLOT_BYTES;
+    (id != 0 && g().ctx[id].fs == at).then_some(id as u32)
+}
+
+/// Context `id`'s stack as `pthread_getattr_np` describes a thread's: its
+/// lowest address and size above the guard page, and the guard's size.
+pub fn stack_of(id: u32) -> (usize, usize, usize) {
+    let slot = POOL.load(Ordering::Relaxed) + PAGE + id as usize * SLOT_BYTES;
+    (slot + PAGE, SLOT_BYTES - PAGE, PAGE)
+}
+
+/// The main thread's `pthread_t`.
+pub fn main_handle() -> libc::pthread_t {
+    g().main_fs as libc::pthread_t
 }
 
 /// The execution ends: the caller (any context) continues on the main
@@ -404,6 +442,7 @@ pub fn spawn(id: u32) -> Result<usize, Cause> {
         rsp: base - 80,
         fs: pd,
     };
+    crate::uthread_own::spawned(id);
     Ok(pd)
 }
 
@@ -459,6 +498,7 @@ pub fn switch(me: u32, next: u32) {
     // SAFETY: `next` is a context built by `spawn` (or the main thread)
     // that is suspended in `reach_uthread_switch` or not started yet.
     unsafe { reach_uthread_switch(save, to.rsp, to.fs) };
+    crate::uthread_own::resume(me);
 }
 
 /// The calling context finished: switches to `next` for good.
@@ -473,6 +513,7 @@ pub fn finish(next: u32) -> ! {
 /// First code of a new context (on its own stack and thread pointer).
 extern "C" fn context_main(id: u64) -> ! {
     let id = id as u32;
+    crate::uthread_own::resume(id);
     if let Some(lc) = g().libc {
         let tp = thread_pointer();
         // SAFETY: what `start_thread` does first, in the new thread: the
@@ -559,28 +600,6 @@ kernel_thread!(
 kernel_thread!(
     /// Interposed `pthread_kill`: a signal for one thread.
     pthread_kill c"pthread_kill"(t: libc::pthread_t, s: libc::c_int) -> libc::c_int, Cause::Signals);
-kernel_thread!(
-    /// Interposed `pthread_sigmask`: the mask is the kernel thread's.
-    pthread_sigmask c"pthread_sigmask"(h: libc::c_int, n: *const libc::sigset_t, o: *mut libc::sigset_t) -> libc::c_int, Cause::Signals);
-kernel_thread!(
-    /// Interposed `sigprocmask`.
-    sigprocmask c"sigprocmask"(h: libc::c_int, n: *const libc::sigset_t, o: *mut libc::sigset_t) -> libc::c_int, Cause::Signals);
-kernel_thread!(
-    /// Interposed `sigaltstack`.
-    sigaltstack c"sigaltstack"(n: *const libc::stack_t, o: *mut libc::stack_t) -> libc::c_int, Cause::Signals);
-kernel_thread!(
-    /// Interposed `gettid`: every context has the one kernel thread's id.
-    gettid c"gettid"() -> libc::pid_t, Cause::ThreadIds);
-kernel_thread!(
-    /// Interposed `pthread_getattr_np`: a context's stack is not the C
-    /// library's.
-    pthread_getattr_np c"pthread_getattr_np"(t: libc::pthread_t, a: *mut libc::pthread_attr_t) -> libc::c_int, Cause::Attributes);
-kernel_thread!(
-    /// Interposed `pthread_setname_np`.
-    pthread_setname_np c"pthread_setname_np"(t: libc::pthread_t, n: *const c_char) -> libc::c_int, Cause::KernelThreadState);
-kernel_thread!(
-    /// Interposed `pthread_getname_np`.
-    pthread_getname_np c"pthread_getname_np"(t: libc::pthread_t, n: *mut c_char, l: usize) -> libc::c_int, Cause::KernelThreadState);
 kernel_thread!(
     /// Interposed `pthread_setaffinity_np`.
     pthread_setaffinity_np c"pthread_setaffinity_np"(t: libc::pthread_t, l: usize, s: *const libc::cpu_set_t) -> libc::c_int, Cause::KernelThreadState);

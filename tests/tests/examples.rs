@@ -237,6 +237,8 @@ examples! {
     prim_timedlock: "prim_timedlock.c", [], [] => Clean(3);
     prim_tls_keys: "prim_tls_keys.c", [], [] => Clean(2);
     thread_exit_heap: "thread_exit_heap.c", [], [] => Clean(9);
+    thread_own_state: "thread_own_state.c", [], [] => Clean(2);
+    signal_setup: "signal_setup.c", [], [] => Clean(2);
     racy_counter: "racy_counter.c", [], [] => Bug("data_race");
     report_names: "report_names.c", [], [] => Bug("data_race");
     report_heap_names: "report_heap_names.c", [], [] => Bug("data_race");

@@ -91,6 +91,7 @@ const THREAD_MEMORY_ROWS: &[&str] = &[
     "cpp_condvar",
     "persist_pages",
     "thread_exit_heap",
+    "thread_own_state",
 ];
 
 /// Compares the fork server with `mode` (named `label`) on one row; the
@@ -357,4 +358,38 @@ fn a_schedule_replays_in_the_thread_mode_it_was_recorded_in() {
     // The stack is elsewhere in the other mode: replayed there, the
     // schedule would not name the same operations.
     assert_ne!(races[0], races[1]);
+}
+
+/// What a thread keeps for itself (signal mask, alternate signal stack, id,
+/// name, stack attributes) is kept per user-level thread: the program's
+/// checks hold in every execution, and none falls back to kernel threads.
+#[test]
+fn per_thread_state_needs_no_kernel_threads() {
+    if !machine_has_user_threads() {
+        eprintln!("skipped: this machine does not let user code set the thread pointer");
+        return;
+    }
+    let program = build_example("thread_own_state.c");
+    let run = reach(&program, &["--user-threads"], &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(!run.stderr.contains("note:"), "{}", run.stderr);
+    assert_eq!(run.executions(), 2);
+}
+
+/// Signal actions and the alternate signal stack set by an execution are
+/// put back before the next: the program, which checks they are the
+/// defaults and then sets them, passes in every persistent execution, and
+/// the executions stay persistent.
+#[test]
+fn signal_actions_are_put_back_between_persistent_executions() {
+    let program = build_example("signal_setup.c");
+    for mode in [
+        &["--persistent", "--no-user-threads"][..],
+        &["--persistent"][..],
+    ] {
+        let run = reach(&program, mode, &[]);
+        assert_eq!(run.code, 0, "{mode:?}: {}\n{}", run.stdout, run.stderr);
+        assert!(!run.stderr.contains("note:"), "{mode:?}: {}", run.stderr);
+        assert_eq!(run.executions(), 2, "{mode:?}");
+    }
 }

@@ -91,6 +91,14 @@ fn assert_clean_counts(program: &Path, dpor: u64, optimal: u64) {
         );
         assert!(run.complete(), "{name} ({strategy}): search not complete");
         assert!(run.json["bug"].is_null(), "{name}: {}", run.stdout);
+        // What std sets up in every execution (signal actions, alternate
+        // signal stacks, thread ids) keeps executions persistent and
+        // threads user-level, where the machine allows them.
+        assert!(
+            !run.stderr.contains("note:"),
+            "{name} ({strategy}): {}",
+            run.stderr
+        );
         assert_eq!(
             run.executions(),
             executions,
@@ -293,6 +301,9 @@ fn a_test_binary_built_by_cargo_test_no_run() {
     assert!(clean.json["bug"].is_null(), "{}", clean.stdout);
     assert!(clean.complete(), "{}", clean.stdout);
     assert_eq!(clean.executions(), 66);
+    // libtest reads the terminal's description and names its threads: the
+    // executions stay persistent, the threads user-level.
+    assert!(!clean.stderr.contains("note:"), "{}", clean.stderr);
 }
 
 #[test]

@@ -228,9 +228,27 @@ pub unsafe extern "C" fn syscall(
     a5: c_long,
     a6: c_long,
 ) -> c_long {
-    match n {
-        libc::SYS_gettid => crate::uthread::needs_kernel_thread(crate::uthread::Cause::ThreadIds),
-        libc::SYS_tgkill | libc::SYS_tkill | libc::SYS_rt_sigprocmask | libc::SYS_sigaltstack => {
+    // A context's own kernel-thread state (see `uthread_own`).
+    match (n, crate::uthread::current()) {
+        (libc::SYS_gettid, Some(id)) if id != 0 => {
+            return c_long::from(crate::uthread_own::tid(id))
+        }
+        (libc::SYS_rt_sigprocmask, Some(_)) => {
+            if let Some(r) = crate::uthread_own::rt_sigprocmask(a1, a2, a3, a4) {
+                return r;
+            }
+        }
+        (libc::SYS_sigaltstack, Some(id)) if id != 0 => {
+            // SAFETY: the caller's stack_t pointers, as the kernel takes them.
+            let e = unsafe { crate::uthread_own::alt_stack(id, a1 as *const _, a2 as *mut _) };
+            if e != 0 {
+                // SAFETY: the calling thread's errno.
+                unsafe { *libc::__errno_location() = e };
+                return -1;
+            }
+            return 0;
+        }
+        (libc::SYS_tgkill | libc::SYS_tkill, _) => {
             crate::uthread::needs_kernel_thread(crate::uthread::Cause::Signals)
         }
         _ => {}

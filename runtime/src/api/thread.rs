@@ -121,6 +121,8 @@ pub fn context_start(id: u32) -> usize {
     // SAFETY: plain query (the context's own descriptor).
     th.handle = unsafe { libc::pthread_self() };
     let (start, arg) = (th.start, th.arg);
+    // The id the context's `gettid` gives (a Rust panic message names it).
+    st.chan.slot(id).tid = crate::uthread_own::tid(id) as u32;
     st.running = id;
     st.chan.set_running(id);
     set_me(id);
