@@ -525,3 +525,41 @@ fn commute_rmws_with_rt_or_unfold_is_one_clear_error() {
         assert!(stderr.contains("--commute-rmws"), "{stderr}");
     }
 }
+
+/// `--help` groups the options under headings, in the order a user looks
+/// for them, and names every mode in its usage; `--version` states the
+/// hook ABI version and the LLVM of the compiler wrappers.
+#[test]
+fn help_groups_options_under_headings_and_version_names_abi_and_llvm() {
+    let (code, help, _) = run_raw(&["--help"]);
+    assert_eq!(code, 0);
+    for heading in [
+        "What to explore:",
+        "What counts as a bug:",
+        "Limits:",
+        "Inputs (concolic testing):",
+        "Reports and replay:",
+        "How executions run:",
+        "Sharding:",
+    ] {
+        assert!(help.lines().any(|l| l == heading), "no heading {heading}");
+    }
+    // The only options left under the plain "Options:" heading are
+    // --help and --version.
+    let (_, short, _) = run_raw(&["-h"]);
+    let options = short
+        .split("\nOptions:\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+        .unwrap_or_default();
+    let listed: Vec<&str> = options
+        .lines()
+        .filter(|l| l.trim_start().starts_with('-'))
+        .collect();
+    assert_eq!(listed.len(), 2, "{options}");
+    assert!(help.contains("reach-native test [OPTIONS] PROGRAM [FILTER]..."));
+    let (code, version, _) = run_raw(&["--version"]);
+    assert_eq!(code, 0);
+    assert!(version.contains("hook ABI version 2"), "{version}");
+    assert!(version.contains("LLVM 22."), "{version}");
+}
