@@ -299,6 +299,11 @@ fn cargo_reach_test_explores_every_test_of_every_test_binary() {
         .as_str()
         .unwrap_or_default();
     assert!(message.contains("an add was lost"), "{message}");
+    // Rust names read like Rust: no mangled symbol, no step placed in a
+    // codegen unit's pseudo-file.
+    let whole = lost["report"].to_string();
+    assert!(!whole.contains("_RNv"), "a mangled name in {whole}");
+    assert!(!whole.contains("-cgu."), "a codegen-unit file in {whole}");
     // std's channel at opt-level 0: one step per channel operation.
     let channel = entry(&lock_kit, "tests::log_then_channel_hand_off");
     assert_eq!(channel["status"], "pass");

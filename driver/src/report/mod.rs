@@ -2,6 +2,7 @@
 //! schedule file written for a bug.
 
 pub mod columns;
+pub mod demangle;
 pub mod html;
 pub mod json;
 pub mod junit;

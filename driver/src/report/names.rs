@@ -54,13 +54,24 @@ pub struct Place {
 }
 
 impl Place {
-    /// `file:line`.
+    /// `file:line`, or `in function` for code without a source line (a
+    /// codegen unit's pseudo-file).
     pub fn short(&self) -> String {
+        if self.file.is_empty() {
+            return format!("in {}", self.function_or_unknown());
+        }
         format!("{}:{}", self.file, self.line)
     }
 
     /// `file:line:col (function) inlined at ...`.
     pub fn long(&self) -> String {
+        if self.file.is_empty() {
+            let mut text = format!("in {}", self.function_or_unknown());
+            for caller in &self.inlined_at {
+                text.push_str(&format!(" inlined at {caller}"));
+            }
+            return text;
+        }
         let mut text = format!("{}:{}:{}", self.file, self.line, self.column);
         if !self.function.is_empty() {
             text.push_str(&format!(" ({})", self.function));
@@ -69,6 +80,15 @@ impl Place {
             text.push_str(&format!(" inlined at {caller}"));
         }
         text
+    }
+
+    /// The enclosing function, or `?`.
+    fn function_or_unknown(&self) -> &str {
+        if self.function.is_empty() {
+            "?"
+        } else {
+            &self.function
+        }
     }
 }
 
@@ -201,7 +221,7 @@ impl<'a> Names<'a> {
                 Some(Global {
                     start: s.st_value,
                     size: s.st_size,
-                    name: name.to_string(),
+                    name: super::demangle::demangle(name),
                     ty: types.get(&s.st_value).cloned(),
                 })
             })
@@ -248,6 +268,10 @@ impl<'a> Names<'a> {
             } => {
                 let state = if freed { "freed; " } else { "" };
                 match self.place(origin) {
+                    Some(place) if place.file.is_empty() => format!(
+                        "heap#{ordinal}{offset} ({state}allocated {})",
+                        place.short()
+                    ),
                     Some(place) => {
                         let file = Path::new(&place.file)
                             .file_name()
@@ -306,9 +330,14 @@ impl<'a> Names<'a> {
             return None;
         }
         if let Some(s) = self.binary.sites.get(&site) {
+            let known = !(s.line == 0 && super::demangle::is_codegen_unit(&s.file));
             return Some(Place {
-                file: self.shown_path(&s.file),
-                path: s.file.clone(),
+                file: if known {
+                    self.shown_path(&s.file)
+                } else {
+                    String::new()
+                },
+                path: if known { s.file.clone() } else { String::new() },
                 line: s.line,
                 column: s.column,
                 function: s.function.clone(),
@@ -341,8 +370,8 @@ impl<'a> Names<'a> {
                         function: frame
                             .function
                             .as_ref()
-                            .and_then(|f| f.demangle().ok())
-                            .map(|f| f.into_owned())
+                            .and_then(|f| f.raw_name().ok())
+                            .map(|f| super::demangle::demangle(&f))
                             .unwrap_or_default(),
                         inlined_at: Vec::new(),
                     })
