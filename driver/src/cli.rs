@@ -237,8 +237,8 @@ pub struct Cli {
     /// commute when they are of one family (add/sub, or, and, xor, min,
     /// max) on the same bytes: N such increments are one behaviour, not N!
     /// orders. Sound for the program's states; uninstrumented code reading
-    /// such a counter between two updates is not seen (README: Commuting
-    /// updates). Not with rt, unfold or branches.
+    /// such a counter between two updates is not seen
+    /// (docs/commuting-updates.md). Not with rt, unfold or branches.
     #[arg(help_heading = EXPLORE, long)]
     pub commute_rmws: bool,
     /// Without await semantics: a spin-loop iteration in which nothing

@@ -238,7 +238,7 @@ fn bb_semaphore_three_producers_exactly_once() {
 /// A woken condition waiter re-acquires its mutex in the place of another
 /// thread's acquisition when the wake-up it needs does not depend on that
 /// acquisition. RT reaches part of those orders (188 of the pool's 194, 307
-/// of 336 with a signal per worker; README, Known limits), each once and
+/// of 336 with a signal per worker; docs/limits.md), each once and
 /// none that optimal DPOR does not.
 #[test]
 fn woken_waiters_relock_in_place_of_independent_acquisitions() {

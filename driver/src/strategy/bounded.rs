@@ -108,7 +108,7 @@ impl Strategy for IterativeBound {
         let guarantee = if self.exact {
             "every schedule"
         } else {
-            "the DPOR schedules (not every equivalence class: see README)"
+            "the DPOR schedules (not every equivalence class: see docs/limits.md)"
         };
         Some(match (self.exhausted, self.completed) {
             (true, _) => format!(
