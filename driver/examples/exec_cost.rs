@@ -72,6 +72,7 @@ fn executor_mode(
         commute_rmws: false,
         await_retries: false,
         awaits_off: false,
+        drop_held: false,
         user_threads,
         symbolic_args: false,
         symbolic_stdin: 0,

@@ -71,6 +71,7 @@ fn classes(program: &Path, strategy: impl Strategy, trace_shared: bool) -> (BTre
         commute_rmws: false,
         await_retries: false,
         awaits_off: false,
+        drop_held: false,
         user_threads: false,
         symbolic_args: false,
         symbolic_stdin: 0,

@@ -69,6 +69,7 @@ fn config(program: &Path, args: &[&str], fork_server: bool) -> ExecConfig {
         commute_rmws: false,
         await_retries: false,
         awaits_off: false,
+        drop_held: false,
         user_threads: false,
         symbolic_args: false,
         symbolic_stdin: 0,

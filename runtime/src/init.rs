@@ -6,8 +6,8 @@ use crate::state::{set_debug, set_me, state, State, TState, MODE, MODE_ACTIVE};
 use crate::sys;
 use core::sync::atomic::Ordering;
 use reach_channel::layout::{
-    REQ_AWAITS_OFF, REQ_AWAIT_RETRIES, REQ_COMMUTE_RMWS, REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS,
-    REQ_SPIN_BLOCKING, REQ_USER_THREADS,
+    REQ_AWAITS_OFF, REQ_AWAIT_RETRIES, REQ_COMMUTE_RMWS, REQ_DROP_HELD, REQ_EXIT_CUTS_THREADS,
+    REQ_SLEEP_SETS, REQ_SPIN_BLOCKING, REQ_USER_THREADS,
 };
 use reach_channel::{Policy, ThreadState};
 
@@ -96,6 +96,7 @@ pub fn load_request(st: &mut State) {
     st.commute_rmws = h.request_flags & REQ_COMMUTE_RMWS != 0;
     st.await_retries = h.request_flags & REQ_AWAIT_RETRIES != 0;
     st.awaits_off = h.request_flags & REQ_AWAITS_OFF != 0;
+    st.drop_held = h.request_flags & REQ_DROP_HELD != 0;
     st.awaiting = reach_channel::ThreadSet::EMPTY;
     st.iterating = reach_channel::ThreadSet::EMPTY;
     st.yielded = crate::state::NONE;

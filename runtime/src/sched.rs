@@ -456,7 +456,7 @@ pub fn decide(st: &mut State, cur: u32) -> u32 {
 /// decision.
 #[inline(never)]
 fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
-    let (enabled, live, spinning) = match unchanged {
+    let (mut enabled, live, spinning) = match unchanged {
         Some(set) => (set, true, false),
         None => {
             let computed = compute_enabled(st);
@@ -503,9 +503,18 @@ fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
     st.yielded = NONE;
     let pick = if step < st.prefix_len {
         let t = st.chan.prefix(step);
-        if !enabled.contains(t) && held_back_only(st, t) {
+        if !enabled.contains(t) && held_back_only(st, t) && !st.drop_held {
             // A spinner's next step, held back until what it reads changes
-            // (or nothing else can run), is wanted before that: the same
+            // (or nothing else can run): the hold is this runtime's
+            // preference, and whether it applies here depends on steps the
+            // thread does not depend on (another thread still able to run,
+            // a count of re-reads that only some orders reset). The step
+            // can run, so it does: a schedule of it is a schedule of the
+            // program, whatever order the search chose.
+            enabled.insert(t);
+        }
+        if !enabled.contains(t) && held_back_only(st, t) {
+            // Asked for by a search that drops such requests: the same
             // behaviour as one where the step comes later, which the
             // search reaches with the spinner released. Not a divergence:
             // the execution is dropped like one its sleep set blocks.

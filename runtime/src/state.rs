@@ -297,6 +297,9 @@ pub struct State {
     pub await_retries: bool,
     /// Loop heads are ignored (`REQ_AWAITS_OFF`).
     pub awaits_off: bool,
+    /// A prefix step for a held-back spinner ends the execution instead of
+    /// being taken (`REQ_DROP_HELD`).
+    pub drop_held: bool,
     /// The thread that last yielded the processor (a yield, a sleep, a
     /// spin hint, a timed wait that timed out): the "continue" policy
     /// hands the processor to another enabled thread at its next
@@ -384,6 +387,7 @@ static GLOBAL: Global = Global(UnsafeCell::new(State {
     awaiting: ThreadSet::EMPTY,
     iterating: ThreadSet::EMPTY,
     await_retries: false,
+    drop_held: false,
     awaits_off: false,
     yielded: NONE,
     live_threads: 0,

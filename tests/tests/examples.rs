@@ -169,6 +169,8 @@ examples! {
     lockset_locked_counter: "lockset_locked_counter.c", [], [] => Clean(36);
     lockset_locked_counter_lockset: "lockset_locked_counter.c", ["--race-detector", "both"], [] => Clean(36);
     lockset_unlock_without_lock: "lockset_unlock_without_lock.c", [], [] => Bug("misuse");
+    lockfree_stack_giveup: "lockfree_stack_giveup.c", ["--no-await"], ["2", "1", "2"] => Clean(57);
+    lockfree_stack_giveup_rounds: "lockfree_stack_giveup.c", ["--no-await"], ["2", "2", "2"] => Clean(12606);
     long_startup: "long_startup.c", [], [] => Clean(2);
     many_threads: "many_threads.c", ["--max-executions", "5"], [] => Limited(5);
     misuse_destroy_cond_waiters: "misuse_destroy_cond_waiters.c", [], [] => Bug("misuse");

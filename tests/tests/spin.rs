@@ -249,3 +249,73 @@ fn a_schedule_replays_under_its_recorded_spin_threshold() {
     assert_eq!(again.json["bug"]["trace"], run.json["bug"]["trace"]);
     assert_eq!(run.json["bug"]["steps_total"], 8, "{}", run.stdout);
 }
+/// Random programs of busy-waiting shapes (`spin_random.c`: loads, stores,
+/// compare-and-swaps that fail, exchanges that write the value already
+/// there, yields, spin hints, retry loops that yield or pause) under the
+/// default strategy: never a verdict (a held-back retry asked for where
+/// another order of unrelated steps holds it was once reported as the
+/// program's nondeterminism), always complete, and without await
+/// semantics only partial orders the program has: those of the oracle
+/// with spin blocking off (every interleaving), where it finishes.
+#[test]
+fn random_spin_programs_under_the_default_strategy() {
+    let program = build_example("spin_random.c");
+    let (mut compared, mut orders) = (0, 0);
+    for seed in 0..130u32 {
+        let seed = seed.to_string();
+        for awaits in [false, true] {
+            if awaits && seed.parse::<u32>().is_ok_and(|s| s >= 60) {
+                continue;
+            }
+            let mode: &[&str] = if awaits { &[] } else { &["--no-await"] };
+            let run = reach(
+                &program,
+                &[&["--stats", "--keep-going"][..], mode].concat(),
+                &[&seed],
+            );
+            let what = format!("seed {seed}, awaits {awaits}");
+            assert!(run.complete(), "{what}: not complete\n{}", run.stdout);
+            assert!(
+                run.json["bugs"].as_array().is_none_or(|b| b.is_empty()),
+                "{what}: {}",
+                run.stdout
+            );
+            assert_eq!(run.json["sleep_blocked"].as_u64(), Some(0), "{what}");
+            if awaits {
+                continue;
+            }
+            let oracle = reach(
+                &program,
+                &[
+                    "--strategy",
+                    "exhaustive",
+                    "--stats",
+                    "--no-await",
+                    "--spin-threshold",
+                    "0",
+                    "--max-executions",
+                    "20000",
+                ],
+                &[&seed],
+            );
+            if !oracle.complete() {
+                continue;
+            }
+            let every: std::collections::HashSet<String> =
+                oracle.fingerprints().into_iter().collect();
+            let unknown = run
+                .fingerprints()
+                .into_iter()
+                .filter(|f| !every.contains(f))
+                .count();
+            assert_eq!(
+                unknown, 0,
+                "{what}: partial orders the program does not have"
+            );
+            compared += 1;
+            orders += run.partial_orders();
+        }
+    }
+    assert!(compared > 100, "{compared}");
+    eprintln!("{compared} programs compared with the oracle, {orders} partial orders");
+}

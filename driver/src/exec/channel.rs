@@ -4,8 +4,8 @@
 
 use super::{ExecError, InputValue, Request};
 use reach_channel::layout::{
-    REQ_AWAITS_OFF, REQ_AWAIT_RETRIES, REQ_COMMUTE_RMWS, REQ_EXIT_CUTS_THREADS, REQ_SLEEP_SETS,
-    REQ_SPIN_BLOCKING,
+    REQ_AWAITS_OFF, REQ_AWAIT_RETRIES, REQ_COMMUTE_RMWS, REQ_DROP_HELD, REQ_EXIT_CUTS_THREADS,
+    REQ_SLEEP_SETS, REQ_SPIN_BLOCKING,
 };
 use reach_channel::symbolic::{
     InputSlot, SymHeader, SYM_MAX_INPUTS, SYM_MAX_INPUT_BYTES, SYM_REQ_ARGS, SYM_REQ_SHARED,
@@ -180,6 +180,9 @@ impl Channel {
             }
             if config.awaits_off {
                 flags |= REQ_AWAITS_OFF;
+            }
+            if config.drop_held {
+                flags |= REQ_DROP_HELD;
             }
             (*h).request_flags = flags;
             (*h).spin_threshold = config.spin_threshold;

@@ -70,6 +70,11 @@ pub struct ExecConfig {
     /// No await semantics: spin loops are cut by the spin threshold only
     /// (`REQ_AWAITS_OFF`: unfolding, which keeps no blocked executions).
     pub awaits_off: bool,
+    /// A prefix step that asks for a thread held back as a spinner ends
+    /// the execution, for the strategy to drop ([`crate::strategy::Strategy::abandon`]:
+    /// reachability testing and unfolding); otherwise the step is taken
+    /// (`REQ_DROP_HELD`).
+    pub drop_held: bool,
     /// Run the program's threads as user-level contexts on one kernel
     /// thread (it falls back to kernel threads, with a note, where a
     /// thread needs one of its own).

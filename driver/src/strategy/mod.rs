@@ -54,12 +54,13 @@ pub trait Strategy {
     fn observe(&mut self, request: &Request, trace: &Trace) -> Result<(), Divergence>;
     /// The execution of the last request stopped inside its prefix: the
     /// prefix asked for a thread the runtime holds back as a spinner (an
-    /// order that puts a busy-waiting step before what it waits for).
+    /// order that puts a busy-waiting step before what it waits for), and
+    /// the run asked the runtime to drop such requests
+    /// ([`crate::exec::ExecConfig::drop_held`]; otherwise the step runs).
     /// Returns true if the strategy drops the request, as reachability
     /// testing drops such a variant and unfolding such a target (the same
     /// behaviour with the step later is reached on its own); false (the
-    /// default: the DPOR searches never ask for it) reports the execution
-    /// as a divergence.
+    /// default) reports the execution as a divergence.
     fn abandon(&mut self, _request: &Request) -> bool {
         false
     }

@@ -112,6 +112,7 @@ pub fn executor_full(program: &Path, args: &[&str], max_steps: u64, timeout: Dur
         commute_rmws: false,
         await_retries: false,
         awaits_off: false,
+        drop_held: false,
         user_threads: false,
         symbolic_args: false,
         symbolic_stdin: 0,

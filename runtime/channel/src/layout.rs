@@ -254,6 +254,13 @@ pub const REQ_AWAIT_RETRIES: u32 = 64;
 /// are cut by the spin threshold only (a strategy that cannot use blocked
 /// executions: unfolding).
 pub const REQ_AWAITS_OFF: u32 = 128;
+/// Request flag: a prefix step that asks for a thread the runtime holds
+/// back as a spinner ends the execution as sleep-blocked, for the strategy
+/// to drop (reachability testing, unfolding). Without it the step is taken:
+/// the hold is the runtime's own preference, not something the program
+/// waits for, and whether it applies depends on the order of steps the
+/// thread does not depend on (optimal DPOR's wakeup sequences, replays).
+pub const REQ_DROP_HELD: u32 = 256;
 /// Bit of [`Header::user_threads_off`]: the execution was abandoned (it
 /// called something contexts cannot do) and must run again with kernel
 /// threads; its result means nothing.
