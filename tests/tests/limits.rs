@@ -141,6 +141,67 @@ fn a_signal_stops_the_exploration_within_a_second() {
     }
 }
 
+/// A bug found before a signal or the time limit stops the run is not lost:
+/// SIGTERM or SIGINT while its schedule is being shortened (and
+/// `--max-time` ending there) still writes the report, the JSON with the
+/// bug and the schedule file, which replays the bug.
+#[test]
+fn a_bug_found_before_a_stop_is_written() {
+    let program = build_example("shorten_long.c");
+    for stop in ["SIGTERM", "SIGINT", "--max-time"] {
+        let tag = format!("stop-{stop}-{}", std::process::id());
+        let json = scratch().join(format!("{tag}.json"));
+        let schedule = scratch().join(format!("{tag}.schedule"));
+        let _ = std::fs::remove_file(&json);
+        let _ = std::fs::remove_file(&schedule);
+        let mut command = Command::new(bin("reach-native"));
+        command
+            .args(["--jobs", "1", "--json"])
+            .arg(&json)
+            .arg("--schedule-out")
+            .arg(&schedule);
+        if stop == "--max-time" {
+            command.args(["--max-time", "1"]);
+        }
+        let mut child = command
+            .arg(&program)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("start reach-native");
+        if stop != "--max-time" {
+            // The bug is found in the first execution; shortening its
+            // 60,000 steps takes seconds.
+            std::thread::sleep(Duration::from_millis(1200));
+            let signal = if stop == "SIGTERM" {
+                libc::SIGTERM
+            } else {
+                libc::SIGINT
+            };
+            // SAFETY: signalling our own child process.
+            unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+        }
+        let output = child.wait_with_output().expect("wait for reach-native");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(1), "{stop}: {stdout}");
+        assert!(
+            stdout.contains("BUG: assertion failure"),
+            "{stop}: {stdout}"
+        );
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).expect("report written"))
+                .expect("report is JSON");
+        assert_eq!(report["bug"]["kind"], "assertion", "{stop}");
+        let schedule = schedule.to_string_lossy().into_owned();
+        let replay = reach(&program, &["--replay", schedule.as_str()], &[]);
+        assert_eq!(
+            replay.bug_kind().as_deref(),
+            Some("assertion"),
+            "{stop}: {}",
+            replay.stdout
+        );
+    }
+}
+
 /// The time limit also holds while the program starts: static constructors
 /// that run for minutes (no scheduling point in them) are killed at the
 /// limit.
