@@ -8,6 +8,7 @@ use crate::bug::{classify, classify_all, Bug, BugKind, BugPolicy, Unusable};
 use crate::cancel::{Cancel, Cancelled};
 use crate::exec::{ExecError, Executor, Outcome, Request, Termination};
 use crate::objects::ObjectLog;
+use crate::recheck::Judgement;
 use crate::record::Recorder;
 use crate::strategy::Strategy;
 use crate::trace::Trace;
@@ -34,6 +35,9 @@ pub struct ExploreOptions {
     pub interrupt: Arc<AtomicBool>,
     /// Keeps the schedule of one execution (`--record`).
     pub record: Option<Arc<Recorder>>,
+    /// Re-runs an execution that did not follow its schedule before it is
+    /// reported as the program's nondeterminism ([`crate::recheck`]).
+    pub recheck: Option<Arc<crate::recheck::Recheck>>,
 }
 
 impl ExploreOptions {
@@ -176,6 +180,10 @@ pub struct Summary {
     pub shortened: Option<crate::shorten::Shortened>,
     /// Strategy-specific figures for `--stats` ([`Strategy::stats`]).
     pub strategy_stats: Vec<(&'static str, String)>,
+    /// Executions that did not follow a schedule the program repeats
+    /// exactly when run again: the search asked for the impossible
+    /// ([`crate::recheck`]).
+    pub internal_errors: u64,
 }
 
 impl Summary {
@@ -202,20 +210,38 @@ impl Summary {
             found_by: None,
             shortened: None,
             strategy_stats: Vec::new(),
+            internal_errors: 0,
         }
     }
 
     /// A search that ran out of executions is bounded, not complete, if
     /// some execution was longer than the recording bound: its later steps
     /// were never explored.
+    /// So is a search some of whose executions did not follow their
+    /// schedules through an internal error ([`Summary::internal_errors`]):
+    /// the branches they were to explore were not.
     pub fn bound_by_truncation(&mut self) {
-        let Some(why) = self.truncation_note() else {
+        let notes: Vec<String> = [self.truncation_note(), self.internal_error_note()]
+            .into_iter()
+            .flatten()
+            .collect();
+        if notes.is_empty() {
             return;
-        };
+        }
+        let why = notes.join("; ");
         match &mut self.stop {
             StopReason::Complete => self.stop = StopReason::Bounded(why),
             StopReason::Bounded(other) => *other = format!("{other}; {why}"),
             _ => {}
+        }
+    }
+
+    /// What internal errors left out, if there were any.
+    pub fn internal_error_note(&self) -> Option<String> {
+        match self.internal_errors {
+            0 => None,
+            1 => Some("1 execution did not follow its schedule through an internal error and its branch was not explored".into()),
+            n => Some(format!("{n} executions did not follow their schedules through an internal error and their branches were not explored")),
         }
     }
 
@@ -345,6 +371,9 @@ pub struct Examined {
     pub truncated_at: Option<u64>,
     /// The bug it shows, if any.
     pub finding: Option<Finding>,
+    /// It did not follow its schedule, and re-runs repeated it exactly:
+    /// an internal error of the search, not a behaviour of the program.
+    pub internal_error: bool,
 }
 
 impl Summary {
@@ -357,6 +386,9 @@ impl Summary {
         }
         if examined.await_blocked {
             self.await_blocked += 1;
+        }
+        if examined.internal_error {
+            self.internal_errors += 1;
         }
         if let Some(bound) = examined.truncated_at {
             self.truncated += 1;
@@ -385,9 +417,11 @@ pub fn execute(
     options: &ExploreOptions,
     number: u64,
 ) -> Result<Option<Examined>, String> {
-    let Some(executed) = run_request(executor, request)? else {
+    let ran = crate::recheck::perturbed(request, number);
+    let Some(mut executed) = run_request(executor, ran.as_ref().unwrap_or(request))? else {
         return Ok(None);
     };
+    executed.ran = ran;
     examine(strategy, request, executed, options, number, Some(executor)).map(Some)
 }
 
@@ -398,6 +432,9 @@ pub struct Executed {
     /// The object records, when they were read while the executor still
     /// held them (see [`Executed::keep_objects`]).
     objects: Option<ObjectLog>,
+    /// The request that ran, where it is not the one the strategy made
+    /// ([`crate::recheck::perturbed`]).
+    ran: Option<Request>,
 }
 
 impl Executed {
@@ -405,6 +442,11 @@ impl Executed {
     /// executor has run others.
     pub fn keep_objects(&mut self, executor: &Executor) {
         self.objects = Some(executor.objects(&self.outcome));
+    }
+
+    /// The execution's trace.
+    pub fn trace(&self) -> &Trace {
+        &self.trace
     }
 }
 
@@ -422,6 +464,7 @@ pub fn run_request(executor: &mut Executor, request: &Request) -> Result<Option<
         outcome,
         trace,
         objects: None,
+        ran: None,
     }))
 }
 
@@ -440,6 +483,7 @@ pub fn examine(
         outcome,
         trace,
         objects,
+        ran,
     } = executed;
     let mut objects = objects;
     let mut with_objects = |mut trace: Trace, outcome: &Outcome| {
@@ -466,6 +510,7 @@ pub fn examine(
         fingerprint: None,
         truncated_at: trace.truncated.then_some(trace.len() as u64),
         finding: None,
+        internal_error: false,
     };
     let held_back = outcome.status == reach_channel::RunStatus::SleepBlocked
         && trace.len() < request.prefix.len();
@@ -479,14 +524,28 @@ pub fn examine(
         let killed = !matches!(outcome.termination, Termination::Exited(_));
         let bug = match classify(&outcome, &trace, options.bug_policy) {
             Ok(Some(bug)) if killed && trace.len() < request.prefix.len() => bug,
-            _ => Bug {
-                kind: BugKind::Nondeterminism,
-                message: format!(
-                    "replaying a schedule did not reproduce the execution: {divergence}"
-                ),
-                race: None,
-                lockset: None,
-            },
+            _ => {
+                let ran = ran.as_ref().unwrap_or(request);
+                let judged = options.recheck.as_ref().map(|r| r.judge(ran, &trace));
+                let cause = match judged {
+                    Some(Ok(Judgement::Repeats)) => {
+                        report_internal_error(number, ran, &divergence.to_string());
+                        examined.internal_error = true;
+                        return Ok(examined);
+                    }
+                    Some(Ok(Judgement::Differs(cause))) => format!("; likely cause: {cause}"),
+                    Some(Err(e)) => format!(" (the execution could not be run again: {e})"),
+                    None => String::new(),
+                };
+                Bug {
+                    kind: BugKind::Nondeterminism,
+                    message: format!(
+                        "replaying a schedule did not reproduce the execution: {divergence}{cause}"
+                    ),
+                    race: None,
+                    lockset: None,
+                }
+            }
         };
         let trace = with_objects(trace, &outcome);
         examined.finding = Some(finding(bug, Vec::new(), number, trace, outcome));
@@ -534,6 +593,25 @@ pub fn examine(
         Err(Unusable::Internal(m)) => return Err(format!("[reach internal bug] {m}")),
     }
     Ok(examined)
+}
+
+/// Says on standard error that execution `number` did not follow the
+/// schedule of `request` although the program repeats what it did: the
+/// search asked for a schedule the program cannot take.
+fn report_internal_error(number: u64, request: &Request, divergence: &str) {
+    let mut runs: Vec<(u32, usize)> = Vec::new();
+    for &t in &request.prefix {
+        match runs.last_mut() {
+            Some((last, n)) if *last == t => *n += 1,
+            _ => runs.push((t, 1)),
+        }
+    }
+    let schedule: Vec<String> = runs.iter().map(|(t, n)| format!("[{t},{n}]")).collect();
+    eprintln!(
+        "reach-native: internal error: execution {number} did not follow its schedule ({divergence}), and two re-runs repeated it exactly: the search asked for a schedule the program cannot take; the search goes on. Schedule: [{}]",
+        schedule.join(",")
+    );
+    eprintln!("reach-native: please report this to the reach-native maintainers with the schedule above and the program");
 }
 
 /// `trace` with the object records of the execution that just ran on

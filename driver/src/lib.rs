@@ -18,6 +18,7 @@ pub mod objects;
 pub mod parallel;
 pub mod pipeline;
 pub mod progress;
+pub mod recheck;
 pub mod record;
 pub mod replay;
 pub mod report;

@@ -46,6 +46,8 @@ enum Message<S: Splittable> {
         await_blocked: bool,
         fingerprint: Option<u64>,
         truncated_at: Option<u64>,
+        /// The search asked for a schedule the program cannot take.
+        internal_error: bool,
         finding: Option<Box<Finding>>,
         reports: Vec<S::Report>,
     },
@@ -468,6 +470,7 @@ fn handle<S: Splittable>(
             await_blocked,
             fingerprint,
             truncated_at,
+            internal_error,
             finding,
             reports,
         } => {
@@ -482,6 +485,7 @@ fn handle<S: Splittable>(
                 fingerprint,
                 truncated_at,
                 finding: None,
+                internal_error,
             });
             if let Some(finding) = finding {
                 crate::explore::add_finding(summary, signatures, *finding);
@@ -725,6 +729,7 @@ fn worker<S: Splittable>(
                     await_blocked: examined.await_blocked,
                     fingerprint: examined.fingerprint,
                     truncated_at: examined.truncated_at,
+                    internal_error: examined.internal_error,
                     finding: examined.finding.map(Box::new),
                     reports: level.search.take_reports(),
                 };

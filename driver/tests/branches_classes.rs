@@ -92,6 +92,7 @@ fn classes(program: &Path, strategy: impl Strategy, trace_shared: bool) -> (BTre
         count_partial_orders: false,
         interrupt: Arc::new(AtomicBool::new(false)),
         record: None,
+        recheck: None,
     };
     let mut wrapped = Classes {
         inner: strategy,

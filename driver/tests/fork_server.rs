@@ -185,6 +185,7 @@ fn same_summary_and_bugs_with_explore() {
                 count_partial_orders: true,
                 interrupt: Arc::new(AtomicBool::new(false)),
                 record: None,
+                recheck: None,
             };
             let s = explore(&mut ex, &mut Dpor::new(true), &options, &mut |_| {});
             let mut bugs: Vec<String> = s.findings.iter().map(|f| f.signature.clone()).collect();

@@ -163,7 +163,7 @@ fn a_bug_found_before_a_stop_is_written() {
         if stop == "--max-time" {
             command.args(["--max-time", "1"]);
         }
-        let mut child = command
+        let child = command
             .arg(&program)
             .stdout(std::process::Stdio::piped())
             .spawn()

@@ -146,6 +146,10 @@ pub struct JsonReport {
     /// Executions blocked at an await (a spin loop's iteration did nothing
     /// and another thread later changed what it read): not behaviours.
     pub await_blocked: u64,
+    /// Executions that did not follow their schedule although the program
+    /// repeated them exactly when run again: the search asked for a
+    /// schedule the program cannot take (an internal error).
+    pub internal_errors: u64,
     /// Executions longer than the recording bound (`--max-recorded-steps`),
     /// explored only in their recorded steps.
     pub truncated_executions: u64,
@@ -335,6 +339,7 @@ pub fn build(program: &str, summary: &Summary, names: &Names, instrumented: bool
         bugs,
         sleep_blocked: summary.sleep_blocked,
         await_blocked: summary.await_blocked,
+        internal_errors: summary.internal_errors,
         truncated_executions: summary.truncated,
         recorded_bound: summary.recorded_bound.filter(|_| summary.truncated > 0),
         duplicate_partial_orders: summary.partial_orders.map(|_| summary.duplicate_orders),

@@ -10,6 +10,7 @@ use crate::concolic::Concolic;
 use crate::exec::{DirSnapshot, Executor};
 use crate::explore::{ExploreOptions, Summary};
 use crate::progress::Progress;
+use crate::recheck::Recheck;
 use crate::record::Recorder;
 use crate::strategy::Strategy;
 use anyhow::{Context, Result};
@@ -52,6 +53,7 @@ pub fn explore(session: Session) -> Result<Outcome> {
             .record
             .as_ref()
             .map(|_| Arc::new(Recorder::new(cli.record_execution))),
+        recheck: Some(Arc::new(Recheck::new(worker_config.clone()))),
     };
     let params = StrategyParams {
         seed: cli.seed.unwrap_or_else(setup::clock_seed),

@@ -57,6 +57,12 @@ pub const SYMBOLIC: &str = "REACH_SYMBOLIC";
 /// the wrapper, see `reach-cc`).
 pub const INCLUDE: &str = "REACH_INCLUDE";
 
+/// For tests of the driver only: execution N asks the runtime for a thread
+/// that does not exist at the end of its schedule prefix, as a search that
+/// asked for the impossible would (the internal-error path of the
+/// nondeterminism check).
+pub const TEST_PERTURB_EXECUTION: &str = "REACH_TEST_PERTURB_EXECUTION";
+
 /// All known variables.
 pub const ALL: &[&str] = &[
     SYMBOLIC,
@@ -71,6 +77,7 @@ pub const ALL: &[&str] = &[
     FORK_SERVER,
     RUNTIME_DEBUG,
     BIND_LAZY,
+    TEST_PERTURB_EXECUTION,
 ];
 
 /// `REACH_*` variables in `vars` that are not in [`ALL`], each with the

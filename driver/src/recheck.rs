@@ -1,0 +1,103 @@
+//! Whose nondeterminism: before an execution that did not follow its
+//! schedule is reported as the program's nondeterminism, the same request
+//! runs twice more in a fresh executor (its own fork server and
+//! processes). If both runs repeat the first one step for step, the
+//! program is deterministic and the search asked for a schedule it cannot
+//! take: an internal error, reported as such, and the search goes on. If
+//! they do not, the program's behaviour depends on something besides the
+//! schedule, and the report names where the runs parted.
+
+use crate::exec::{ExecConfig, Executor, Request};
+use crate::explore::run_request;
+use crate::trace::Trace;
+
+/// Re-runs of diverged executions, in executors of their own.
+#[derive(Debug)]
+pub struct Recheck {
+    config: ExecConfig,
+}
+
+/// What the re-runs of a diverged execution showed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Judgement {
+    /// Both re-runs repeated the first run: the program is deterministic
+    /// here, the schedule was one it cannot take.
+    Repeats,
+    /// A re-run did something else: the program's own nondeterminism,
+    /// with where the runs parted.
+    Differs(String),
+}
+
+/// The environment variable that, for tests only, makes the driver ask the
+/// runtime for a thread that does not exist at the end of the prefix of
+/// execution N (`REACH_TEST_PERTURB_EXECUTION=N`): a schedule no program
+/// can take, as a search that asked for the impossible would.
+pub const PERTURB_VARIABLE: &str = reach_channel::env::TEST_PERTURB_EXECUTION;
+
+/// The request execution `number` runs: `request`, or with
+/// [`PERTURB_VARIABLE`] naming `number`, its prefix's last step given to a
+/// thread that does not exist.
+pub fn perturbed(request: &Request, number: u64) -> Option<Request> {
+    let wanted: u64 = std::env::var(PERTURB_VARIABLE).ok()?.parse().ok()?;
+    if wanted != number || request.prefix.is_empty() {
+        return None;
+    }
+    let mut changed = request.clone();
+    if let Some(last) = changed.prefix.last_mut() {
+        *last = reach_channel::MAX_THREADS as u32 - 1;
+    }
+    Some(changed)
+}
+
+impl Recheck {
+    /// Re-runs with executors built from `config`.
+    pub fn new(config: ExecConfig) -> Recheck {
+        Recheck { config }
+    }
+
+    /// Runs `request` twice in a fresh executor and compares both runs
+    /// with `first`, the trace of the run that diverged.
+    pub fn judge(&self, request: &Request, first: &Trace) -> Result<Judgement, String> {
+        let mut executor = Executor::new(self.config.clone()).map_err(|e| e.to_string())?;
+        for _ in 0..2 {
+            let Some(again) = run_request(&mut executor, request)? else {
+                return Err("cancelled".into());
+            };
+            if let Some(cause) = parted(first, again.trace()) {
+                return Ok(Judgement::Differs(cause));
+            }
+        }
+        Ok(Judgement::Repeats)
+    }
+}
+
+/// Where `again` parted from `first`, if it did: the first step that
+/// differs, as a likely cause.
+fn parted(first: &Trace, again: &Trace) -> Option<String> {
+    let steps = first.events.iter().zip(&again.events).enumerate();
+    for (step, (a, b)) in steps {
+        if a.thread == b.thread && a.op.kind == b.op.kind && a.op.object != b.op.object {
+            return Some(format!(
+                "an address that differed: at step {step} thread {} accessed {:#x}, then {:#x} in a re-run of the same schedule",
+                a.thread, a.op.object, b.op.object
+            ));
+        }
+        if a.thread != b.thread || a.op != b.op {
+            return Some(format!(
+                "a re-run of the same schedule took another path at step {step} (thread {} {}, then thread {} {})",
+                a.thread,
+                a.op.kind.name(),
+                b.thread,
+                b.op.kind.name()
+            ));
+        }
+    }
+    if first.len() != again.len() {
+        return Some(format!(
+            "a re-run of the same schedule ran {} steps, the first run {}",
+            again.len(),
+            first.len()
+        ));
+    }
+    None
+}
