@@ -18,6 +18,6 @@ fn main() {
             output.status.success().then(|| text.trim().to_string())
         })
         .unwrap_or_else(|| "22 (llvm-config not found at build time)".to_string());
-    println!("cargo:rustc-env=REACH_LLVM_VERSION={version}");
+    println!("cargo:rustc-env=BUILT_WITH_LLVM_VERSION={version}");
     println!("cargo:rerun-if-env-changed=PATH");
 }

@@ -25,7 +25,7 @@ pub fn version_text() -> &'static str {
             "{} (hook ABI version {}, instrumenting with LLVM {})",
             env!("CARGO_PKG_VERSION"),
             reach_channel::hooks::ABI_VERSION,
-            env!("REACH_LLVM_VERSION")
+            env!("BUILT_WITH_LLVM_VERSION")
         )
     })
 }
