@@ -233,6 +233,9 @@ fn a_program_without_a_known_harness_is_one_clear_error() {
     let run = reach_test(&dir, &["--replay", "x"], &gtest_queue(), &[]);
     assert_eq!(run.status.code(), Some(2));
     assert!(text(&run.stderr).contains("--replay does not apply"));
+    let run = reach_test(&dir, &[], &gtest_queue(), &["--jobs", "2"]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(text(&run.stderr).contains("--jobs comes after the program"));
 }
 
 /// `cargo reach` on `rust-examples/` (a workspace; `lock-kit` depends on

@@ -47,6 +47,16 @@ pub fn run_test_command(words: &[OsString]) -> Result<u8> {
             option.words[0].to_string_lossy()
         );
     }
+    if let Some(misplaced) = rest
+        .iter()
+        .skip(1)
+        .find(|word| !split_options(std::slice::from_ref(word)).0.is_empty())
+    {
+        bail!(
+            "{} comes after the program: reach-native test takes its options before PROGRAM, and the words after it are test filters",
+            misplaced.to_string_lossy()
+        );
+    }
     let filters: Vec<String> = rest
         .iter()
         .skip(1)
