@@ -12,6 +12,7 @@ use crate::recheck::Judgement;
 use crate::record::Recorder;
 use crate::strategy::Strategy;
 use crate::trace::Trace;
+use serde::Serialize;
 use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -59,6 +60,21 @@ impl StopReason {
             Cancelled::TimeLimit => StopReason::TimeLimit,
         }
     }
+}
+
+/// What shortening did to a bug's schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Shortened {
+    /// Context switches of the execution that found the bug.
+    pub original_switches: u64,
+    /// Recorded steps of that execution.
+    pub original_steps: u64,
+    /// Context switches of the reported execution.
+    pub switches: u64,
+    /// Recorded steps of the reported execution.
+    pub steps: u64,
+    /// Executions run to shorten it.
+    pub executions: u64,
 }
 
 /// A bug with the execution that shows it.
@@ -177,7 +193,7 @@ pub struct Summary {
     /// The portfolio member that found the first bug.
     pub found_by: Option<String>,
     /// How the first bug's schedule was shortened before it was reported.
-    pub shortened: Option<crate::shorten::Shortened>,
+    pub shortened: Option<Shortened>,
     /// Strategy-specific figures for `--stats` ([`Strategy::stats`]).
     pub strategy_stats: Vec<(&'static str, String)>,
     /// Executions that did not follow a schedule the program repeats

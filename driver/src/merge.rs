@@ -6,7 +6,7 @@
 //! build (`program_hash`), one set of search options (`search`), one N and
 //! one --shard-split, and every index `0..N` must be there exactly once.
 
-use serde::Serialize;
+use crate::report::json::ShardSummary;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -70,27 +70,6 @@ pub enum MergeError {
     /// No report given.
     #[error("no report to merge")]
     Empty,
-}
-
-/// What a merged report says about one shard.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ShardSummary {
-    /// The shard's index.
-    pub index: u32,
-    /// The report file.
-    pub file: String,
-    /// Executions the shard counted.
-    pub executions: u64,
-    /// Distinct partial orders it exercised.
-    pub partial_orders: u64,
-    /// How it ended (`complete`, `bug`, `limit`, `interrupted`, ...).
-    pub completion: String,
-    /// Its wall time in seconds.
-    pub seconds: f64,
-    /// Executions it ran, the shared part included (when its report
-    /// states it).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ran: Option<u64>,
 }
 
 /// One shard's report, as far as the merge reads it.

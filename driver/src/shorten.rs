@@ -19,28 +19,12 @@
 use crate::bug::BugKind;
 use crate::cancel::Cancel;
 use crate::exec::{Executor, Request};
-use crate::explore::{execute, ExploreOptions, Finding};
+use crate::explore::{execute, ExploreOptions, Finding, Shortened};
 use crate::strategy::{Divergence, Strategy};
 use crate::trace::Trace;
-use serde::Serialize;
 
 /// Default budget of re-runs for shortening one bug.
 pub const DEFAULT_BUDGET: u64 = 300;
-
-/// What shortening did to a bug's schedule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Shortened {
-    /// Context switches of the execution that found the bug.
-    pub original_switches: u64,
-    /// Recorded steps of that execution.
-    pub original_steps: u64,
-    /// Context switches of the reported execution.
-    pub switches: u64,
-    /// Recorded steps of the reported execution.
-    pub steps: u64,
-    /// Executions run to shorten it.
-    pub executions: u64,
-}
 
 /// Context switches of a schedule: steps whose thread differs from the
 /// step before.

@@ -47,7 +47,7 @@ pub struct Trace {
     /// Steps the execution ran, recorded or not (at least `events.len()`).
     pub total_steps: u64,
     /// Inputs, expressions and path constraints (concolic testing).
-    pub symbolic: Option<std::sync::Arc<crate::concolic::SymTrace>>,
+    pub symbolic: Option<std::sync::Arc<crate::exec::symbolic::SymTrace>>,
     /// Heap blocks and escaping stack objects, for naming memory in
     /// reports (read only for executions that are reported; else empty).
     pub objects: ObjectLog,

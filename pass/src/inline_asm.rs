@@ -247,7 +247,7 @@ pub(crate) fn emit_atomic_rmw<'ctx>(
     addr: Value,
     size: u64,
 ) -> Result<Value, BuilderError> {
-    Ok(crate::instrument::emit_rmw(
+    Ok(crate::emit::emit_rmw(
         builder,
         hooks,
         site,

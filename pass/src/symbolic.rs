@@ -1108,7 +1108,7 @@ pub(crate) fn define_input_api(module: LLVMModuleRef) {
             // A declaration's subprogram may not describe a definition.
             let dbg = c::LLVMGetMDKindIDInContext(ctx, c"dbg".as_ptr(), 3);
             c::LLVMGlobalEraseMetadata(f, dbg);
-            let key = crate::instrument::NO_INSTRUMENT_ATTRIBUTE;
+            let key = crate::exclude::NO_INSTRUMENT_ATTRIBUTE;
             let attr = c::LLVMCreateStringAttribute(
                 ctx,
                 key.as_ptr().cast(),

@@ -13,6 +13,7 @@ mod outcome;
 mod process;
 mod server;
 mod setting;
+pub mod symbolic;
 mod watch;
 
 pub use channel::{MAX_EVENTS, MAX_PREFIX};
@@ -192,7 +193,7 @@ pub struct Outcome {
     pub timeout: Duration,
     /// The inputs, expressions and path constraints the execution
     /// recorded (`None` if it created no input).
-    pub symbolic: Option<std::sync::Arc<crate::concolic::SymTrace>>,
+    pub symbolic: Option<std::sync::Arc<crate::exec::symbolic::SymTrace>>,
     /// The program's threads ran as user-level contexts (else as kernel
     /// threads): set by the [`Executor`] that ran it.
     pub user_threads: bool,

@@ -92,7 +92,7 @@ pub fn read(
         stderr: finished.stderr,
         wall: finished.wall,
         timeout,
-        symbolic: crate::concolic::SymTrace::read(view)?.map(std::sync::Arc::new),
+        symbolic: crate::exec::symbolic::SymTrace::read(view)?.map(std::sync::Arc::new),
         user_threads: false,
     })
 }

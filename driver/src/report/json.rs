@@ -122,6 +122,27 @@ pub struct JsonLock {
     pub mode: &'static str,
 }
 
+/// What a merged report says about one shard.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ShardSummary {
+    /// The shard's index.
+    pub index: u32,
+    /// The report file.
+    pub file: String,
+    /// Executions the shard counted.
+    pub executions: u64,
+    /// Distinct partial orders it exercised.
+    pub partial_orders: u64,
+    /// How it ended (`complete`, `bug`, `limit`, `interrupted`, ...).
+    pub completion: String,
+    /// Its wall time in seconds.
+    pub seconds: f64,
+    /// Executions it ran, the shared part included (when its report
+    /// states it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ran: Option<u64>,
+}
+
 /// The whole report.
 #[derive(Serialize)]
 pub struct JsonReport {
@@ -175,7 +196,7 @@ pub struct JsonReport {
     pub found_by: Option<String>,
     /// How the bug's schedule was shortened (context switches and steps
     /// before and after).
-    pub shortened: Option<crate::shorten::Shortened>,
+    pub shortened: Option<crate::explore::Shortened>,
     /// How the search ended: `complete`, `bug`, `limit` (a --max-* limit),
     /// `interrupted` (Ctrl-C, SIGTERM), `bounded` or `error`.
     pub completion: &'static str,
@@ -186,7 +207,7 @@ pub struct JsonReport {
     /// With `--shard`: which shard this report is of.
     pub shard: Option<crate::shard::ShardInfo>,
     /// For a merged report: one entry per shard, by index.
-    pub shards: Option<Vec<crate::merge::ShardSummary>>,
+    pub shards: Option<Vec<ShardSummary>>,
 }
 
 /// How a search ended, as the report's `completion` states it.

@@ -4,9 +4,9 @@
 //! means its folder under `strategy/` and one arm of [`registration`].
 
 use crate::cli::StrategyName;
-use crate::concolic::tree::TreeSearch;
 use crate::exec::{ExecConfig, Executor};
 use crate::explore::{ExploreOptions, Summary};
+use crate::portfolio::{explore_portfolio, Member};
 use crate::shard::{Assignment, ShardSpec, Sharded};
 use crate::strategy::bounded::IterativeBound;
 use crate::strategy::branches::BranchDirected;
@@ -14,9 +14,9 @@ use crate::strategy::dpor::Dpor;
 use crate::strategy::exhaustive::Exhaustive;
 use crate::strategy::optimal::OptimalDpor;
 use crate::strategy::pct::Pct;
-use crate::strategy::portfolio::{explore_portfolio, Member};
 use crate::strategy::random::RandomWalk;
 use crate::strategy::rt::ReachabilityTesting;
+use crate::strategy::tree_search::TreeSearch;
 use crate::strategy::unfold::{Order, Unfold};
 use crate::strategy::Strategy;
 use std::time::Duration;

@@ -5,13 +5,14 @@
 use super::registry::{registration, Pool, Registration, StrategyParams, WithInputs, Workers};
 use super::{bounds, output, setup, Outcome, Session};
 use crate::cli::Cli;
-use crate::concolic::tree::{CombinedTree, TreeSearch};
+use crate::concolic::tree::CombinedTree;
 use crate::concolic::Concolic;
 use crate::exec::{DirSnapshot, Executor};
 use crate::explore::{ExploreOptions, Summary};
 use crate::progress::Progress;
 use crate::recheck::Recheck;
 use crate::record::Recorder;
+use crate::strategy::tree_search::TreeSearch;
 use crate::strategy::Strategy;
 use anyhow::{Context, Result};
 use std::sync::atomic::{AtomicBool, Ordering};

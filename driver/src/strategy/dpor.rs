@@ -28,8 +28,8 @@ use super::tree::{Node, Path};
 use super::{Divergence, Strategy};
 use crate::analysis::happens_before::HappensBefore;
 use crate::cancel::{Cancel, Checkpoint};
-use crate::concolic::tree::{Launch, TreeSearch};
 use crate::exec::Request;
+use crate::strategy::tree_search::{Launch, TreeSearch};
 use crate::trace::Trace;
 use reach_channel::{Policy, ThreadSet};
 
@@ -63,7 +63,7 @@ pub struct Dpor {
     /// For a shard (`--shard`): the partition into a shared part, whose
     /// forced nodes get every enabled thread as backtrack choices, and
     /// frontier subtrees.
-    shard_plan: Option<crate::shard::PathPlan>,
+    shard_plan: Option<crate::strategy::partition::PathPlan>,
     /// Sleep set of the final state of the last observed execution (the
     /// state after its last event, which has no node).
     final_sleep: ThreadSet,
@@ -100,12 +100,13 @@ impl Dpor {
 
     /// This search split for [`crate::shard::Sharded`] into about `split`
     /// frontier subtrees per shard, `count` shards
-    /// ([`crate::shard::PathPlan`]; one shard needs no partition). Every enabled thread is a backtrack
+    /// ([`crate::strategy::partition::PathPlan`]; one shard needs no partition). Every enabled thread is a backtrack
     /// choice at the nodes of the shared part, so what a subtree learns
     /// never adds a choice above it.
     pub fn with_shard_plan(self, split: u32, count: u32) -> Dpor {
         Dpor {
-            shard_plan: (count > 1).then(|| crate::shard::PathPlan::new(split, count)),
+            shard_plan: (count > 1)
+                .then(|| crate::strategy::partition::PathPlan::new(split, count)),
             ..self
         }
     }
@@ -491,8 +492,8 @@ impl Splittable for Dpor {
     }
 }
 
-impl crate::shard::Shardable for Dpor {
-    fn path_plan(&mut self) -> Option<&mut crate::shard::PathPlan> {
+impl crate::strategy::partition::Shardable for Dpor {
+    fn path_plan(&mut self) -> Option<&mut crate::strategy::partition::PathPlan> {
         self.shard_plan.as_mut()
     }
 }

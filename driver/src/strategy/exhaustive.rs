@@ -20,7 +20,7 @@ pub struct Exhaustive {
     pruned: bool,
     /// For a shard (`--shard`): the partition into a shared part and
     /// frontier subtrees.
-    shard_plan: Option<crate::shard::PathPlan>,
+    shard_plan: Option<crate::strategy::partition::PathPlan>,
 }
 
 impl Exhaustive {
@@ -39,17 +39,18 @@ impl Exhaustive {
 impl Exhaustive {
     /// This search split for [`crate::shard::Sharded`] into about `split`
     /// frontier subtrees per shard, `count` shards
-    /// ([`crate::shard::PathPlan`]; one shard needs no partition).
+    /// ([`crate::strategy::partition::PathPlan`]; one shard needs no partition).
     pub fn with_shard_plan(self, split: u32, count: u32) -> Exhaustive {
         Exhaustive {
-            shard_plan: (count > 1).then(|| crate::shard::PathPlan::new(split, count)),
+            shard_plan: (count > 1)
+                .then(|| crate::strategy::partition::PathPlan::new(split, count)),
             ..self
         }
     }
 }
 
-impl crate::shard::Shardable for Exhaustive {
-    fn path_plan(&mut self) -> Option<&mut crate::shard::PathPlan> {
+impl crate::strategy::partition::Shardable for Exhaustive {
+    fn path_plan(&mut self) -> Option<&mut crate::strategy::partition::PathPlan> {
         self.shard_plan.as_mut()
     }
 }

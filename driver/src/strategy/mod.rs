@@ -9,12 +9,13 @@ pub mod branches;
 pub mod dpor;
 pub mod exhaustive;
 pub mod optimal;
+pub mod partition;
 pub mod pct;
-pub mod portfolio;
 pub mod random;
 pub mod rt;
 pub mod split;
 pub mod tree;
+pub mod tree_search;
 pub mod unfold;
 
 use crate::cancel::Cancel;

@@ -25,7 +25,7 @@
 use super::events::BranchId;
 use super::manners::held_locks_after;
 use crate::analysis::objects::{touched, Mode};
-use crate::concolic::SymTrace;
+use crate::exec::symbolic::SymTrace;
 use crate::trace::Trace;
 use reach_channel::symbolic::{BranchKind, SymOp};
 use reach_channel::Space;

@@ -4,7 +4,7 @@ use super::dataflow::branch_flow;
 use super::events::{event_keys, BranchId};
 use super::groups::{project, Table};
 use super::manners::{held_locks_after, manners, race_class};
-use crate::concolic::SymTrace;
+use crate::exec::symbolic::SymTrace;
 use crate::trace::{Trace, TraceEvent};
 use reach_channel::symbolic::{BranchKind, BranchRecord, SymNode, SymOp};
 use reach_channel::{EventFlags, Op, OpKind, ThreadSet};

@@ -20,8 +20,8 @@
 //! before.
 
 use super::{InFlight, OptimalDpor};
-use crate::concolic::tree::{Launch, TreeSearch};
 use crate::exec::Request;
+use crate::strategy::tree_search::{Launch, TreeSearch};
 use reach_channel::ThreadSet;
 
 impl TreeSearch for OptimalDpor {

@@ -156,7 +156,7 @@ pub struct OptimalDpor {
     waiting: bool,
     /// For a shard (`--shard`): the partition into a shared part, whose
     /// nodes are forced, and frontier subtrees ([`shard`]).
-    shard_plan: Option<crate::shard::PathPlan>,
+    shard_plan: Option<crate::strategy::partition::PathPlan>,
     /// The input vector the executions observed now ran with, for the
     /// sequences their races give ([`wakeup::Branch::origin`]).
     origin: u32,

@@ -30,7 +30,7 @@
 use super::wakeup::{Branch, Step};
 use super::OptimalDpor;
 use crate::exec::Request;
-use crate::shard::{PathPlan, Shardable, Subtree};
+use crate::strategy::partition::{PathPlan, Shardable, Subtree};
 use crate::trace::Trace;
 use reach_channel::ThreadSet;
 

@@ -8,7 +8,7 @@ use super::model::SynSequence;
 use super::variants::{generate_variants, Cut, Variant};
 use crate::cancel::Cancel;
 use crate::exec::Request;
-use crate::shard::{Subtree, TreePlan, TreeTag};
+use crate::strategy::partition::{Subtree, TreePlan, TreeTag};
 use crate::strategy::tree::describe;
 use crate::strategy::{Divergence, Strategy};
 use crate::trace::Trace;
@@ -77,7 +77,7 @@ impl ReachabilityTesting {
     }
 }
 
-impl crate::shard::Shardable for ReachabilityTesting {
+impl crate::strategy::partition::Shardable for ReachabilityTesting {
     fn subtree_of(&mut self, request: &Request) -> Option<Subtree> {
         let plan = self.shard_plan.as_mut()?;
         plan.subtree_of(&mut self.current_tag, &request.prefix, self.first)

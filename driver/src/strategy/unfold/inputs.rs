@@ -21,8 +21,9 @@
 //! matched across executions by name, occurrence and size.
 
 use super::store::{CondId, EventId, Unfolding};
-use crate::concolic::solver::{Constraint, Solver};
-use crate::concolic::{ConcolicStats, SymTrace};
+use crate::constraints::solver::{Constraint, Solver};
+use crate::constraints::ConcolicStats;
+use crate::exec::symbolic::SymTrace;
 use crate::exec::InputValue;
 use crate::trace::Trace;
 use rustc_hash::FxHashMap;
@@ -107,7 +108,7 @@ impl Inputs {
             self.stats.input_vectors += 1;
             self.solver.remember(sym);
         }
-        if !self.paths.insert(crate::concolic::path_key(sym, trace)) {
+        if !self.paths.insert(crate::constraints::path_key(sym, trace)) {
             self.stats.repeated_paths += 1;
         }
     }

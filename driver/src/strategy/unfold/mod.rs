@@ -32,7 +32,7 @@ pub mod store;
 
 use super::{Divergence, Strategy};
 use crate::cancel::Cancel;
-use crate::concolic::SymTrace;
+use crate::exec::symbolic::SymTrace;
 use crate::exec::{InputValue, Request, MAX_PREFIX};
 use crate::trace::Trace;
 use deadlock::Deadlocks;
@@ -682,7 +682,7 @@ impl Strategy for Unfold {
         ];
         if let Some(inputs) = &self.inputs {
             out.push(("targets no input reaches", self.unreachable.to_string()));
-            out.extend(crate::concolic::stats_lines(&inputs.stats));
+            out.extend(crate::constraints::stats_lines(&inputs.stats));
         }
         out
     }

@@ -4,12 +4,12 @@
 //! `--max-time` bound the whole. A member whose search completes without a
 //! bug (DPOR) proves there is none, and stops the others too.
 
-use super::dpor::Dpor;
-use super::pct::Pct;
-use super::random::{RandomWalk, SplitMix};
-use super::Strategy;
 use crate::exec::{ExecConfig, Executor};
 use crate::explore::{execute, ExploreOptions, Finding, StopReason, Summary};
+use crate::strategy::dpor::Dpor;
+use crate::strategy::pct::Pct;
+use crate::strategy::random::{RandomWalk, SplitMix};
+use crate::strategy::Strategy;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;

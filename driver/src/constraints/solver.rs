@@ -3,7 +3,8 @@
 //! the branch depends on, a cache of earlier models, and one incremental
 //! solver (`push`/`pop` per query) bounded by `--solver-timeout`.
 
-use super::{ConcolicStats, SymTrace};
+use super::ConcolicStats;
+use crate::exec::symbolic::SymTrace;
 use crate::exec::InputValue;
 use reach_channel::symbolic::{SymNode, SymOp};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
