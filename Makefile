@@ -1,6 +1,7 @@
 # Set-up and entry points on a fresh Debian 12 machine (run as root).
 #   make demo   install what is missing, build, find the dining philosophers' deadlock
 #   make test   install what is missing, build, run the whole test suite
+#   make check  build, run the quick tests (unit, model, one example per strategy)
 #   make install PREFIX=DIR   build, then install the tools into DIR (default /usr/local)
 
 SHELL := /bin/bash
@@ -9,7 +10,7 @@ APT_PACKAGES := $(shell grep -v '^\#' .ci/apt-packages)
 BIN := target/release
 EXAMPLES_BUILD := target/examples
 
-.PHONY: deps build demo test bench clean-examples install
+.PHONY: deps build demo test check bench clean-examples install
 PREFIX ?= /usr/local
 # The executables `make install` puts in PREFIX/bin (reach-c++ is a link to reach-cc).
 TOOLS := reach-native reach-cc reach-cxx reach-instrument reach-rustc cargo-reach
@@ -42,7 +43,10 @@ demo: build
 	echo "replay reproduced the deadlock"
 
 test: build
-	cargo test --workspace --release
+	scripts/test.sh
+
+check: build
+	scripts/test.sh --check
 
 bench: build
 	scripts/bench.sh

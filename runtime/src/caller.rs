@@ -102,7 +102,7 @@ extern "C" fn visit(context: *mut UnwindContext, arg: *mut c_void) -> c_int {
 /// unwinder's own pthread calls (its one-time initialisation) go to the C
 /// library uncontrolled: the calling thread counts as uncontrolled meanwhile.
 pub fn program_return_address() -> u64 {
-    let Some(me) = crate::state::me() else {
+    let Some(me) = crate::current::me() else {
         return 0;
     };
     let (lo, hi) = program_text();
@@ -115,10 +115,10 @@ pub fn program_return_address() -> u64 {
         frames: 0,
         found: 0,
     };
-    crate::state::set_me(crate::state::NONE);
+    crate::current::set_me(crate::current::NONE);
     // SAFETY: `visit` reads only its context and our `Search`.
     unsafe { _Unwind_Backtrace(visit, &mut search as *mut Search as *mut c_void) };
-    crate::state::set_me(me);
+    crate::current::set_me(me);
     search.found
 }
 
@@ -134,7 +134,7 @@ static FROM_START: AtomicU64 = AtomicU64::new(0);
 /// before `main` (in a fork server, before the first fork), so that the
 /// process exit after `main` returns does not unwind in every execution.
 pub fn note_start_code_return_address() {
-    if crate::state::me().is_none() {
+    if crate::current::me().is_none() {
         return;
     }
     let found = program_return_address();
@@ -146,5 +146,15 @@ pub fn start_code_return_address() -> Option<u64> {
     match FROM_START.load(Ordering::Relaxed) {
         0 => None,
         v => Some(v.wrapping_sub(1)),
+    }
+}
+
+/// Takes the site announced for this interposed call; if none was (an
+/// uninstrumented caller), the call's return address into the program, 0
+/// if not found.
+pub fn take_call_site() -> u64 {
+    match crate::current::CALL_SITE.with(|c| c.replace(0)) {
+        0 => program_return_address(),
+        site => site,
     }
 }

@@ -19,6 +19,7 @@ pub mod api;
 pub mod awaits;
 pub mod caller;
 pub mod chan;
+pub mod current;
 pub mod enabled;
 pub mod fmtbuf;
 pub mod forkserver;

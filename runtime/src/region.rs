@@ -30,10 +30,9 @@
 //! waiting in the channel's backoff still counts as spinning); it releases
 //! the spinners that read nothing visible, as any write does.
 
-use crate::sched::run_access;
+use crate::sched::touch_region as touch;
 use crate::state::{me, state};
 use core::ffi::c_void;
-use reach_channel::OpKind;
 
 /// Entry of a region API method with object `object`.
 #[no_mangle]
@@ -57,42 +56,4 @@ pub extern "C" fn __reach_region_exit(_site: u64) {
     // SAFETY: as in `__reach_region_enter`.
     let region = &mut unsafe { state() }.threads[me as usize].region;
     region.depth = region.depth.saturating_sub(1);
-}
-
-/// Is thread `me` outside every region (its memory accesses visible)?
-#[inline]
-pub fn outside(st: &crate::state::State, me: u32) -> bool {
-    st.threads[me as usize].region.depth == 0
-}
-
-/// Is thread `me` recording a touch (whose event is no progress for spin
-/// detection)?
-#[inline]
-pub fn touching(st: &crate::state::State, me: u32) -> bool {
-    st.threads[me as usize].region.touching
-}
-
-/// After thread `me` executed a visible operation: inside a region, the
-/// region code that follows begins with a touch.
-#[inline]
-pub fn after_op(me: u32) {
-    // SAFETY: `me` holds the right to run.
-    let th = &unsafe { state() }.threads[me as usize];
-    // Between the halves of a wait (a futex or condition wait that has
-    // queued the thread) the second half must stay the pending operation:
-    // the touch follows that one.
-    if th.region.depth > 0 && !th.region.touching && !th.waiting {
-        touch(me);
-    }
-}
-
-/// Records a write of thread `me`'s region object (a scheduling point).
-fn touch(me: u32) {
-    // SAFETY: `me` holds the right to run.
-    let region = &mut unsafe { state() }.threads[me as usize].region;
-    region.touching = true;
-    let (object, site) = (region.object, region.site);
-    run_access(me, OpKind::AtomicRmw, object, 1, site);
-    // SAFETY: still the running thread.
-    unsafe { state() }.threads[me as usize].region.touching = false;
 }

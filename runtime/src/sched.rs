@@ -755,11 +755,11 @@ pub fn run_op<R>(
         st.yielded = me;
     }
     crate::awaits::after_event(st, me, &op, site);
-    if crate::region::touching(st, me) {
+    if st.threads[me as usize].region.touching {
         crate::spin::after_touch(st, me, &op);
     } else {
         crate::spin::after_event(st, me, &op);
-        crate::region::after_op(me);
+        after_region_op(me);
     }
     r
 }
@@ -822,4 +822,31 @@ pub fn thread_finished(me: u32) {
 /// parks at its first scheduling point or finishes.
 pub fn wait_for_child(me: u32) {
     wait_turn(me);
+}
+
+/// After thread `me` executed a visible operation: inside a library
+/// region ([`crate::region`]), the region code that follows begins with a
+/// touch.
+#[inline]
+fn after_region_op(me: u32) {
+    // SAFETY: `me` holds the right to run.
+    let th = &unsafe { state() }.threads[me as usize];
+    // Between the halves of a wait (a futex or condition wait that has
+    // queued the thread) the second half must stay the pending operation:
+    // the touch follows that one.
+    if th.region.depth > 0 && !th.region.touching && !th.waiting {
+        touch_region(me);
+    }
+}
+
+/// Records a write of thread `me`'s library region object (a scheduling
+/// point): a touch ([`crate::region`]).
+pub fn touch_region(me: u32) {
+    // SAFETY: `me` holds the right to run.
+    let region = &mut unsafe { state() }.threads[me as usize].region;
+    region.touching = true;
+    let (object, site) = (region.object, region.site);
+    run_access(me, OpKind::AtomicRmw, object, 1, site);
+    // SAFETY: still the running thread.
+    unsafe { state() }.threads[me as usize].region.touching = false;
 }

@@ -59,7 +59,7 @@ pub fn held_softly(st: &State, t: u32) -> bool {
 /// busy-waiting start another round of its loop: a re-read of a location
 /// it read since its last progress, or another yield or sleep?
 fn goes_round(s: &Spin, op: &Op) -> bool {
-    if touches_object(op) {
+    if crate::awaits::touches_object(op) {
         s.reads[..s.n].iter().any(|r| r.object == op.object)
     } else {
         matches!(op.kind, OpKind::Yield | OpKind::Sleep)
@@ -80,15 +80,6 @@ pub fn hint(st: &mut State, me: u32) {
 /// before that.
 fn in_await_loop(st: &State, me: u32) -> bool {
     st.threads[me as usize].awaits.n > 0
-}
-
-/// Does `op` touch an object (rather than being a bare yield, sleep, fence
-/// or await)?
-pub(crate) fn touches_object(op: &Op) -> bool {
-    !matches!(
-        op.kind,
-        OpKind::Yield | OpKind::Sleep | OpKind::Fence | OpKind::Await
-    )
 }
 
 /// Updates spin state after thread `me` executed `op`. Only threads with a
@@ -179,7 +170,7 @@ fn count(st: &mut State, me: u32, op: &Op) {
         // Yielding after a read without progress: a busy-wait.
         s.hinted = true;
     }
-    if touches_object(op) && !s.reads[..s.n].contains(op) {
+    if crate::awaits::touches_object(op) && !s.reads[..s.n].contains(op) {
         if s.n == SPIN_READS {
             // A read of yet another location: the thread is scanning
             // memory, not re-reading a few locations. Start over.

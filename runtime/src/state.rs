@@ -5,70 +5,14 @@
 
 use crate::chan::Chan;
 use crate::table::Table;
-use core::cell::{Cell, UnsafeCell};
+use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicU32, Ordering};
-use reach_channel::{Op, OpKind, Policy, ThreadSet, MAX_THREADS};
+use reach_channel::{Op, Policy, ThreadSet, MAX_THREADS};
 
-/// "No thread".
-pub const NONE: u32 = u32::MAX;
-
-/// Runtime mode: no channel, everything forwards to the real functions.
-pub const MODE_PASSIVE: u32 = 0;
-/// Runtime mode: controlling the execution.
-pub const MODE_ACTIVE: u32 = 1;
-/// Runtime mode: the execution has concluded (exit handlers run, or the
-/// process is a fork child); everything forwards to the real functions.
-pub const MODE_ENDED: u32 = 2;
-
-/// Current runtime mode.
-pub static MODE: AtomicU32 = AtomicU32::new(MODE_PASSIVE);
-
-thread_local! {
-    /// The calling thread's id, or [`NONE`] if it is not controlled.
-    static TID: Cell<u32> = const { Cell::new(NONE) };
-    /// Site announced by `__reach_call_site` for the next interposed call.
-    static CALL_SITE: Cell<u64> = const { Cell::new(0) };
-}
-
-/// The calling thread's id if the runtime controls it right now.
-#[inline]
-pub fn me() -> Option<u32> {
-    if MODE.load(Ordering::Relaxed) != MODE_ACTIVE {
-        return None;
-    }
-    let t = TID.with(|c| c.get());
-    (t != NONE).then_some(t)
-}
-
-/// Sets the calling thread's id ([`NONE`]: not controlled).
-pub fn set_me(t: u32) {
-    TID.with(|c| c.set(t));
-}
-
-/// Records the site of the next interposed call.
-pub fn set_call_site(site: u64) {
-    CALL_SITE.with(|c| c.set(site));
-}
-
-/// Records `site` as the site of the next interposed call unless one was
-/// announced already.
-pub fn default_call_site(site: u64) {
-    CALL_SITE.with(|c| {
-        if c.get() == 0 {
-            c.set(site);
-        }
-    });
-}
-
-/// Takes the site announced for this interposed call; if none was (an
-/// uninstrumented caller), the call's return address into the program, 0
-/// if not found.
-pub fn take_call_site() -> u64 {
-    match CALL_SITE.with(|c| c.replace(0)) {
-        0 => crate::caller::program_return_address(),
-        site => site,
-    }
-}
+pub use crate::caller::take_call_site;
+pub use crate::current::{
+    default_call_site, me, set_call_site, set_me, MODE, MODE_ACTIVE, MODE_ENDED, MODE_PASSIVE, NONE,
+};
 
 /// Life-cycle state of a thread, as the scheduler sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,12 +70,7 @@ impl Spin {
 }
 
 /// Placeholder operation.
-pub const NO_OP: Op = Op {
-    kind: OpKind::Yield,
-    flags: reach_channel::EventFlags(0),
-    object: 0,
-    aux: 0,
-};
+pub const NO_OP: Op = Op::NONE;
 
 /// A pending operation with its site.
 #[derive(Clone, Copy, Debug)]
@@ -176,7 +115,7 @@ pub struct Thread {
     pub spin: Spin,
     /// Open spin-loop iterations and whether the thread awaits a change
     /// (see `crate::awaits`).
-    pub awaits: crate::awaits::Awaits,
+    pub awaits: crate::awaits::iterations::Awaits,
     /// Events executed.
     pub steps: u64,
     /// Read locks held (rwlock addresses, one entry per hold).
@@ -238,7 +177,7 @@ impl Thread {
         saved_count: 0,
         barrier_gen: 0,
         spin: Spin::EMPTY,
-        awaits: crate::awaits::Awaits::EMPTY,
+        awaits: crate::awaits::iterations::Awaits::EMPTY,
         steps: 0,
         rd_held: [0; RD_HELD],
         rd_n: 0,

@@ -79,7 +79,7 @@ impl Obj {
         addr: 0,
         kind: ObjKind::Free,
         mtype: 0,
-        owner: crate::state::NONE,
+        owner: crate::current::NONE,
         count: 0,
         value: 0,
         generation: 0,

@@ -66,6 +66,11 @@ fn table() -> Vec<Row> {
 fn run(program: &Path, mode: &[&str], row: &Row, extra: &[&str]) -> Run {
     let mut options: Vec<&str> = mode.to_vec();
     options.extend(row.options.iter().map(String::as_str));
+    // The modes are compared, not their speed: a long execution with kernel
+    // threads on a machine busy with other tests must not time out.
+    if !options.contains(&"--timeout") {
+        options.extend(["--timeout", "60"]);
+    }
     options.extend(extra);
     let args: Vec<&str> = row.args.iter().map(String::as_str).collect();
     reach(program, &options, &args)

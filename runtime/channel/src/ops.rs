@@ -486,6 +486,10 @@ pub struct Op {
 }
 
 impl Op {
+    /// An operation that stands for none (a bare yield on no object): the
+    /// filler of fixed arrays of operations.
+    pub const NONE: Op = Op::new(OpKind::Yield, 0, 0);
+
     /// An operation without outcome flags.
     pub const fn new(kind: OpKind, object: u64, aux: u64) -> Op {
         Op {

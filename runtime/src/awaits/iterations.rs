@@ -1,0 +1,171 @@
+//! A thread's open iterations of await loops and what they read: the
+//! per-thread record the scheduler's state keeps ([`super`] runs the
+//! loops' semantics on it).
+
+use reach_channel::{Op, OpKind};
+
+/// Most open iterations (nested loops) a thread keeps; entering one more
+/// forgets the outermost.
+pub const AWAIT_DEPTH: usize = 4;
+/// Most distinct reads kept for a thread's open iterations.
+pub const AWAIT_READS: usize = 16;
+/// Iterations a bounded spin may fast-forward before it counts as failed.
+pub const FAST_FORWARD_LIMIT: u64 = 1 << 16;
+
+/// One open loop iteration.
+#[derive(Clone, Copy, Debug)]
+pub struct Iteration {
+    /// The loop's site.
+    pub site: u64,
+    /// The frame the loop runs in (the stack pointer at the hook).
+    pub frame: u64,
+    /// The loop's carried state at the iteration's start.
+    pub state: u64,
+    /// The loop's own state (a retry count) at the iteration's start.
+    pub local: u64,
+    /// Step at which the iteration began.
+    pub start_step: u64,
+    /// [`Awaits::reads_seen`] when the iteration began.
+    pub reads_at_start: u64,
+}
+
+impl Iteration {
+    const EMPTY: Iteration = Iteration {
+        site: 0,
+        frame: 0,
+        state: 0,
+        local: 0,
+        start_step: 0,
+        reads_at_start: 0,
+    };
+}
+
+/// A thread's await state.
+#[derive(Clone, Copy, Debug)]
+pub struct Awaits {
+    /// Open iterations, innermost last.
+    pub open: [Iteration; AWAIT_DEPTH],
+    /// Valid entries of `open`.
+    pub n: usize,
+    /// Distinct operations without progress since the outermost open
+    /// iteration began (what the iterations read).
+    pub reads: [Op; AWAIT_READS],
+    /// Valid entries of `reads`.
+    pub n_reads: usize,
+    /// More distinct reads than `reads` holds were made.
+    pub overflow: bool,
+    /// Reads made (repeated ones too) while an iteration was open.
+    pub reads_seen: u64,
+    /// Another thread changed something in `reads` after it was read.
+    pub stale: bool,
+    /// Sites of the operations in `reads`.
+    pub sites: [u64; AWAIT_READS],
+    /// Valid entries of `sites`.
+    pub n_sites: usize,
+    /// The thread fast-forwards a bounded spin of the innermost open
+    /// iteration's loop.
+    pub fast_forward: bool,
+    /// Iterations fast-forwarded so far.
+    pub forwarded: u64,
+    /// The thread awaits a change (parked at [`OpKind::Await`]).
+    pub blocked: bool,
+}
+
+impl Awaits {
+    /// No open iteration.
+    pub const EMPTY: Awaits = Awaits {
+        open: [Iteration::EMPTY; AWAIT_DEPTH],
+        n: 0,
+        reads: [Op::NONE; AWAIT_READS],
+        n_reads: 0,
+        overflow: false,
+        reads_seen: 0,
+        stale: false,
+        sites: [0; AWAIT_READS],
+        n_sites: 0,
+        fast_forward: false,
+        forwarded: 0,
+        blocked: false,
+    };
+
+    /// Forgets every open iteration (the thread made progress).
+    pub(super) fn close_all(&mut self) {
+        self.n = 0;
+        self.n_reads = 0;
+        self.n_sites = 0;
+        self.overflow = false;
+        self.stale = false;
+        self.fast_forward = false;
+    }
+
+    /// Opens an iteration of `site` in `frame` as the innermost.
+    pub(super) fn open(&mut self, site: u64, frame: u64, state: u64, local: u64, step: u64) {
+        if self.n == AWAIT_DEPTH {
+            self.open.copy_within(1.., 0);
+            self.n -= 1;
+        }
+        if self.n == 0 {
+            self.n_reads = 0;
+            self.n_sites = 0;
+            self.overflow = false;
+            self.stale = false;
+        }
+        self.open[self.n] = Iteration {
+            site,
+            frame,
+            state,
+            local,
+            start_step: step,
+            reads_at_start: self.reads_seen,
+        };
+        self.n += 1;
+    }
+
+    /// Iteration `it` failed: the thread awaits a change, parked at the
+    /// returned [`OpKind::Await`].
+    pub(super) fn fail(&mut self, it: &Iteration) -> Op {
+        self.blocked = true;
+        Op::new(OpKind::Await, it.start_step, 0)
+    }
+
+    /// Remembers a read (an operation without progress touching an object)
+    /// made at `site`.
+    pub(super) fn note_read(&mut self, op: &Op, site: u64) {
+        if !self.sites[..self.n_sites].contains(&site) && self.n_sites < AWAIT_READS {
+            self.sites[self.n_sites] = site;
+            self.n_sites += 1;
+        }
+        if !touches_object(op) {
+            return;
+        }
+        self.reads_seen += 1;
+        if self.reads[..self.n_reads].contains(op) {
+            return;
+        }
+        if self.n_reads == AWAIT_READS {
+            self.overflow = true;
+            return;
+        }
+        self.reads[self.n_reads] = *op;
+        self.n_reads += 1;
+    }
+
+    /// Would `op`, executed by another thread, change what the failed
+    /// iteration read? (What the thread's open iterations read: a superset
+    /// only releases it more often.)
+    pub(super) fn released_by(&self, op: &Op) -> bool {
+        if self.overflow {
+            return !op.made_no_progress();
+        }
+        self.reads[..self.n_reads].iter().any(|r| r.conflicts(op))
+    }
+}
+
+/// Does `op` touch an object (rather than being a bare yield, sleep, fence
+/// or await)?
+pub fn touches_object(op: &Op) -> bool {
+    !matches!(
+        op.kind,
+        OpKind::Yield | OpKind::Sleep | OpKind::Fence | OpKind::Await
+    )
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Runs the test suite: builds every test binary of the workspace once, then
+# runs the binaries several at a time, the slowest first, printing one line
+# per binary as it ends and the whole output of any that failed.
+#
+#   scripts/test.sh            every test binary (what `make test` runs)
+#   scripts/test.sh --check    the quick subset of `make check`: unit and
+#                              model tests, and one example per strategy
+#
+# TEST_JOBS sets how many binaries run at once (default: cores + 1; most
+# tests wait on the programs they explore). Exit status: 0 if every binary
+# passed, 1 otherwise.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+check=0
+[ "${1:-}" = "--check" ] && check=1
+jobs=${TEST_JOBS:-$(($(nproc) + 1))}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The slowest binaries first, so that the last to start are short ones.
+SLOW_FIRST="persistent optimal_model rt long examples dpor_model unfold shard corpus rt_model oracle spin rust fork_server unfold_inputs_model pass_e2e parallel randomised"
+# `make check`: unit tests, the model tests against their oracles, and the
+# examples with one example per strategy (tests/tests/strategies.rs).
+CHECK="reach_native reach_pass reach_runtime reach_channel reach_tests dpor_model optimal_model rt_model unfold_model strategies cli"
+
+echo "building the test binaries"
+if ! cargo test --workspace --release --no-run --message-format=json 2>"$work/build.err" >"$work/build.json"; then
+    cat "$work/build.err"
+    exit 1
+fi
+# One line per test binary: its name (without the hash), path and package
+# directory, from cargo's artifact messages.
+grep '"reason":"compiler-artifact"' "$work/build.json" \
+    | grep '"profile":{[^}]*"test":true' \
+    | sed -n 's/.*"manifest_path":"\([^"]*\)".*"executable":"\([^"]*\)".*/\2 \1/p' \
+    | while read -r exe manifest; do
+        name=$(basename "$exe" | sed 's/-[0-9a-f]*$//')
+        echo "$name $exe $(dirname "$manifest")"
+    done | sort -u >"$work/all"
+
+if [ "$check" = 1 ]; then
+    grep -E "^($(echo $CHECK | tr ' ' '|')) " "$work/all" >"$work/chosen"
+else
+    cp "$work/all" "$work/chosen"
+fi
+{
+    for name in $SLOW_FIRST; do grep "^$name " "$work/chosen"; done
+    grep -v -E "^($(echo $SLOW_FIRST | tr ' ' '|')) " "$work/chosen"
+} >"$work/order"
+
+run_one() {
+    local name=$1 exe=$2 dir=$3 work=$4
+    local start=$SECONDS
+    (cd "$dir" && "$exe") >"$work/$name.out" 2>&1
+    local status=$?
+    local summary
+    summary=$(grep -E '^test result:' "$work/$name.out" | tail -1 | sed 's/^test result: //; s/; finished in.*//')
+    if [ $status -eq 0 ]; then
+        printf '  ok    %-22s %4ds  %s\n' "$name" $((SECONDS - start)) "$summary"
+    else
+        printf '  FAIL  %-22s %4ds  %s\n' "$name" $((SECONDS - start)) "$summary"
+        touch "$work/$name.failed"
+    fi
+}
+export -f run_one
+
+count=$(wc -l <"$work/order")
+echo "running $count test binaries, $jobs at a time"
+start=$SECONDS
+xargs -P "$jobs" -L 1 bash -c 'run_one "$0" "$1" "$2" "'"$work"'"' <"$work/order"
+
+failed=$(ls "$work"/*.failed 2>/dev/null | wc -l)
+for mark in "$work"/*.failed; do
+    [ -e "$mark" ] || continue
+    name=$(basename "$mark" .failed)
+    echo
+    echo "==== $name ===="
+    cat "$work/$name.out"
+done
+echo
+echo "$count test binaries in $((SECONDS - start)) s: $((count - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
