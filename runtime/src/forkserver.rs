@@ -263,7 +263,7 @@ pub fn serve_if_requested() {
 fn start_execution(pre_main: u64) {
     // SAFETY: the child is single-threaded.
     let st = unsafe { state() };
-    crate::init::load_request(st);
+    crate::sched::load_request(st);
     st.running = 0;
     st.chan.set_running(0);
     st.chan.slot(0).tid = crate::persist::worker_tid().unwrap_or_else(sys::gettid) as u32;

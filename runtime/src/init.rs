@@ -2,14 +2,10 @@
 //! request, and make the main thread thread 0.
 
 use crate::chan::{AttachError, Chan};
-use crate::state::{set_debug, set_me, state, State, TState, MODE, MODE_ACTIVE};
+use crate::state::{set_debug, set_me, state, TState, MODE, MODE_ACTIVE};
 use crate::sys;
 use core::sync::atomic::Ordering;
-use reach_channel::layout::{
-    REQ_AWAITS_OFF, REQ_AWAIT_RETRIES, REQ_COMMUTE_RMWS, REQ_DROP_HELD, REQ_EXIT_CUTS_THREADS,
-    REQ_SLEEP_SETS, REQ_SPIN_BLOCKING, REQ_USER_THREADS,
-};
-use reach_channel::{Policy, ThreadState};
+use reach_channel::ThreadState;
 
 fn parse_fd(s: &[u8]) -> Option<i32> {
     if s.is_empty() || s.len() > 9 {
@@ -73,48 +69,6 @@ fn env(name: &core::ffi::CStr) -> Option<&'static [u8]> {
     }
 }
 
-/// Reads the driver's request (prefix length, policy, seed, bounds, sleep
-/// set) from the channel header into the state.
-pub fn load_request(st: &mut State) {
-    let h = st.chan.header();
-    st.prefix_len = u64::from(h.prefix_len.min(st.chan.prefix_capacity));
-    st.policy = Policy::from_u32(h.policy).unwrap_or(Policy::ContinueThenLowest);
-    st.rng = (h.seed ^ 0x9E37_79B9_7F4A_7C15) | 1;
-    st.pct_seed = h.seed;
-    st.pct_next = 0;
-    st.pct_next_at = crate::sched::change_point_at(st, 0);
-    if st.policy == Policy::Pct {
-        st.pct_low = [0; reach_channel::MAX_THREADS];
-    }
-    st.max_steps = h.max_steps;
-    st.record_steps = h.record_steps.min(u64::from(st.chan.event_capacity));
-    st.check_at = st.max_steps.min(st.record_steps);
-    st.cut = false;
-    st.sleep_sets = h.request_flags & REQ_SLEEP_SETS != 0;
-    st.spin_blocking = h.request_flags & REQ_SPIN_BLOCKING != 0;
-    st.exit_cuts_threads = h.request_flags & REQ_EXIT_CUTS_THREADS != 0;
-    st.commute_rmws = h.request_flags & REQ_COMMUTE_RMWS != 0;
-    st.await_retries = h.request_flags & REQ_AWAIT_RETRIES != 0;
-    st.awaits_off = h.request_flags & REQ_AWAITS_OFF != 0;
-    st.drop_held = h.request_flags & REQ_DROP_HELD != 0;
-    st.awaiting = reach_channel::ThreadSet::EMPTY;
-    st.iterating = reach_channel::ThreadSet::EMPTY;
-    st.yielded = crate::state::NONE;
-    st.threads[0].awaits = crate::awaits::Awaits::EMPTY;
-    st.exit_waiting_since = u64::MAX;
-    st.spin_threshold = u64::from(h.spin_threshold);
-    st.sleep = if st.sleep_sets {
-        h.sleep_set
-    } else {
-        reach_channel::ThreadSet::EMPTY
-    };
-    let contexts = h.request_flags & REQ_USER_THREADS != 0;
-    if let Some(cause) = crate::uthread::start_execution(contexts) {
-        crate::uthread::report_unavailable(cause);
-    }
-    crate::symbolic::start_execution();
-}
-
 extern "C" fn reach_init() {
     set_debug(env(c"REACH_DEBUG") == Some(b"1"));
     let Some(fd) = env(c"REACH_CHANNEL_FD").and_then(parse_fd) else {
@@ -150,8 +104,11 @@ extern "C" fn reach_init() {
     // SAFETY: start-up is single-threaded; nothing else uses the state yet.
     let st = unsafe { state() };
     st.chan = chan;
-    crate::uthread::prepare();
-    load_request(st);
+    crate::uthread::prepare(crate::uthread::Body {
+        start: crate::api::thread::context_start,
+        exit: crate::api::thread::context_exit,
+    });
+    crate::sched::load_request(st);
     st.thread_count = 1;
     st.live_threads = 1;
     st.running = 0;

@@ -1695,16 +1695,6 @@ tainting!(
 tainting!(
     /// Interposed `socketpair`.
     socketpair c"socketpair"(d: c_int, t: c_int, p: c_int, sv: *mut c_int) -> c_int, Cause::Sockets);
-/// Interposed `vfork`: runs as `fork` (a child that only execs or exits
-/// cannot tell), which marks the execution.
-///
-/// # Safety
-/// As the C function.
-#[no_mangle]
-pub unsafe extern "C" fn vfork() -> libc::pid_t {
-    // SAFETY: as the C function.
-    unsafe { crate::api::misc::fork() }
-}
 tainting!(
     /// Interposed `system`.
     system c"system"(cmd: *const c_char) -> c_int, Cause::Processes);

@@ -104,8 +104,27 @@ struct Ctx {
     fs: usize,
 }
 
+/// What a context runs, handed down by the thread API at start-up
+/// ([`prepare`]): the start routine's side, then the thread's exit.
+#[derive(Clone, Copy)]
+pub struct Body {
+    /// Runs context `id`'s start routine; its return value.
+    pub start: fn(id: u32) -> usize,
+    /// Context `id` returned `value` (`call_tls_dtors`: the C library's
+    /// destructor runner, 0 if none); returns only if the execution ended.
+    pub exit: fn(id: u32, value: usize, call_tls_dtors: usize),
+}
+
+/// A body for contexts before start-up handed the real one down.
+fn no_body(_id: u32) -> usize {
+    0
+}
+
+fn no_exit(_id: u32, _value: usize, _call_tls_dtors: usize) {}
+
 struct Contexts {
     libc: Option<Libc>,
+    body: Body,
     /// Main thread's thread pointer.
     main_fs: usize,
     ctx: [Ctx; MAX_THREADS],
@@ -120,6 +139,10 @@ unsafe impl Sync for Global {}
 
 static G: Global = Global(UnsafeCell::new(Contexts {
     libc: None,
+    body: Body {
+        start: no_body,
+        exit: no_exit,
+    },
     main_fs: 0,
     ctx: [Ctx { rsp: 0, fs: 0 }; MAX_THREADS],
     dead: 0,
@@ -158,7 +181,8 @@ fn sym(name: &core::ffi::CStr) -> usize {
 
 /// Looks up what contexts need (at initialisation, on the main thread,
 /// before `main`). Contexts stay unavailable if anything is missing.
-pub fn prepare() {
+pub fn prepare(body: Body) {
+    g().body = body;
     // SAFETY: plain query of the auxiliary vector.
     let hwcap2 = unsafe { libc::getauxval(libc::AT_HWCAP2) };
     const HWCAP2_FSGSBASE: u64 = 2;
@@ -527,8 +551,9 @@ extern "C" fn context_main(id: u64) -> ! {
             f();
         }
     }
-    let value = crate::api::thread::context_start(id);
-    crate::api::thread::context_exit(id, value, g().libc.map_or(0, |l| l.call_tls_dtors));
+    let body = g().body;
+    let value = (body.start)(id);
+    (body.exit)(id, value, g().libc.map_or(0, |l| l.call_tls_dtors));
     // A context whose execution ended cannot go on.
     crate::sys::exit_group(70)
 }

@@ -126,6 +126,17 @@ pub unsafe extern "C" fn fork() -> libc::pid_t {
     pid
 }
 
+/// Interposed `vfork`: runs as `fork` (a child that only execs or exits
+/// cannot tell), which marks the execution.
+///
+/// # Safety
+/// As the C function.
+#[no_mangle]
+pub unsafe extern "C" fn vfork() -> libc::pid_t {
+    // SAFETY: as the C function.
+    unsafe { fork() }
+}
+
 const FUTEX_WAIT: c_long = 0;
 const FUTEX_WAKE: c_long = 1;
 const FUTEX_WAIT_BITSET: c_long = 9;
@@ -230,17 +241,15 @@ pub unsafe extern "C" fn syscall(
 ) -> c_long {
     // A context's own kernel-thread state (see `uthread_own`).
     match (n, crate::uthread::current()) {
-        (libc::SYS_gettid, Some(id)) if id != 0 => {
-            return c_long::from(crate::uthread_own::tid(id))
-        }
+        (libc::SYS_gettid, Some(id)) if id != 0 => return c_long::from(crate::api::own::tid(id)),
         (libc::SYS_rt_sigprocmask, Some(_)) => {
-            if let Some(r) = crate::uthread_own::rt_sigprocmask(a1, a2, a3, a4) {
+            if let Some(r) = crate::api::own::rt_sigprocmask(a1, a2, a3, a4) {
                 return r;
             }
         }
         (libc::SYS_sigaltstack, Some(id)) if id != 0 => {
             // SAFETY: the caller's stack_t pointers, as the kernel takes them.
-            let e = unsafe { crate::uthread_own::alt_stack(id, a1 as *const _, a2 as *mut _) };
+            let e = unsafe { crate::api::own::alt_stack(id, a1 as *const _, a2 as *mut _) };
             if e != 0 {
                 // SAFETY: the calling thread's errno.
                 unsafe { *libc::__errno_location() = e };

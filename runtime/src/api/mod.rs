@@ -8,6 +8,7 @@ pub mod misc;
 pub mod mutex;
 pub mod objects;
 pub mod once;
+pub mod own;
 pub mod rwlock;
 pub mod sem;
 pub mod start;

@@ -122,7 +122,7 @@ pub fn context_start(id: u32) -> usize {
     th.handle = unsafe { libc::pthread_self() };
     let (start, arg) = (th.start, th.arg);
     // The id the context's `gettid` gives (a Rust panic message names it).
-    st.chan.slot(id).tid = crate::uthread_own::tid(id) as u32;
+    st.chan.slot(id).tid = crate::api::own::tid(id) as u32;
     st.running = id;
     st.chan.set_running(id);
     set_me(id);
