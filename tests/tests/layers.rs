@@ -22,12 +22,18 @@ fn modules(src: &Path) -> BTreeMap<String, String> {
             if path.extension().is_none_or(|e| e != "rs") {
                 continue;
             }
-            let rel = path.strip_prefix(src).expect("under src").with_extension("");
+            let rel = path
+                .strip_prefix(src)
+                .expect("under src")
+                .with_extension("");
             let mut parts: Vec<String> = rel
                 .components()
                 .map(|c| c.as_os_str().to_string_lossy().into_owned())
                 .collect();
-            if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+            if matches!(
+                parts.last().map(String::as_str),
+                Some("mod" | "lib" | "main")
+            ) {
                 parts.pop();
             }
             let text = std::fs::read_to_string(&path).expect("read a source file");
@@ -154,7 +160,11 @@ fn next_of<'a>(edges: &'a BTreeMap<String, BTreeSet<String>>, node: &str) -> Vec
 
 fn no_circle(crate_src: &str, depth: usize) {
     let edges = graph(&root().join(crate_src), depth);
-    assert!(edges.len() > 3, "{crate_src}: only {} modules import", edges.len());
+    assert!(
+        edges.len() > 3,
+        "{crate_src}: only {} modules import",
+        edges.len()
+    );
     if let Some(names) = circle(&edges) {
         panic!("{crate_src}: a circle of imports: {}", names.join(" -> "));
     }
