@@ -192,7 +192,13 @@ pub fn reach(program: &Path, options: &[&str], args: &[&str]) -> Run {
     .replace(['(', ')'], "");
     let json_path = scratch().join(format!("{unique}.json"));
     let schedule_path = scratch().join(format!("{unique}.schedule"));
+    // A working directory of this test thread's own: what the program or
+    // another test binary writes elsewhere does not count as a change of
+    // the run's directory (which bounds the search).
+    let workdir = scratch().join(format!("cwd-{unique}"));
+    std::fs::create_dir_all(&workdir).expect("create a working directory");
     let output = Command::new(bin("reach-native"))
+        .current_dir(&workdir)
         // A Rust panic's backtrace would be symbolised in every failing execution.
         .env_remove("RUST_BACKTRACE")
         .arg("--json")

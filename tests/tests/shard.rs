@@ -312,6 +312,7 @@ fn automatic_index_and_refusals() {
         let json = scratch().join("auto.json");
         let _ = std::fs::remove_file(&json);
         let out = Command::new(bin("reach-native"))
+            .current_dir(scratch())
             .env_remove("JOB_COMPLETION_INDEX")
             .env_remove("SLURM_ARRAY_TASK_ID")
             .envs(env.iter().copied())
