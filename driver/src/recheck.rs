@@ -7,8 +7,7 @@
 //! they do not, the program's behaviour depends on something besides the
 //! schedule, and the report names where the runs parted.
 
-use crate::exec::{ExecConfig, Executor, Request};
-use crate::explore::run_request;
+use crate::exec::{ExecConfig, ExecError, Executor, Request};
 use crate::trace::Trace;
 
 /// Re-runs of diverged executions, in executors of their own.
@@ -60,10 +59,12 @@ impl Recheck {
     pub fn judge(&self, request: &Request, first: &Trace) -> Result<Judgement, String> {
         let mut executor = Executor::new(self.config.clone()).map_err(|e| e.to_string())?;
         for _ in 0..2 {
-            let Some(again) = run_request(&mut executor, request)? else {
-                return Err("cancelled".into());
+            let again = match executor.run(request) {
+                Ok(outcome) => Trace::from_outcome(&outcome),
+                Err(ExecError::Cancelled) => return Err("cancelled".into()),
+                Err(e) => return Err(e.to_string()),
             };
-            if let Some(cause) = parted(first, again.trace()) {
+            if let Some(cause) = parted(first, &again) {
                 return Ok(Judgement::Differs(cause));
             }
         }
