@@ -80,7 +80,10 @@ pub fn build_source_as(source: &str, flags: &[&str], name: &str, symbolic: bool)
         _ => false,
     };
     if !fresh {
-        let tmp = out.with_extension("tmp");
+        // A name of this process's own: test binaries running side by side
+        // may build the same program, and the rename puts either whole build
+        // in place.
+        let tmp = out.with_extension(format!("{}.tmp", std::process::id()));
         let status = Command::new(&wrapper)
             .env("REACH_SYMBOLIC", if symbolic { "1" } else { "0" })
             .args(flags)
