@@ -7,13 +7,18 @@
 //! they do not, the program's behaviour depends on something besides the
 //! schedule, and the report names where the runs parted.
 
-use crate::exec::{ExecConfig, ExecError, Executor, Request};
+use crate::exec::{DirSnapshot, ExecConfig, ExecError, Executor, Request};
 use crate::trace::Trace;
 
 /// Re-runs of diverged executions, in executors of their own.
 #[derive(Debug)]
 pub struct Recheck {
     config: ExecConfig,
+    /// The working directory as the run found it, when executions share
+    /// it (no `--isolate-files`): files the executions changed there are a
+    /// cause the re-runs cannot show, since they start from the same
+    /// changed files.
+    workdir: Option<DirSnapshot>,
 }
 
 /// What the re-runs of a diverged execution showed.
@@ -49,14 +54,27 @@ pub fn perturbed(request: &Request, number: u64) -> Option<Request> {
 }
 
 impl Recheck {
-    /// Re-runs with executors built from `config`.
-    pub fn new(config: ExecConfig) -> Recheck {
-        Recheck { config }
+    /// Re-runs with executors built from `config`; `workdir`: the working
+    /// directory as the run found it, if the executions share it.
+    pub fn new(config: ExecConfig, workdir: Option<DirSnapshot>) -> Recheck {
+        Recheck { config, workdir }
     }
 
     /// Runs `request` twice in a fresh executor and compares both runs
     /// with `first`, the trace of the run that diverged.
     pub fn judge(&self, request: &Request, first: &Trace) -> Result<Judgement, String> {
+        let changed = self.workdir.as_ref().map(DirSnapshot::changes);
+        if let Some(first_change) = changed.as_ref().and_then(|c| c.first()) {
+            return Ok(Judgement::Differs(format!(
+                "the executions changed files in the working directory ({}{})",
+                first_change.display(),
+                if changed.as_ref().map_or(0, Vec::len) > 1 {
+                    ", ..."
+                } else {
+                    ""
+                }
+            )));
+        }
         let mut executor = Executor::new(self.config.clone()).map_err(|e| e.to_string())?;
         for _ in 0..2 {
             let again = match executor.run(request) {

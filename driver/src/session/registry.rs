@@ -100,6 +100,10 @@ pub struct Registration {
     pub commutes_rmws: bool,
     /// Whether the search is randomised (its seed is reported).
     pub randomised: bool,
+    /// Whether a request for a step the runtime holds back (a spinner) is
+    /// dropped rather than run: searches that derive their requests from
+    /// observed races only (`ExecConfig::drop_held`).
+    pub drops_held: bool,
 }
 
 impl Registration {
@@ -114,6 +118,7 @@ impl Registration {
             with_inputs: WithInputs::No,
             commutes_rmws: true,
             randomised: false,
+            drops_held: false,
         }
     }
 }
@@ -199,6 +204,7 @@ pub fn registration(name: StrategyName) -> Registration {
             ..Registration::single(|_| Box::new(Exhaustive::default()))
         },
         StrategyName::Rt => Registration {
+            drops_held: true,
             sharded: Some(|spec| {
                 let plan = ReachabilityTesting::new().with_shard_plan(spec.split, spec.count);
                 Box::new(Sharded::new(plan, spec, Assignment::Balanced))
@@ -207,6 +213,7 @@ pub fn registration(name: StrategyName) -> Registration {
             ..Registration::single(|_| Box::new(ReachabilityTesting::new()))
         },
         StrategyName::Unfold => Registration {
+            drops_held: true,
             with_inputs: WithInputs::Itself,
             commutes_rmws: false,
             ..Registration::single(|p| {
@@ -226,6 +233,7 @@ pub fn registration(name: StrategyName) -> Registration {
             ..Registration::single(|p| Box::new(RandomWalk::new(p.seed)))
         },
         StrategyName::Branches => Registration {
+            drops_held: true,
             commutes_rmws: false,
             ..Registration::single(|_| Box::new(BranchDirected::new()))
         },

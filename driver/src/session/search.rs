@@ -54,7 +54,12 @@ pub fn explore(session: Session) -> Result<Outcome> {
             .record
             .as_ref()
             .map(|_| Arc::new(Recorder::new(cli.record_execution))),
-        recheck: Some(Arc::new(Recheck::new(worker_config.clone()))),
+        recheck: Some(Arc::new(Recheck::new(
+            worker_config.clone(),
+            workdir
+                .as_ref()
+                .map(|_| DirSnapshot::take(&std::env::current_dir().unwrap_or_default())),
+        ))),
     };
     let params = StrategyParams {
         seed: cli.seed.unwrap_or_else(setup::clock_seed),

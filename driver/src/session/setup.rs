@@ -114,7 +114,7 @@ pub fn exec_config(
         commute_rmws: cli.commute_rmws || recorded(|s| s.commute_rmws),
         await_retries: recorded(|s| s.await_retries),
         awaits_off: awaits_off(cli) || recorded(|s| s.no_await),
-        drop_held: matches!(cli.strategy, StrategyName::Rt | StrategyName::Unfold),
+        drop_held: super::registry::registration(cli.strategy).drops_held,
         user_threads: schedule.map_or(!cli.no_user_threads, |s| s.user_threads(cli.user_threads)),
         symbolic_args: cli.symbolic_args || recorded(|s| s.symbolic_args),
         symbolic_stdin: cli
