@@ -10,7 +10,8 @@ use reach_tests::{build_example, reach};
 use std::process::Command;
 
 /// A program whose steps depend on a byte of `/dev/urandom`: its own
-/// nondeterminism, with the step where a re-run of the schedule parted.
+/// nondeterminism, with the likely cause (where a re-run of the schedule
+/// parted: another path, or an address that differed).
 #[test]
 fn a_program_reading_urandom_is_reported_with_the_cause() {
     let program = build_example("nondet_urandom.c");
@@ -19,9 +20,9 @@ fn a_program_reading_urandom_is_reported_with_the_cause() {
     let found = (0..3).any(|_| {
         let run = reach(&program, &[], &[]);
         run.bug_kind().as_deref() == Some("nondeterminism")
-            && run.json["bug"]["message"].as_str().is_some_and(|m| {
-                m.contains("likely cause: a re-run of the same schedule took another path at step")
-            })
+            && run.json["bug"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("likely cause: "))
             && run.json["internal_errors"] == 0
     });
     assert!(found, "not reported as the program's nondeterminism");

@@ -79,6 +79,9 @@ fn walk(root: &Path) -> BTreeMap<PathBuf, State> {
                 return entries;
             }
             let path = rel.join(entry.file_name());
+            if written_by_the_tool(&path) {
+                continue;
+            }
             let Ok(meta) = entry.metadata() else {
                 continue;
             };
@@ -93,6 +96,14 @@ fn walk(root: &Path) -> BTreeMap<PathBuf, State> {
         }
     }
     entries
+}
+
+/// Files reach-native itself writes beside the program: schedule files
+/// (`*.schedule`, `reach-native-schedules/` of a test suite's cases). They
+/// are not the program's, and a search running beside another (a test
+/// suite's cases with `--jobs`) must not count the other's.
+fn written_by_the_tool(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "schedule") || path.starts_with("reach-native-schedules")
 }
 
 #[cfg(test)]
