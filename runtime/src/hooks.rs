@@ -3,6 +3,7 @@
 //! access it announces.
 
 use crate::api::mk;
+use crate::awaits::HeadAction;
 use crate::sched::{run_access, run_op};
 use crate::state::{me, set_call_site, state};
 use core::ffi::c_void;
@@ -23,7 +24,7 @@ fn visible_me() -> Option<u32> {
 #[inline]
 fn access(kind: OpKind, site: u64, addr: *const c_void, size: u64) {
     if let Some(me) = visible_me() {
-        if is_read(kind) && forwarding(me, site) {
+        if is_read(kind) && forwarding(me, site, addr as u64) {
             return;
         }
         run_access(me, kind, addr as u64, size, site);
@@ -36,13 +37,13 @@ fn is_read(kind: OpKind) -> bool {
     matches!(kind, OpKind::Load | OpKind::AtomicLoad | OpKind::RangeRead)
 }
 
-/// Does thread `me` fast-forward a bounded spin whose loop has an
-/// operation at `site` ([`crate::awaits::fast_forwards`])?
+/// Does thread `me` fast-forward a bounded spin that has an operation at
+/// `site` on `object` ([`crate::awaits::fast_forwards`])?
 #[inline]
-fn forwarding(me: u32, site: u64) -> bool {
+fn forwarding(me: u32, site: u64, object: u64) -> bool {
     // SAFETY: a controlled thread calling into the runtime holds the right
     // to run.
-    crate::awaits::fast_forwards(unsafe { state() }, me, site)
+    crate::awaits::fast_forwards(unsafe { state() }, me, site, object)
 }
 
 /// Before a plain load of `size` bytes at `addr`.
@@ -89,7 +90,7 @@ pub extern "C" fn __reach_atomic_rmw(
     let Some(me) = visible_me() else { return };
     let a = addr as u64;
     let (rmw, known) = RmwOp::decode(op);
-    if known && forwarding(me, site) && leaves_unchanged(rmw, a, size, operand) {
+    if known && forwarding(me, site, a) && leaves_unchanged(rmw, a, size, operand) {
         return;
     }
     let flags = match rmw.family() {
@@ -150,7 +151,7 @@ pub extern "C" fn __reach_cmpxchg(
         (1u64 << (size * 8)) - 1
     };
     let fails = || read_int(a, size).is_some_and(|cur| cur != expected & mask);
-    if forwarding(me, site) && fails() {
+    if forwarding(me, site, a) && fails() {
         return;
     }
     run_op(me, mk(OpKind::CmpXchg, 0, a, size), site, |_, _, op| {
@@ -213,13 +214,20 @@ pub extern "C" fn __reach_loop_head(site: u64, state_hash: u64, local: u64, back
         local,
         back: back != 0,
     };
-    let Some(op) = crate::awaits::loop_head(st, me, head) else {
-        return;
-    };
-    crate::awaits::start_waiting(st, me);
-    run_op(me, op, site, |_, _, _| ());
-    // SAFETY: released and chosen to run again.
-    crate::awaits::resumed(unsafe { state() }, me);
+    match crate::awaits::loop_head(st, me, head) {
+        None => {}
+        Some(HeadAction::Await(op)) => {
+            crate::awaits::start_waiting(st, me);
+            run_op(me, op, site, |_, _, _| ());
+            // SAFETY: released and chosen to run again.
+            crate::awaits::resumed(unsafe { state() }, me);
+        }
+        Some(HeadAction::FastForward(read)) => {
+            run_op(me, read, site, |_, _, _| ());
+            // SAFETY: chosen to run; the read was recorded.
+            crate::awaits::start_forwarding(unsafe { state() }, me, read.object);
+        }
+    }
 }
 
 /// The stack pointer inside the hook: the caller's frame identity (the

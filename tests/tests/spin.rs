@@ -104,6 +104,26 @@ fn lock_free_stack_optimal_and_dpor_agree() {
     assert_eq!(optimal.partial_orders(), 10962);
 }
 
+/// A lock-free stack whose pop gives up after a few tries with a yield
+/// between them: its retry loop reads the head, a slot's link and the try
+/// count, so it is recorded as it runs, not fast-forwarded (the rest of a
+/// fast-forwarded spin once re-read the head unseen, and optimal DPOR
+/// asked for orders the program cannot take). Optimal and dpor explore the
+/// same partial orders, with no internal error.
+#[test]
+fn lock_free_stack_that_gives_up_has_no_impossible_schedules() {
+    let program = build_example("lockfree_stack_giveup.c");
+    let optimal = explore(&program, "optimal", &["2", "2", "3"]);
+    let dpor = explore(&program, "dpor", &["2", "2", "3"]);
+    for run in [&optimal, &dpor] {
+        assert!(run.complete(), "{}\n{}", run.stdout, run.stderr);
+        assert!(run.json["bug"].is_null(), "{}", run.stdout);
+        assert_eq!(run.json["internal_errors"], 0, "{}", run.stderr);
+    }
+    assert_eq!(optimal.fingerprints(), dpor.fingerprints());
+    assert_eq!(optimal.partial_orders(), 50034);
+}
+
 /// A spin bounded by a retry count only its loop uses (then a yield): the
 /// rest of the spin after its first iteration fast-forwards.
 #[test]

@@ -17,7 +17,7 @@ fn point(kind: OpKind, object: u64) -> bool {
     let site = take_call_site();
     // SAFETY: a controlled thread calling into the runtime holds the right
     // to run.
-    if crate::awaits::fast_forwards(unsafe { crate::state::state() }, me, site) {
+    if crate::awaits::fast_forwards(unsafe { crate::state::state() }, me, site, 0) {
         return true; // a yield of a fast-forwarded spin: no point
     }
     run_op(me, mk(kind, 0, object, 0), site, |_, _, _| ());

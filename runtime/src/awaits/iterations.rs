@@ -65,6 +65,12 @@ pub struct Awaits {
     /// The thread fast-forwards a bounded spin of the innermost open
     /// iteration's loop.
     pub fast_forward: bool,
+    /// The one location a fast-forwarded spin reads (`fast_forward` only).
+    pub forward_object: u64,
+    /// The thread's latest operation without progress while an iteration
+    /// was open (what it did just before reaching a loop head, with no
+    /// other thread run since).
+    pub last: Op,
     /// Iterations fast-forwarded so far.
     pub forwarded: u64,
     /// The thread awaits a change (parked at [`OpKind::Await`]).
@@ -84,6 +90,8 @@ impl Awaits {
         sites: [0; AWAIT_READS],
         n_sites: 0,
         fast_forward: false,
+        forward_object: 0,
+        last: Op::NONE,
         forwarded: 0,
         blocked: false,
     };
@@ -96,6 +104,7 @@ impl Awaits {
         self.overflow = false;
         self.stale = false;
         self.fast_forward = false;
+        self.last = Op::NONE;
     }
 
     /// Opens an iteration of `site` in `frame` as the innermost.
@@ -131,6 +140,7 @@ impl Awaits {
     /// Remembers a read (an operation without progress touching an object)
     /// made at `site`.
     pub(super) fn note_read(&mut self, op: &Op, site: u64) {
+        self.last = *op;
         if !self.sites[..self.n_sites].contains(&site) && self.n_sites < AWAIT_READS {
             self.sites[self.n_sites] = site;
             self.n_sites += 1;
@@ -148,6 +158,28 @@ impl Awaits {
         }
         self.reads[self.n_reads] = *op;
         self.n_reads += 1;
+    }
+
+    /// How a bounded spin whose iterations did nothing fast-forwards, if
+    /// it can: only if every read of the open iterations touched the same
+    /// bytes, so that the rest of the spin reads that one location. If
+    /// the thread's latest operation read it, no other thread has run
+    /// since and the rest reads what that read did (`Some(None)`);
+    /// otherwise a read of it sums the rest up (`Some(Some(read))`).
+    pub(super) fn forwarding_read(&self) -> Option<Option<Op>> {
+        let first = self.reads[..self.n_reads].first()?;
+        let same = |r: &Op| r.object == first.object && r.aux == first.aux;
+        if self.overflow || !self.reads[..self.n_reads].iter().all(same) {
+            return None;
+        }
+        if same(&self.last) && touches_object(&self.last) {
+            return Some(None);
+        }
+        let kind = match first.kind {
+            OpKind::Load => OpKind::Load,
+            _ => OpKind::AtomicLoad,
+        };
+        Some(Some(Op::new(kind, first.object, first.aux)))
     }
 
     /// Would `op`, executed by another thread, change what the failed

@@ -41,11 +41,21 @@
 //! futex mutex or a back-off) would differ from iteration to iteration
 //! only in when it gives up. Its first such iteration is recorded; the
 //! rest *fast-forward*: until the thread leaves the loop or does anything
-//! else, its reads, failed updates and yields are no scheduling points and
-//! no events (no other thread runs meanwhile, so they read what the
-//! recorded iteration read). A write that would end the spin is then
-//! placed before the recorded iteration or after the whole spin, the two
-//! behaviours that differ after the loop. A spin that has not ended after
+//! else, its reads of the one location the iteration read, its failed
+//! updates of it and its yields are no scheduling points and no events.
+//! No other thread runs until the spin ends, so every skipped read returns
+//! what the location held when the spin began to fast-forward, and the
+//! search must see that value read there: if the iteration's last
+//! operation read the location, it did (no other thread has run since);
+//! otherwise the fast-forward starts with one recorded read of it at the
+//! loop's head ([`HeadAction::FastForward`]). (Without it the search would
+//! not know that the rest of the spin read the location again after the
+//! recorded iteration, and could ask for an order of another thread's
+//! write and the spin that the program does not take.) A spin that read
+//! more than one location is not fast-forwarded: its iterations are
+//! recorded as they run. A write that would end the spin is then placed
+//! before the summing read or after the whole spin, the two behaviours
+//! that differ after the loop. A spin that has not ended after
 //! [`FAST_FORWARD_LIMIT`] iterations is taken as a failed iteration.
 //!
 //! Nothing here allocates or makes a system call: the stacks are fixed
@@ -81,10 +91,20 @@ pub struct Head {
     pub back: bool,
 }
 
-/// Thread `me` reached loop head `head`. Returns the [`OpKind::Await`]
-/// operation to park at if the iteration that just ended failed, else
-/// `None`.
-pub fn loop_head(st: &mut State, me: u32, head: Head) -> Option<Op> {
+/// What a thread does at a loop head besides going on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeadAction {
+    /// The iteration that just ended failed: park at this
+    /// [`OpKind::Await`](reach_channel::OpKind::Await).
+    Await(Op),
+    /// A bounded spin: run this read of the one location it reads, then
+    /// fast-forward ([`start_forwarding`]).
+    FastForward(Op),
+}
+
+/// Thread `me` reached loop head `head`. Returns what the thread does
+/// there besides going on, if anything.
+pub fn loop_head(st: &mut State, me: u32, head: Head) -> Option<HeadAction> {
     if st.awaits_off {
         return None;
     }
@@ -105,7 +125,7 @@ pub fn loop_head(st: &mut State, me: u32, head: Head) -> Option<Op> {
                 return None;
             }
             a.fast_forward = false;
-            return Some(a.fail(&it));
+            return Some(HeadAction::Await(a.fail(&it)));
         }
         a.fast_forward = false;
     }
@@ -128,14 +148,22 @@ pub fn loop_head(st: &mut State, me: u32, head: Head) -> Option<Op> {
     // driver then finds the execution blocked, not stuck).
     let retries = !blocks_for_good(st);
     let a = &mut st.threads[me as usize].awaits;
-    if it.state == state && a.reads_seen > it.reads_at_start && !(retries && a.stale) {
+    if it.state == state && a.reads_seen > it.reads_at_start {
         if it.local != local {
-            // A bounded spin: the rest runs without scheduling points.
-            a.fast_forward = true;
-            a.forwarded = 0;
-            return None;
+            // A bounded spin: the rest runs without scheduling points,
+            // after one read of what it reads.
+            match a.forwarding_read() {
+                Some(None) => {
+                    let object = a.last.object;
+                    start_forwarding(st, me, object);
+                    return None;
+                }
+                Some(Some(read)) => return Some(HeadAction::FastForward(read)),
+                None => {}
+            }
+        } else if !(retries && a.stale) {
+            return Some(HeadAction::Await(a.fail(&it)));
         }
-        return Some(a.fail(&it));
     }
     // A new iteration of the same loop. Reads of the earlier ones stay
     // (a superset only releases the thread more often); the outermost
@@ -180,13 +208,26 @@ pub fn resumed(st: &mut State, me: u32) {
     }
 }
 
+/// The rest of thread `me`'s bounded spin, which reads only `object`,
+/// fast-forwards (after the read of [`HeadAction::FastForward`], if the
+/// spin needed one).
+pub fn start_forwarding(st: &mut State, me: u32, object: u64) {
+    let a = &mut st.threads[me as usize].awaits;
+    a.fast_forward = true;
+    a.forward_object = object;
+    a.forwarded = 0;
+}
+
 /// Does thread `me` fast-forward a bounded spin, and is an operation at
-/// `site` part of its loop (so that, if it makes no progress, it is no
-/// scheduling point)?
+/// `site` on `object` (0: none, as a yield's) part of it, so that, if it
+/// makes no progress, it is no scheduling point? Only operations on the
+/// one location the spin reads are.
 #[inline]
-pub fn fast_forwards(st: &State, me: u32, site: u64) -> bool {
+pub fn fast_forwards(st: &State, me: u32, site: u64, object: u64) -> bool {
     let a = &st.threads[me as usize].awaits;
-    a.fast_forward && a.sites[..a.n_sites].contains(&site)
+    a.fast_forward
+        && (object == 0 || object == a.forward_object)
+        && a.sites[..a.n_sites].contains(&site)
 }
 
 /// Thread `me` reached a scheduling point: a fast-forwarded spin is over.
