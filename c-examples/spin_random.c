@@ -8,8 +8,10 @@
  * exchanges that may write the value already there, sched_yield, a spin
  * hint, and retry loops (a compare-and-swap retried after sched_yield or a
  * spin hint, at most twice; an exchange lock taken with sched_yield
- * between tries, at most twice, and released). Every operation is a
- * straight-line call, so the only loops are the retry loops.
+ * between tries, at most twice, and released; a compare-and-swap of one
+ * atomic guarded by a load of the other, retried after sched_yield at most
+ * three times, a retry loop that reads two locations). Every operation is
+ * a straight-line call, so the only loops are the retry loops.
  *
  * Usage:    ./spin_random SEED
  * Expected: no bug (the program prints its operations with -v).
@@ -22,10 +24,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum kind { LOAD, STORE, CAS, XCHG, YIELD, PAUSE, CAS_RETRY_YIELD, CAS_RETRY_PAUSE, XCHG_LOCK, KINDS };
+enum kind {
+    LOAD,
+    STORE,
+    CAS,
+    XCHG,
+    YIELD,
+    PAUSE,
+    CAS_RETRY_YIELD,
+    CAS_RETRY_PAUSE,
+    XCHG_LOCK,
+    GUARDED_CAS_RETRY,
+    KINDS
+};
 
 static const char *const names[KINDS] = {
     "load", "store", "cas", "xchg", "yield", "pause", "cas-retry-yield", "cas-retry-pause", "xchg-lock",
+    "guarded-cas-retry",
 };
 
 struct op {
@@ -122,6 +137,14 @@ static int run(int packed)
                 atomic_store(v, 0);
                 return 1;
             }
+            sched_yield();
+        }
+        return 0;
+    case GUARDED_CAS_RETRY:
+        for (int tries = 0; tries < 3; tries++) {
+            expected = o->from;
+            if (atomic_load(&vars[1 - o->var]) == o->to && atomic_compare_exchange_strong(v, &expected, o->to))
+                return 1;
             sched_yield();
         }
         return 0;
