@@ -21,9 +21,10 @@ trap 'rm -rf "$work"' EXIT
 
 # The slowest binaries first, so that the last to start are short ones.
 SLOW_FIRST="persistent optimal_model rt long examples dpor_model unfold shard corpus rt_model oracle spin rust fork_server unfold_inputs_model pass_e2e parallel randomised"
-# `make check`: unit tests, the model tests against their oracles, and the
-# examples with one example per strategy (tests/tests/strategies.rs).
-CHECK="reach_native reach_pass reach_runtime reach_channel reach_tests dpor_model optimal_model rt_model unfold_model strategies layers cli"
+# `make check`: unit tests, the model tests against their oracles (the RC11
+# oracle's litmus tests among them), and the examples with one example per
+# strategy (tests/tests/strategies.rs).
+CHECK="reach_native reach_pass reach_runtime reach_channel reach_tests reach_rc11 rc11_litmus rc11_enumerators dpor_model optimal_model rt_model unfold_model strategies layers cli"
 
 echo "building the test binaries"
 if ! cargo test --workspace --release --no-run --message-format=json 2>"$work/build.err" >"$work/build.json"; then

@@ -1,8 +1,8 @@
 //! The crates' modules form layers: no module imports one that imports it
 //! back, directly or through others (ARCHITECTURE.md draws the layers).
-//! The pass and the runtime are checked file by file, the driver by its
-//! top-level modules. A reference is a `crate::` or `super::` path in code
-//! (comments and `#[cfg(test)] mod tests` left out).
+//! The pass, the runtime and the RC11 oracle are checked file by file, the
+//! driver by its top-level modules. A reference is a `crate::` or `super::`
+//! path in code (comments and `#[cfg(test)] mod tests` left out).
 
 use reach_tests::root;
 use std::collections::{BTreeMap, BTreeSet};
@@ -183,6 +183,11 @@ fn the_pass_has_no_circle_of_imports() {
 #[test]
 fn the_drivers_top_level_modules_have_no_circle_of_imports() {
     no_circle("driver/src", 1);
+}
+
+#[test]
+fn the_memory_model_oracle_has_no_circle_of_imports() {
+    no_circle("model/rc11/src", 0);
 }
 
 #[test]
