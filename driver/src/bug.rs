@@ -201,10 +201,13 @@ pub fn classify_all(
         }
         RunStatus::Awaiting => match crate::analysis::awaits::verdict(trace) {
             crate::analysis::awaits::Verdict::Stuck(stuck) => {
-                return bug(
-                    BugKind::Hang,
-                    crate::analysis::awaits::livelock_message(trace, &stuck),
-                );
+                return match crate::analysis::awaits::mutex_deadlock_message(&stuck) {
+                    Some(message) => bug(BugKind::Deadlock, message),
+                    None => bug(
+                        BugKind::Hang,
+                        crate::analysis::awaits::livelock_message(trace, &stuck),
+                    ),
+                };
             }
             crate::analysis::awaits::Verdict::None => {
                 return bug(

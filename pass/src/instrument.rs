@@ -23,6 +23,7 @@ use crate::hooks::HookSet;
 use crate::inline_asm;
 use crate::llvm::{self, Value};
 use crate::loops::{await_loops, AwaitLoop, Transparency};
+use crate::model::model_entry;
 use crate::rust_std::{self, ChannelRole};
 use crate::site_table::{SiteTable, TABLE_GLOBAL};
 use crate::stats::Stats;
@@ -72,6 +73,7 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
     };
     let mut plan: Vec<(Value, String, Action)> = Vec::new();
     let mut instrumented: Vec<(Value, String)> = Vec::new();
+    let mut modelled: Vec<(FunctionValue<'_>, String)> = Vec::new();
     // SAFETY: the module is live.
     let ctx_raw = unsafe { inkwell::llvm_sys::core::LLVMGetModuleContext(module.as_mut_ptr()) };
     for f in module.get_functions() {
@@ -85,6 +87,10 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
         }
         stats.functions += 1;
         let fname = f.get_name().to_string_lossy().into_owned();
+        if rust_std::is_futex_mutex_slow_path(ctx_raw, f.as_value_ref()) {
+            modelled.push((f, fname));
+            continue;
+        }
         let role = rust_std::channel_role(ctx_raw, f.as_value_ref());
         if role != ChannelRole::Outside {
             plan_channel_code(f, &fname, role, &mut classifier, &mut stats, &mut plan);
@@ -127,6 +133,20 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
         table.add(reach_channel::sites::SHADOW_MARKER, SourceLoc::default());
         stats.symbolic_functions = sym.functions;
         stats.symbolic_branches = sym.branches;
+    }
+    for (f, fname) in &modelled {
+        let Some(anchor) = llvm::instructions(f.as_value_ref()).next() else {
+            continue;
+        };
+        let loc = source_loc(ctx_raw, anchor, &source, fname);
+        let site = table.add(reach_channel::hooks::FUTEX_MUTEX_SITE_WHAT, loc);
+        let spec = &reach_channel::hooks::FUTEX_MUTEX_LOCK_CONTENDED;
+        if model_entry(&ctx, module, &builder, *f, spec, site)
+            .map_err(internal)?
+            .is_some()
+        {
+            stats.modelled_functions += 1;
+        }
     }
     for (inst, fname, action) in &plan {
         let loc = source_loc(ctx_raw, *inst, &source, fname);

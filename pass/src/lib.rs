@@ -23,6 +23,7 @@ mod llvm;
 pub mod load;
 mod local_names;
 mod loops;
+mod model;
 pub mod rust_std;
 pub mod site_table;
 pub mod stats;

@@ -215,6 +215,27 @@ pub(crate) fn channel_role(ctx: LLVMContextRef, f: Value) -> ChannelRole {
     }
 }
 
+/// Source file of std's futex mutex.
+pub const FUTEX_MUTEX_PATH: &str = "/library/std/src/sys/sync/mutex/futex.rs";
+
+/// True if function `f` (a definition) is the slow path of std's futex
+/// mutex, `Mutex::lock_contended(&self)`, which the runtime models
+/// ([`reach_channel::hooks::FUTEX_MUTEX_LOCK_CONTENDED`]).
+pub(crate) fn is_futex_mutex_slow_path(ctx: LLVMContextRef, f: Value) -> bool {
+    // SAFETY: `f` is a function of the module.
+    let sp = unsafe { di::LLVMGetSubprogram(f) };
+    if sp.is_null() {
+        return false;
+    }
+    let (dir, name) = file_of(sp);
+    let path = crate::debuginfo::join(&dir, &name);
+    if !is_toolchain_dir(&path) || !path.ends_with(FUTEX_MUTEX_PATH) {
+        return false;
+    }
+    let name = subprogram_name(ctx, sp);
+    name.contains("futex::Mutex") && name.ends_with("::lock_contended")
+}
+
 /// True if `inst` comes from one of the library's spin loops: a function
 /// of its debug location (the innermost one or one it was inlined into,
 /// within the function being instrumented) is a spin function.

@@ -43,6 +43,9 @@ pub struct Stats {
     pub await_loops: u64,
     /// Functions of std's channels left uninstrumented (a library region).
     pub channel_functions: u64,
+    /// Library functions replaced by the runtime's model when it is
+    /// preloaded (std's futex mutex slow path).
+    pub modelled_functions: u64,
     /// Site records emitted.
     pub sites: u64,
     /// Functions given shadow computations (`REACH_SYMBOLIC=1`).
@@ -59,7 +62,7 @@ impl Stats {
         }
     }
 
-    fn fields(&self) -> [u64; 21] {
+    fn fields(&self) -> [u64; 22] {
         [
             self.functions,
             self.functions_skipped,
@@ -79,13 +82,14 @@ impl Stats {
             self.spin_hints,
             self.await_loops,
             self.channel_functions,
+            self.modelled_functions,
             self.sites,
             self.symbolic_functions,
             self.symbolic_branches,
         ]
     }
 
-    fn fields_mut(&mut self) -> [&mut u64; 21] {
+    fn fields_mut(&mut self) -> [&mut u64; 22] {
         [
             &mut self.functions,
             &mut self.functions_skipped,
@@ -105,6 +109,7 @@ impl Stats {
             &mut self.spin_hints,
             &mut self.await_loops,
             &mut self.channel_functions,
+            &mut self.modelled_functions,
             &mut self.sites,
             &mut self.symbolic_functions,
             &mut self.symbolic_branches,
@@ -112,7 +117,7 @@ impl Stats {
     }
 }
 
-const LABELS: [&str; 21] = [
+const LABELS: [&str; 22] = [
     "functions instrumented",
     "functions skipped",
     "loads/stores seen",
@@ -131,6 +136,7 @@ const LABELS: [&str; 21] = [
     "spin hints",
     "await loops",
     "channel functions (region)",
+    "modelled library functions",
     "site records",
     "symbolic: functions",
     "symbolic: branch sites",

@@ -116,9 +116,32 @@ fn lost_update_behind_a_lock_taken_twice_panics() {
     );
 }
 
+/// Two threads on std's `Mutex`: its slow path is the runtime's model (a
+/// compare-and-swap retried as an await loop), so spinning, marking the
+/// lock contended and sleeping are no behaviours of their own (33
+/// executions with the library's code instrumented).
 #[test]
 fn lost_update_fixed_is_clean() {
-    assert_clean(&examples_dir().join("lost_update_fixed"), 33);
+    assert_clean(&examples_dir().join("lost_update_fixed"), 11);
+}
+
+/// Three threads on std's `Mutex` complete in about a second (not in
+/// minutes with the library's slow path instrumented): optimal, dpor and
+/// rt explore the same 345 partial orders.
+#[test]
+fn std_mutex_with_three_threads_completes() {
+    let program = examples_dir().join("mutex_three");
+    let runs: Vec<_> = ["optimal", "dpor", "rt"]
+        .iter()
+        .map(|strategy| reach(&program, &["--strategy", strategy, "--stats"], &[]))
+        .collect();
+    for run in &runs {
+        assert!(run.complete(), "{}\n{}", run.stdout, run.stderr);
+        assert!(run.json["bug"].is_null(), "{}", run.stdout);
+        assert_eq!(run.fingerprints(), runs[0].fingerprints());
+    }
+    assert_eq!(runs[0].partial_orders(), 345);
+    assert_eq!(runs[0].executions(), 438);
 }
 
 #[test]
@@ -126,13 +149,13 @@ fn abba_with_std_mutex_deadlocks() {
     assert_bug(
         &examples_dir().join("abba_deadlock"),
         "deadlock",
-        "waits on futex",
+        "waits for the mutex at",
     );
 }
 
 #[test]
 fn abba_ordered_is_clean() {
-    assert_clean(&examples_dir().join("abba_ordered"), 16);
+    assert_clean(&examples_dir().join("abba_ordered"), 6);
 }
 
 #[test]
@@ -160,7 +183,7 @@ fn condvar_lost_wakeup_deadlocks() {
 
 #[test]
 fn condvar_handshake_is_clean() {
-    assert_clean(&examples_dir().join("condvar_handshake"), 40);
+    assert_clean(&examples_dir().join("condvar_handshake"), 12);
 }
 
 #[test]
@@ -300,7 +323,7 @@ fn a_test_binary_built_by_cargo_test_no_run() {
     let clean = reach(&binary, &[], &test_args("tests::increments_are_not_lost"));
     assert!(clean.json["bug"].is_null(), "{}", clean.stdout);
     assert!(clean.complete(), "{}", clean.stdout);
-    assert_eq!(clean.executions(), 66);
+    assert_eq!(clean.executions(), 20);
     // libtest reads the terminal's description and names its threads: the
     // executions stay persistent, the threads user-level.
     assert!(!clean.stderr.contains("note:"), "{}", clean.stderr);

@@ -28,6 +28,9 @@ pub struct Awaiting {
     pub reads: Vec<usize>,
     /// A later step of another thread that changed what one of them read.
     pub changed_by: Option<usize>,
+    /// The mutex the thread waits for, if its loop is the runtime's model
+    /// of a mutex's slow path (std's futex mutex).
+    pub mutex: Option<u64>,
 }
 
 /// What the awaiting threads of an execution say about it.
@@ -76,6 +79,7 @@ pub fn verdict(trace: &Trace) -> Verdict {
             since,
             reads,
             changed_by,
+            mutex: (op.aux != 0).then_some(op.aux),
         });
     }
     if awaiting.is_empty() {
@@ -85,6 +89,23 @@ pub fn verdict(trace: &Trace) -> Verdict {
     } else {
         Verdict::Stuck(awaiting)
     }
+}
+
+/// The deadlock message of threads that can never leave their loops when
+/// every one waits for a mutex (see [`Awaiting::mutex`]), else `None`.
+pub fn mutex_deadlock_message(stuck: &[Awaiting]) -> Option<String> {
+    let parts: Option<Vec<String>> = stuck
+        .iter()
+        .map(|a| {
+            a.mutex.map(|m| {
+                format!(
+                    "thread {} waits for the mutex at {m:#x}, which no thread will unlock",
+                    a.thread
+                )
+            })
+        })
+        .collect();
+    parts.map(|p| format!("deadlock: {}", p.join("; ")))
 }
 
 /// The livelock message of threads that can never leave their loops:
@@ -157,6 +178,37 @@ mod tests {
         }
         let none = Trace::new(vec![ev(0, store)], vec![None]);
         assert_eq!(verdict(&none), Verdict::None);
+    }
+
+    /// Threads stuck in a mutex's modelled slow path are a deadlock that
+    /// names the mutex; one stuck elsewhere makes it a livelock.
+    #[test]
+    fn stuck_mutex_waiters_are_a_deadlock() {
+        let failed = |mutex| {
+            let mut op = Op::new(OpKind::CmpXchg, mutex, 4);
+            op.flags.0 |= reach_channel::EventFlags::FAILED;
+            op
+        };
+        let pending = |mutex| Some((Op::new(OpKind::Await, 0, mutex), 0x77));
+        let tries = vec![ev(0, failed(0x1000)), ev(1, failed(0x2000))];
+        let both = Trace::new(tries.clone(), vec![pending(0x1000), pending(0x2000)]);
+        let Verdict::Stuck(stuck) = verdict(&both) else {
+            panic!("not stuck: {:?}", verdict(&both))
+        };
+        let message = mutex_deadlock_message(&stuck).expect("a deadlock");
+        assert!(
+            message.contains("thread 0 waits for the mutex at 0x1000"),
+            "{message}"
+        );
+        assert!(
+            message.contains("thread 1 waits for the mutex at 0x2000"),
+            "{message}"
+        );
+        let mixed = Trace::new(tries, vec![pending(0x1000), pending(0)]);
+        let Verdict::Stuck(stuck) = verdict(&mixed) else {
+            panic!("not stuck: {:?}", verdict(&mixed))
+        };
+        assert_eq!(mutex_deadlock_message(&stuck), None);
     }
 
     /// An iteration start past the end of the trace (untrusted) is clamped.

@@ -75,6 +75,9 @@ pub struct Awaits {
     pub forwarded: u64,
     /// The thread awaits a change (parked at [`OpKind::Await`]).
     pub blocked: bool,
+    /// The mutex whose modelled slow path the thread runs (0: none): a
+    /// failed try parks at an await that names it.
+    pub mutex: u64,
 }
 
 impl Awaits {
@@ -94,6 +97,7 @@ impl Awaits {
         last: Op::NONE,
         forwarded: 0,
         blocked: false,
+        mutex: 0,
     };
 
     /// Forgets every open iteration (the thread made progress).
@@ -131,10 +135,11 @@ impl Awaits {
     }
 
     /// Iteration `it` failed: the thread awaits a change, parked at the
-    /// returned [`OpKind::Await`].
+    /// returned [`OpKind::Await`] (its `aux`: the mutex it waits for, if
+    /// the loop is a mutex's modelled slow path).
     pub(super) fn fail(&mut self, it: &Iteration) -> Op {
         self.blocked = true;
-        Op::new(OpKind::Await, it.start_step, 0)
+        Op::new(OpKind::Await, it.start_step, self.mutex)
     }
 
     /// Remembers a read (an operation without progress touching an object)

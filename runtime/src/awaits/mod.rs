@@ -236,6 +236,12 @@ pub fn scheduling_point(st: &mut State, me: u32) {
     st.threads[me as usize].awaits.fast_forward = false;
 }
 
+/// Thread `me` starts (`mutex` its address) or ends (0) the modelled slow
+/// path of a mutex, an await loop whose failed try waits for the mutex.
+pub fn waiting_for_mutex(st: &mut State, me: u32, mutex: u64) {
+    st.threads[me as usize].awaits.mutex = mutex;
+}
+
 /// Is thread `t`, parked at an [`OpKind::Await`], still waiting?
 pub fn waiting(st: &State, t: u32) -> bool {
     st.threads[t as usize].awaits.blocked
