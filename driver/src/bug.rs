@@ -301,16 +301,17 @@ pub fn classify_all(
             lockset::races(trace)
                 .into_iter()
                 .filter(|r| policy.data_races || r.kind != LocksetKind::Race)
-                .map(lockset_bug),
+                .map(|r| lockset_bug(r, &|step| trace.caller(step))),
         );
     }
     Ok(bugs)
 }
 
 /// A lockset finding as a bug: a race is a `data_race`, an unlock without
-/// lock a `misuse`.
-pub fn lockset_bug(found: LocksetRace) -> Bug {
-    let message = lockset_message(&found);
+/// lock a `misuse`. `caller` gives each step's call into the standard
+/// library in progress ([`Trace::caller`]), for placing its site.
+pub fn lockset_bug(found: LocksetRace, caller: &dyn Fn(usize) -> u64) -> Bug {
+    let message = lockset_message(&found, caller);
     let (kind, race) = match (found.kind, &found.previous) {
         (LocksetKind::Race, Some(previous)) => (
             BugKind::DataRace,
@@ -332,16 +333,21 @@ pub fn lockset_bug(found: LocksetRace) -> Bug {
 }
 
 /// The message of a lockset finding: what happened, both sides with their
-/// locksets (sites as `(site 0x…)` and objects by address, which the
-/// reports name).
-fn lockset_message(found: &LocksetRace) -> String {
+/// locksets (sites as `(site 0x…)`, or `(site 0x… from 0x…)` with the call
+/// into the standard library in progress, and objects by address, which
+/// the reports name).
+fn lockset_message(found: &LocksetRace, caller: &dyn Fn(usize) -> u64) -> String {
+    let site = |a: &LocksetAccess| match caller(a.step) {
+        0 => format!("(site {:#x})", a.site),
+        from => format!("(site {:#x} from {from:#x})", a.site),
+    };
     let side = |a: &LocksetAccess| {
         format!(
-            "step {}, thread {} {} (site {:#x}) holding {}",
+            "step {}, thread {} {} {} holding {}",
             a.step,
             a.thread,
             if a.write { "writes" } else { "reads" },
-            a.site,
+            site(a),
             lockset_text(&a.locks)
         )
     };
@@ -358,11 +364,11 @@ fn lockset_message(found: &LocksetRace) -> String {
             message
         }
         LocksetKind::UnlockWithoutLock => format!(
-            "lockset: unlock without lock: thread {} releases lock {:#x}, which it does not hold, at step {} (site {:#x}) holding {}",
+            "lockset: unlock without lock: thread {} releases lock {:#x}, which it does not hold, at step {} {} holding {}",
             found.access.thread,
             found.address,
             found.access.step,
-            found.access.site,
+            site(&found.access),
             lockset_text(&found.access.locks)
         ),
     }
@@ -531,12 +537,16 @@ mod lockset_tests {
             lock: 0x4080,
             mode: LockMode::Read,
         };
-        let bug = lockset_bug(LocksetRace {
-            kind: LocksetKind::Race,
-            address: 0x5000,
-            access: side(9, 2, 0xb, true, vec![rw]),
-            previous: Some(side(4, 1, 0xa, false, vec![m, rw])),
-        });
+        // Step 9 ran in a call into the standard library at site 0xd.
+        let bug = lockset_bug(
+            LocksetRace {
+                kind: LocksetKind::Race,
+                address: 0x5000,
+                access: side(9, 2, 0xb, true, vec![rw]),
+                previous: Some(side(4, 1, 0xa, false, vec![m, rw])),
+            },
+            &|step| if step == 9 { 0xd } else { 0 },
+        );
         assert_eq!(bug.kind, BugKind::DataRace);
         assert_eq!(
             bug.race,
@@ -549,7 +559,7 @@ mod lockset_tests {
         assert_eq!(
             bug.message,
             "lockset race on address 0x5000: shared by threads and written, with no lock held at every access; \
-             step 9, thread 2 writes (site 0xb) holding {0x4080 in read mode}; \
+             step 9, thread 2 writes (site 0xb from 0xd) holding {0x4080 in read mode}; \
              earlier, step 4, thread 1 reads (site 0xa) holding {0x4040, 0x4080 in read mode}"
         );
         assert!(bug.lockset.is_some());
@@ -557,12 +567,15 @@ mod lockset_tests {
 
     #[test]
     fn an_unlock_without_lock_is_a_misuse() {
-        let bug = lockset_bug(LocksetRace {
-            kind: LocksetKind::UnlockWithoutLock,
-            address: 0x4040,
-            access: side(3, 1, 0xc, true, Vec::new()),
-            previous: None,
-        });
+        let bug = lockset_bug(
+            LocksetRace {
+                kind: LocksetKind::UnlockWithoutLock,
+                address: 0x4040,
+                access: side(3, 1, 0xc, true, Vec::new()),
+                previous: None,
+            },
+            &|_| 0,
+        );
         assert_eq!(bug.kind, BugKind::Misuse);
         assert_eq!(bug.race, None);
         assert_eq!(

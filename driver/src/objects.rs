@@ -14,6 +14,10 @@ pub enum Holder {
         ordinal: u32,
         /// Return address of the allocating call.
         origin: u64,
+        /// The program's call into the standard library in progress then
+        /// (a site id, 0 if none): where a block the library's allocator
+        /// made was asked for.
+        caller: u64,
         /// The block was freed before the step.
         freed: bool,
     },
@@ -116,6 +120,7 @@ impl ObjectLog {
                     .filter(|(k, _)| *k == ObjectKind::Heap)
                     .count() as u32,
                 origin: rec.origin,
+                caller: rec.caller,
                 freed: self.records[at + 1..known]
                     .iter()
                     .any(|(k, r)| *k == ObjectKind::Free && r.address == rec.address),
@@ -137,6 +142,7 @@ mod tests {
             address,
             size,
             origin: 0x1000 + address,
+            caller: 0x9000 + address,
             step,
             thread,
             kind: kind as u32,
@@ -156,6 +162,7 @@ mod tests {
             holder: Holder::Heap {
                 ordinal,
                 origin,
+                caller: origin + 0x8000,
                 freed,
             },
             offset,

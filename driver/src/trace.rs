@@ -54,6 +54,10 @@ pub struct Trace {
     /// The program's threads ran as user-level contexts (else as kernel
     /// threads), which places their stacks and TLS at other addresses.
     pub user_threads: bool,
+    /// Each event's call from the program's own code into the standard
+    /// library in progress (a site id, 0 if none), for placing its steps
+    /// in reports ([`Trace::caller`]); empty for a trace built otherwise.
+    pub callers: Vec<u64>,
     /// Index of the next event of the same thread after event `i`, if any.
     next_same_thread: Vec<Option<usize>>,
     /// Indices of each thread's events, in order.
@@ -77,18 +81,19 @@ pub fn as_pending(op: Op) -> Op {
 impl Trace {
     /// Builds a trace from an execution outcome.
     pub fn from_outcome(outcome: &Outcome) -> Trace {
-        let events: Vec<TraceEvent> = outcome
+        let (events, callers): (Vec<TraceEvent>, Vec<u64>) = outcome
             .events
             .iter()
             .filter_map(|e| {
-                Some(TraceEvent {
+                let event = TraceEvent {
                     thread: e.thread,
                     op: e.op()?,
                     site: e.site,
                     enabled: e.enabled,
-                })
+                };
+                Some((event, e.caller))
             })
-            .collect();
+            .unzip();
         let slots = outcome.cut.as_ref().unwrap_or(&outcome.threads);
         let final_pending = slots
             .iter()
@@ -111,6 +116,7 @@ impl Trace {
         trace.total_steps = outcome.steps.max(trace.len() as u64);
         trace.symbolic = outcome.symbolic.clone();
         trace.user_threads = outcome.user_threads;
+        trace.callers = callers;
         if trace.truncated {
             // The process ended past the recorded steps.
             return trace;
@@ -167,11 +173,18 @@ impl Trace {
             truncated: false,
             objects: ObjectLog::default(),
             user_threads: false,
+            callers: Vec::new(),
             next_same_thread,
             thread_events,
             first_event,
             born_at,
         }
+    }
+
+    /// The call from the program's own code into the standard library in
+    /// progress at event `i` (a site id, 0 if none or unknown).
+    pub fn caller(&self, i: usize) -> u64 {
+        self.callers.get(i).copied().unwrap_or(0)
     }
 
     /// Number of threads that appear in the trace.

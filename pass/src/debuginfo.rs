@@ -81,17 +81,24 @@ fn location_parts(loc: LLVMMetadataRef) -> (String, u32, u32, LLVMMetadataRef) {
         let line = di::LLVMDILocationGetLine(loc);
         let column = di::LLVMDILocationGetColumn(loc);
         let scope = di::LLVMDILocationGetScope(loc);
+        (file_of_scope(scope), line, column, scope)
+    }
+}
+
+/// The source file of a DIScope (joined with its directory), empty if it
+/// names none.
+pub(crate) fn file_of_scope(scope: LLVMMetadataRef) -> String {
+    // SAFETY: `scope` is a DIScope; its file (if any) is a DIFile.
+    unsafe {
         let file = di::LLVMDIScopeGetFile(scope);
-        let path = if file.is_null() {
-            String::new()
-        } else {
-            let mut n = 0u32;
-            let name = llvm::lstr(di::LLVMDIFileGetFilename(file, &mut n), n as usize);
-            let mut d = 0u32;
-            let dir = llvm::lstr(di::LLVMDIFileGetDirectory(file, &mut d), d as usize);
-            join(&dir, &name)
-        };
-        (path, line, column, scope)
+        if file.is_null() {
+            return String::new();
+        }
+        let mut n = 0u32;
+        let name = llvm::lstr(di::LLVMDIFileGetFilename(file, &mut n), n as usize);
+        let mut d = 0u32;
+        let dir = llvm::lstr(di::LLVMDIFileGetDirectory(file, &mut d), d as usize);
+        join(&dir, &name)
     }
 }
 

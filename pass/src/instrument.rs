@@ -21,6 +21,7 @@ use crate::escape::EscapeAnalysis;
 use crate::exclude::skip_function;
 use crate::hooks::HookSet;
 use crate::inline_asm;
+use crate::library_calls;
 use crate::llvm::{self, Value};
 use crate::loops::{await_loops, AwaitLoop, Transparency};
 use crate::model::model_entry;
@@ -74,6 +75,7 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
     let mut plan: Vec<(Value, String, Action)> = Vec::new();
     let mut instrumented: Vec<(Value, String)> = Vec::new();
     let mut modelled: Vec<(FunctionValue<'_>, String)> = Vec::new();
+    let mut library = library_calls::LibraryCalls::default();
     // SAFETY: the module is live.
     let ctx_raw = unsafe { inkwell::llvm_sys::core::LLVMGetModuleContext(module.as_mut_ptr()) };
     for f in module.get_functions() {
@@ -97,6 +99,9 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
             continue;
         }
         instrumented.push((f.as_value_ref(), fname.clone()));
+        if scope == rust_std::Scope::User && library_calls::is_program_code(f.as_value_ref()) {
+            library.plan(f, &fname);
+        }
         for bb in f.get_basic_block_iter() {
             let mut inst = bb.get_first_instruction();
             while let Some(i) = inst {
@@ -181,6 +186,11 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
         .iter()
         .filter(|(_, _, a)| matches!(a, Action::CallSite { .. }))
         .count() as u64;
+    // Last: the await loops above are found without the word's accesses.
+    library
+        .emit(module, &builder, &hooks, &mut table, &source, ctx_raw)
+        .map_err(internal)?;
+    stats.library_calls = library.len() as u64;
     stats.sites = table.sites().len() as u64;
     table.emit(module);
     Ok(Outcome { stats, table })

@@ -19,6 +19,7 @@ pub mod exclude;
 pub mod hooks;
 mod inline_asm;
 pub mod instrument;
+mod library_calls;
 mod llvm;
 pub mod load;
 mod local_names;

@@ -36,6 +36,9 @@ pub struct Stats {
     pub ranged: u64,
     /// Calls to interposed library functions given a call-site hook.
     pub call_sites: u64,
+    /// Calls from the program's own code into Rust's standard library,
+    /// noted in the thread-local word (`hooks::LIBRARY_CALL_WORD`).
+    pub library_calls: u64,
     /// Spin-wait hints (`pause` intrinsics and assembly) given a hook.
     pub spin_hints: u64,
     /// Loops given an await hook (`__reach_loop_head`): their iterations
@@ -62,7 +65,7 @@ impl Stats {
         }
     }
 
-    fn fields(&self) -> [u64; 22] {
+    fn fields(&self) -> [u64; 23] {
         [
             self.functions,
             self.functions_skipped,
@@ -79,6 +82,7 @@ impl Stats {
             self.asm_fences,
             self.ranged,
             self.call_sites,
+            self.library_calls,
             self.spin_hints,
             self.await_loops,
             self.channel_functions,
@@ -89,7 +93,7 @@ impl Stats {
         ]
     }
 
-    fn fields_mut(&mut self) -> [&mut u64; 22] {
+    fn fields_mut(&mut self) -> [&mut u64; 23] {
         [
             &mut self.functions,
             &mut self.functions_skipped,
@@ -106,6 +110,7 @@ impl Stats {
             &mut self.asm_fences,
             &mut self.ranged,
             &mut self.call_sites,
+            &mut self.library_calls,
             &mut self.spin_hints,
             &mut self.await_loops,
             &mut self.channel_functions,
@@ -117,7 +122,7 @@ impl Stats {
     }
 }
 
-const LABELS: [&str; 22] = [
+const LABELS: [&str; 23] = [
     "functions instrumented",
     "functions skipped",
     "loads/stores seen",
@@ -133,6 +138,7 @@ const LABELS: [&str; 22] = [
     "inline asm fences",
     "ranged ops instrumented",
     "call sites",
+    "calls into the standard library",
     "spin hints",
     "await loops",
     "channel functions (region)",

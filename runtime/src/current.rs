@@ -2,7 +2,7 @@
 //! layer of the runtime's state, read on every hook.
 
 use core::cell::Cell;
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicIsize, AtomicU32, Ordering};
 
 /// "No thread".
 pub const NONE: u32 = u32::MAX;
@@ -53,4 +53,76 @@ pub fn default_call_site(site: u64) {
             c.set(site);
         }
     });
+}
+
+/// Offset from a thread's pointer of its word of the program's call into
+/// the standard library in progress (`reach_channel::hooks::LIBRARY_CALL_WORD`),
+/// once the program registered it (`__reach_library_word`).
+static LIBRARY_WORD_OFFSET: AtomicIsize = AtomicIsize::new(0);
+/// The offset is known.
+static LIBRARY_WORD_KNOWN: AtomicBool = AtomicBool::new(false);
+
+/// The calling thread's thread pointer, where its static TLS is anchored.
+#[inline]
+fn thread_pointer() -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let tp: usize;
+        // SAFETY: reads the TCB's self pointer at fs:0, present in every thread.
+        unsafe { core::arch::asm!("mov {}, fs:0", out(reg) tp, options(nostack, readonly)) };
+        Some(tp)
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        let tp: usize;
+        // SAFETY: reads the thread pointer register.
+        unsafe { core::arch::asm!("mrs {}, tpidr_el0", out(reg) tp, options(nomem, nostack)) };
+        Some(tp)
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        None
+    }
+}
+
+/// The program's word of the calling thread, if the program has one.
+#[inline]
+fn library_word() -> Option<*mut u64> {
+    if !LIBRARY_WORD_KNOWN.load(Ordering::Relaxed) {
+        return None;
+    }
+    let offset = LIBRARY_WORD_OFFSET.load(Ordering::Relaxed);
+    Some(thread_pointer()?.wrapping_add_signed(offset) as *mut u64)
+}
+
+/// Registers the calling thread's address of the program's word (an
+/// `initialexec` thread-local: every thread's lies at the same offset from
+/// its thread pointer). The first registration counts.
+pub fn register_library_word(word: *mut u64) {
+    let Some(tp) = thread_pointer() else {
+        return;
+    };
+    if word.is_null() || LIBRARY_WORD_KNOWN.load(Ordering::Relaxed) {
+        return;
+    }
+    LIBRARY_WORD_OFFSET.store((word as usize).wrapping_sub(tp) as isize, Ordering::Relaxed);
+    LIBRARY_WORD_KNOWN.store(true, Ordering::Release);
+}
+
+/// The calling thread's call from the program's own code into the
+/// standard library in progress (a site id), 0 if none.
+#[inline]
+pub fn library_call() -> u64 {
+    // SAFETY: the word is the calling thread's own thread-local of the
+    // program, which lives as long as the thread.
+    library_word().map_or(0, |w| unsafe { w.read() })
+}
+
+/// Sets the calling thread's library call in progress.
+#[inline]
+pub fn set_library_call(site: u64) {
+    if let Some(w) = library_word() {
+        // SAFETY: as in `library_call`.
+        unsafe { w.write(site) };
+    }
 }

@@ -80,6 +80,17 @@ pub fn is_enabled(st: &State, t: u32) -> bool {
     }
 }
 
+/// Writes ` (site 0x…)` for a pending operation, or ` (site 0x… from
+/// 0x…)` with the call into the standard library it is in: the driver
+/// replaces either with the source location.
+fn site_mark(m: &mut crate::fmtbuf::FmtBuf, p: &crate::state::Pending) {
+    if p.caller != 0 {
+        let _ = write!(m, " (site {:#x} from {:#x})", p.site, p.caller);
+    } else {
+        let _ = write!(m, " (site {:#x})", p.site);
+    }
+}
+
 fn holder(m: &mut crate::fmtbuf::FmtBuf, owner: u32) {
     if owner == NONE {
         let _ = write!(m, "free");
@@ -114,7 +125,7 @@ pub fn describe_blocked(st: &State, m: &mut crate::fmtbuf::FmtBuf) {
             if th.spin.n == 0 {
                 let _ = write!(m, " without visible reads (yield/sleep loop)");
             }
-            let _ = write!(m, " (site {:#x})", th.pending.site);
+            site_mark(m, &th.pending);
             continue;
         }
         let _ = write!(m, "thread {t} ");
@@ -183,7 +194,7 @@ pub fn describe_blocked(st: &State, m: &mut crate::fmtbuf::FmtBuf) {
             }
         }
         if th.pending.site != 0 {
-            let _ = write!(m, " (site {:#x})", th.pending.site);
+            site_mark(m, &th.pending);
         }
     }
     describe_cycle(st, m);

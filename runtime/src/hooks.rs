@@ -298,3 +298,10 @@ pub extern "C" fn __reach_futex_mutex_lock_contended(site: u64, mutex: *const c_
 
 /// LLVM's numeric `acquire` ordering, as the hooks receive orderings.
 const ACQUIRE: u32 = 4;
+
+/// Registers the program's word of its calls into the standard library
+/// (the calling, main thread's address of it).
+#[no_mangle]
+pub extern "C" fn __reach_library_word(word: *mut u64) {
+    crate::current::register_library_word(word);
+}

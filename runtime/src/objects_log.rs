@@ -8,7 +8,9 @@
 //! along. `operator new` (libstdc++'s, which calls `malloc`) enters through
 //! a trampoline that remembers the program's return address for the
 //! `malloc` it is about to make, then jumps to the real one. Stack objects
-//! come from the pass's `__reach_stack_object` hook.
+//! come from the pass's `__reach_stack_object` hook. A heap block also
+//! records the thread's call into the standard library in progress, for a
+//! block Rust's allocator asked for (`Box::new`, `Vec::with_capacity`).
 //!
 //! A record is appended only by the thread that runs under control, with
 //! no lock, allocation or system call: one store into the channel. Nothing
@@ -51,6 +53,11 @@ fn record(kind: ObjectKind, address: u64, size: u64, origin: u64) {
             address,
             size,
             origin,
+            caller: if kind == ObjectKind::Heap {
+                crate::current::library_call()
+            } else {
+                0
+            },
             step: st.event_count,
             thread: t,
             kind: kind as u32,

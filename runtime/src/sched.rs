@@ -218,6 +218,7 @@ fn publish_pending(st: &State, t: u32) {
     slot.pending_object = p.op.object;
     slot.pending_aux = p.op.aux;
     slot.pending_site = p.site;
+    slot.pending_caller = p.caller;
     slot.state = ThreadState::Parked as u32;
 }
 
@@ -626,6 +627,7 @@ fn stop_recording(st: &mut State, enabled: &ThreadSet) {
         slot.pending_object = p.op.object;
         slot.pending_aux = p.op.aux;
         slot.pending_site = p.site;
+        slot.pending_caller = p.caller;
         slot.parent = th.parent;
         slot.tid = tid;
         slot.steps = th.steps;
@@ -653,7 +655,11 @@ pub fn schedule(me: u32, op: Op, site: u64) {
     let st = unsafe { state() };
     crate::awaits::scheduling_point(st, me);
     let i = me as usize;
-    st.threads[i].pending = Pending { op, site };
+    st.threads[i].pending = Pending {
+        op,
+        site,
+        caller: crate::current::library_call(),
+    };
     if site != 0 {
         st.chan.slot(me).last_site = site;
     }
@@ -694,6 +700,7 @@ fn record(st: &mut State, me: u32, op: &Op, site: u64) -> u64 {
             site,
             object: op.object,
             aux: op.aux,
+            caller: st.threads[me as usize].pending.caller,
             enabled: st.enabled,
         };
         st.chan.write_event(i, &ev);

@@ -79,6 +79,9 @@ pub struct Pending {
     pub op: Op,
     /// Its site.
     pub site: u64,
+    /// The thread's call into the standard library in progress (a site,
+    /// 0 if none; see `reach_channel::Event::caller`).
+    pub caller: u64,
 }
 
 /// Everything the runtime knows about one thread.
@@ -129,6 +132,10 @@ pub struct Thread {
     pub retval: usize,
     /// The library region the thread is in (see `crate::region`).
     pub region: Region,
+    /// Its creator's call into the standard library in progress when it
+    /// was created (`thread::spawn`'s): the thread's own until its code
+    /// calls into the library.
+    pub spawned_in: u64,
 }
 
 /// A thread's place in a library region: code whose memory accesses are
@@ -164,7 +171,11 @@ impl Thread {
     pub const EMPTY: Thread = Thread {
         go: AtomicU32::new(0),
         state: TState::Unused,
-        pending: Pending { op: NO_OP, site: 0 },
+        pending: Pending {
+            op: NO_OP,
+            site: 0,
+            caller: 0,
+        },
         parent: NONE,
         handle: 0,
         start: 0,
@@ -184,6 +195,7 @@ impl Thread {
         tid: 0,
         retval: 0,
         region: Region::NONE,
+        spawned_in: 0,
     };
 
     /// Alive: created and not finished.

@@ -307,6 +307,27 @@ fn cargo_reach_test_explores_every_test_of_every_test_binary() {
     let whole = lost["report"].to_string();
     assert!(!whole.contains("_RNv"), "a mangled name in {whole}");
     assert!(!whole.contains("-cgu."), "a codegen-unit file in {whole}");
+    // At opt-level 0 `AtomicBool::swap` is a function of std's own: its
+    // step is placed at the spin lock's line that calls it.
+    let swaps = lost["report"]["bug"]["trace"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| {
+            s["op"] == "A_RMW"
+                && s["line"] == 20
+                && s["file"]
+                    .as_str()
+                    .is_some_and(|f| f.ends_with("lock-kit/src/lib.rs"))
+                && s["library"]["function"]
+                    .as_str()
+                    .is_some_and(|f| f.contains("AtomicBool") && f.ends_with("::swap"))
+        })
+        .count();
+    assert!(
+        swaps > 0,
+        "no swap placed at lock-kit/src/lib.rs:20: {whole}"
+    );
     // std's channel at opt-level 0: one step per channel operation.
     let channel = entry(&lock_kit, "tests::log_then_channel_hand_off");
     assert_eq!(channel["status"], "pass");

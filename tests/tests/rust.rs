@@ -265,6 +265,121 @@ fn channel_programs_under_rt_match_optimal() {
     }
 }
 
+/// What the JSON report says of the steps of `ticket_slots` and where the
+/// text report places them: the atomic operations, the racing writes and
+/// the block `Arc::new` allocated at the program's own lines, with std's
+/// function (whose code ran them in a debug build, or was inlined in a
+/// release build) as detail.
+fn assert_placed_at_the_programs_lines(program: &Path) {
+    let run = reach(program, &[], &[]);
+    let name = program.display();
+    assert_eq!(run.code, 1, "{name}: {}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.bug_kind().as_deref(), Some("data_race"), "{name}");
+    let source = "src/bin/ticket_slots.rs";
+    let block = "(allocated at ticket_slots.rs:21)";
+    let message = run.json["bug"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(block), "{name}: {message}");
+    let steps = run.json["bug"]["trace"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    // std's function by its type and method (its name is spelt as the
+    // crate that compiled it mangles: `core::sync::atomic::AtomicUsize::load`
+    // or `<core::sync::atomic::AtomicUsize>::load`).
+    let std_function = |f: &str, (ty, method): (&str, &str)| f.contains(ty) && f.ends_with(method);
+    let at = |op: &str, line: u64, function: (&str, &str)| {
+        steps
+            .iter()
+            .filter(|s| {
+                s["op"] == op
+                    && s["line"] == line
+                    && s["file"].as_str().is_some_and(|f| f.ends_with(source))
+                    && s["name"].as_str().is_some_and(|n| n.contains(block))
+                    && s["library"]["function"]
+                        .as_str()
+                        .is_some_and(|f| std_function(f, function))
+                    && s["location"].as_str().is_some_and(|l| l.contains(" in "))
+            })
+            .count()
+    };
+    let write = ("*mut", "::write");
+    for (op, line, function) in [
+        ("A_RMW", 29, ("AtomicUsize", "::fetch_add")),
+        ("A_LOAD", 30, ("AtomicUsize", "::load")),
+        ("STORE", 32, write),
+    ] {
+        assert_eq!(
+            at(op, line, function),
+            2,
+            "{name}: one {op} at line {line} in {function:?} per worker: {steps:#?}"
+        );
+    }
+    for step in &steps {
+        let named = step["name"].as_str().unwrap_or_default();
+        assert!(!named.contains("unix.rs"), "{name}: {step}");
+        if let Some(location) = step["library"]["location"].as_str() {
+            // Empty where the library's code has no line of its own.
+            assert!(
+                location.is_empty() || location.contains("/library/"),
+                "{name}: {step}"
+            );
+        }
+    }
+    let race = |which: &str| {
+        run.stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{which} access:")))
+            .unwrap_or_default()
+            .to_string()
+    };
+    for which in ["first ", "second"] {
+        let line = race(which);
+        assert!(
+            line.contains("STORE heap#")
+                && line.contains(block)
+                && line.contains(&format!("{source}:32:"))
+                && line
+                    .split_once(", in ")
+                    .and_then(|(_, rest)| rest.rsplit_once(')'))
+                    .is_some_and(|(f, _)| std_function(f, write)),
+            "{name}: {which} access: {line}\n{}",
+            run.stdout
+        );
+    }
+    let row = run
+        .stdout
+        .lines()
+        .find(|l| l.contains("A_RMW heap#") && l.contains("ticket_slots.rs:29"))
+        .unwrap_or_default();
+    assert!(
+        row.ends_with("shared.next.fetch_add(1, SeqCst);"),
+        "{name}: the fetch_add's row shows its source line\n{}",
+        run.stdout
+    );
+}
+
+/// A debug build (cargo's dev profile) runs `fetch_add`, `load`,
+/// `ptr::write` and the allocator in std's code.
+#[test]
+fn a_debug_build_places_std_steps_at_the_programs_lines() {
+    assert_placed_at_the_programs_lines(&examples_dir().join("ticket_slots"));
+}
+
+/// A release build inlines std's functions into the program's.
+#[test]
+fn a_release_build_places_std_steps_at_the_programs_lines() {
+    let out = scratch().join("ticket_slots_release");
+    let status = Command::new(bin("reach-rustc"))
+        .args(["-C", "opt-level=3", "-g", "--edition", "2021"])
+        .arg(root().join("rust-examples/programs/src/bin/ticket_slots.rs"))
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("run reach-rustc");
+    assert!(status.success(), "reach-rustc failed");
+    assert_placed_at_the_programs_lines(&out);
+}
+
 /// `cargo test --no-run` through the wrapper: the test harness binary of
 /// `sync-kit` runs under `reach-native` with libtest's arguments (one test,
 /// on the main thread, with its output not captured so that the panic

@@ -360,6 +360,7 @@ mod tests {
             address: BLOCK,
             size,
             origin: 0,
+            caller: 0,
             step,
             thread,
             kind: kind as u32,

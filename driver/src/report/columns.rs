@@ -171,7 +171,7 @@ pub fn render(
         } else {
             format!("{} {object}", e.op.kind.name())
         };
-        let place = names.place(e.site);
+        let place = names.step_place(e.site, trace.caller(i));
         let source = place
             .as_ref()
             .and_then(|p| names.source_line(p))

@@ -230,7 +230,7 @@ fn diagram(out: &mut String, trace: &Trace, finding: Option<&Finding>, names: &N
         } else {
             label.clone()
         };
-        let place = names.place(e.site);
+        let place = names.step_place(e.site, trace.caller(i));
         let location = place.as_ref().map(|p| p.long()).unwrap_or_default();
         let source = place
             .as_ref()
@@ -284,7 +284,7 @@ fn info_text(trace: &Trace, bug: &[(usize, Role)], names: &Names) -> String {
         text.push_str(&format!(" {object}"));
     }
     text.push_str(&format!(" ({})", role.word()));
-    let place = names.place(e.site);
+    let place = names.step_place(e.site, trace.caller(i));
     match &place {
         Some(p) => text.push_str(&format!("\n{}", p.long())),
         None => text.push_str("\n(no source location)"),

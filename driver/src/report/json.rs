@@ -31,6 +31,22 @@ pub struct JsonStep {
     pub source: Option<String>,
     /// Why the report highlights this step (`race`, `failed here`, ...), if it does.
     pub role: Option<String>,
+    /// For a step that ran in Rust's standard library and is placed at the
+    /// program's line that called it (`location`, `file`, `line`): the
+    /// library's code it ran in. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub library: Option<JsonLibrary>,
+}
+
+/// The standard library's code a step ran in.
+#[derive(Serialize)]
+pub struct JsonLibrary {
+    /// The library function the program called, or had inlined
+    /// (`core::sync::atomic::AtomicUsize::fetch_add`).
+    pub function: String,
+    /// Where in the library's sources the step ran (`file:line:col`), empty
+    /// if unknown.
+    pub location: String,
 }
 
 /// Version of the report's layout: raised when a field changes meaning or
@@ -236,14 +252,15 @@ fn json_bug(finding: &Finding, names: &Names) -> JsonBug {
             .iter()
             .map(|&step| {
                 let e = &events[step];
-                let place = names.place(e.site);
+                let caller = finding.trace.caller(step);
+                let place = names.step_place(e.site, caller);
                 JsonStep {
                     step,
                     thread: e.thread,
                     op: e.op.kind.name().to_string(),
                     object: object_address(e),
                     name: object_text(&finding.trace, step, names),
-                    location: names.location(e.site),
+                    location: names.step_location(e.site, caller),
                     file: place.as_ref().map(|p| p.file.clone()),
                     line: place.as_ref().map(|p| p.line),
                     source: place.as_ref().and_then(|p| names.source_line(p)),
@@ -251,6 +268,10 @@ fn json_bug(finding: &Finding, names: &Names) -> JsonBug {
                         .iter()
                         .find(|r| r.0 == step)
                         .map(|r| r.1.word().to_string()),
+                    library: place.and_then(|p| p.library).map(|l| JsonLibrary {
+                        function: l.function,
+                        location: l.location,
+                    }),
                 }
             })
             .collect(),
@@ -276,7 +297,7 @@ fn json_race(finding: &Finding, names: &Names) -> Option<JsonRace> {
             step,
             thread: e.thread,
             op: e.op.kind.name().to_string(),
-            location: names.location(e.site),
+            location: names.step_location(e.site, trace.caller(step)),
             locks: locks.map(|locks| {
                 locks
                     .iter()

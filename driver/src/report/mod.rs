@@ -3,6 +3,7 @@
 
 pub mod columns;
 pub mod demangle;
+pub mod frames;
 pub mod html;
 pub mod json;
 pub mod junit;
@@ -410,27 +411,42 @@ fn name_addresses(text: &str, names: &Names, trace: &Trace, step: usize) -> Stri
     out
 }
 
-/// [`bug_message`] without naming addresses.
+/// [`bug_message`] without naming addresses. A mark is `(site 0x…)`, or
+/// `(site 0x… from 0x…)` for an operation made while a call from the
+/// program's code into the standard library was in progress (placed as
+/// [`Names::step_place`] places steps).
 fn sites_resolved(message: &str, names: &Names) -> String {
     const MARK: &str = "(site 0x";
+    const FROM: &str = " from 0x";
+    let hex_prefix = |text: &str| {
+        let len = text
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(text.len());
+        (u64::from_str_radix(&text[..len], 16).ok(), len)
+    };
     let mut out = String::with_capacity(message.len());
     let mut rest = message;
     while let Some(start) = rest.find(MARK) {
         let after = &rest[start + MARK.len()..];
-        let hex_len = after
-            .find(|c: char| !c.is_ascii_hexdigit())
-            .unwrap_or(after.len());
-        let closed = after[hex_len..].starts_with(')');
-        let location = u64::from_str_radix(&after[..hex_len], 16)
-            .ok()
+        let (site, hex_len) = hex_prefix(after);
+        let (caller, mark_len) = match after[hex_len..].strip_prefix(FROM) {
+            Some(from) => {
+                let (caller, len) = hex_prefix(from);
+                (caller, hex_len + FROM.len() + len)
+            }
+            None => (Some(0), hex_len),
+        };
+        let closed = after[mark_len..].starts_with(')');
+        let location = site
+            .zip(caller)
             .filter(|_| closed)
-            .and_then(|site| names.place(site));
+            .and_then(|(site, caller)| names.step_place(site, caller));
         out.push_str(&rest[..start]);
         match location {
             Some(place) => {
                 out.push_str("at ");
                 out.push_str(&place.long());
-                rest = &after[hex_len + 1..];
+                rest = &after[mark_len + 1..];
             }
             None => {
                 out.push_str(MARK);

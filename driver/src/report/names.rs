@@ -11,6 +11,7 @@
 //! ([`PIE_BASE`]) and its addresses map back to file addresses by one
 //! subtraction.
 
+use super::frames::{self, Frame};
 use crate::binary::Binary;
 use crate::objects::{Holder, ObjectLog};
 use addr2line::gimli;
@@ -51,6 +52,21 @@ pub struct Place {
     pub function: String,
     /// Inlined-at chain, innermost first (`file:line:col`).
     pub inlined_at: Vec<String>,
+    /// For a step that ran in Rust's standard library, placed at the
+    /// program's line that called it: the library's code it ran in.
+    pub library: Option<InLibrary>,
+}
+
+/// The standard library's code a step ran in, when a report places the
+/// step at the program's line that called it (see [`super::frames`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InLibrary {
+    /// The library function the program's code called, or had inlined
+    /// (`core::sync::atomic::AtomicUsize::fetch_add`).
+    pub function: String,
+    /// Where in the library's sources the step ran (`file:line:col` as
+    /// recorded), empty if unknown.
+    pub location: String,
 }
 
 impl Place {
@@ -63,7 +79,9 @@ impl Place {
         format!("{}:{}", self.file, self.line)
     }
 
-    /// `file:line:col (function) inlined at ...`.
+    /// `file:line:col (function) inlined at ...`; for a step placed at the
+    /// program's call into the standard library, `file:line:col (function,
+    /// in library-function) ...`.
     pub fn long(&self) -> String {
         if self.file.is_empty() {
             let mut text = format!("in {}", self.function_or_unknown());
@@ -73,8 +91,16 @@ impl Place {
             return text;
         }
         let mut text = format!("{}:{}:{}", self.file, self.line, self.column);
-        if !self.function.is_empty() {
-            text.push_str(&format!(" ({})", self.function));
+        let called = self
+            .library
+            .as_ref()
+            .map(|l| l.function.as_str())
+            .filter(|f| !f.is_empty());
+        match (self.function.is_empty(), called) {
+            (false, Some(called)) => text.push_str(&format!(" ({}, in {called})", self.function)),
+            (true, Some(called)) => text.push_str(&format!(" (in {called})")),
+            (false, None) => text.push_str(&format!(" ({})", self.function)),
+            (true, None) => {}
         }
         for caller in &self.inlined_at {
             text.push_str(&format!(" inlined at {caller}"));
@@ -264,10 +290,11 @@ impl<'a> Names<'a> {
             Holder::Heap {
                 ordinal,
                 origin,
+                caller,
                 freed,
             } => {
                 let state = if freed { "freed; " } else { "" };
-                match self.place(origin) {
+                match self.step_place(origin, caller) {
                     Some(place) if place.file.is_empty() => format!(
                         "heap#{ordinal}{offset} ({state}allocated {})",
                         place.short()
@@ -326,65 +353,148 @@ impl<'a> Names<'a> {
     /// The source position of a site id, or of a return address recorded
     /// for a call from uninstrumented code.
     pub fn place(&self, site: u64) -> Option<Place> {
+        let frames = self.frames(site)?;
+        Some(self.place_at(&frames, 0, frames.len()))
+    }
+
+    /// The source position of a step with site `site` that ran while the
+    /// program's call into the standard library `caller` was in progress
+    /// (0 if none): its own, unless it lies in the library's sources; then
+    /// the first frame of the program's code its inlined-at chain reaches,
+    /// else `caller`'s, with the library's code as
+    /// [`Place::library`] (see [`super::frames`]).
+    pub fn step_place(&self, site: u64, caller: u64) -> Option<Place> {
+        let own = self.frames(site);
+        let library_location = match &own {
+            Some(frames) if !frames[0].in_library() => {
+                return Some(self.place_at(frames, 0, frames.len()))
+            }
+            Some(frames) => {
+                let position = if super::demangle::is_codegen_unit(&frames[0].path) {
+                    String::new()
+                } else {
+                    frames[0].position()
+                };
+                if let Some((k, called)) = frames::program_frame(frames) {
+                    return Some(self.in_library(frames, k, called, position));
+                }
+                position
+            }
+            None => String::new(),
+        };
+        let from_caller = (caller != 0)
+            .then(|| self.frames(caller))
+            .flatten()
+            .and_then(|callers| {
+                let callee = self
+                    .binary
+                    .sites
+                    .get(&caller)
+                    .and_then(frames::library_callee)
+                    .unwrap_or_default();
+                let (k, called) = if callers[0].in_library() {
+                    frames::program_frame(&callers)?
+                } else {
+                    (0, callee)
+                };
+                // An indirect call: the outermost library function the step
+                // ran in.
+                let called = match (called, &own) {
+                    ("", Some(frames)) => frames.last().map_or("", |f| f.function.as_str()),
+                    (called, _) => called,
+                };
+                Some(self.in_library(&callers, k, called, library_location.clone()))
+            });
+        from_caller.or_else(|| own.map(|frames| self.place_at(&frames, 0, frames.len())))
+    }
+
+    /// The place of frame `k` of the program's code in `frames`, which
+    /// called (or inlined) the library function `called`; its inlined-at
+    /// chain ends where the library's code (which called the program's)
+    /// begins.
+    fn in_library(&self, frames: &[Frame], k: usize, called: &str, location: String) -> Place {
+        let end = frames[k..]
+            .iter()
+            .position(Frame::in_library)
+            .map_or(frames.len(), |n| k + n);
+        let mut place = self.place_at(frames, k, end);
+        place.library = Some(InLibrary {
+            function: called.to_string(),
+            location,
+        });
+        place
+    }
+
+    /// The place of frame `k` of `frames`, inlined into frames `k + 1` up
+    /// to `end`.
+    fn place_at(&self, frames: &[Frame], k: usize, end: usize) -> Place {
+        let f = &frames[k];
+        let known = !(f.line == 0 && super::demangle::is_codegen_unit(&f.path));
+        Place {
+            file: if known {
+                self.shown_path(&f.path)
+            } else {
+                String::new()
+            },
+            path: if known { f.path.clone() } else { String::new() },
+            line: f.line,
+            column: f.column,
+            function: f.function.clone(),
+            inlined_at: frames
+                .get(k + 1..end)
+                .unwrap_or_default()
+                .iter()
+                .map(|f| f.text.clone())
+                .collect(),
+            library: None,
+        }
+    }
+
+    /// The frames of a site id, or of a return address recorded for a call
+    /// from uninstrumented code, innermost first (never empty).
+    fn frames(&self, site: u64) -> Option<Vec<Frame>> {
         if site == 0 {
             return None;
         }
         if let Some(s) = self.binary.sites.get(&site) {
-            let known = !(s.line == 0 && super::demangle::is_codegen_unit(&s.file));
-            return Some(Place {
-                file: if known {
-                    self.shown_path(&s.file)
-                } else {
-                    String::new()
-                },
-                path: if known { s.file.clone() } else { String::new() },
-                line: s.line,
-                column: s.column,
-                function: s.function.clone(),
-                inlined_at: s.inlined_at.clone(),
-            });
+            return Some(frames::of_site(s));
         }
         // A return address: the call is the instruction before it.
         let probe = site.checked_sub(self.bias)?.checked_sub(1)?;
         let lines = self.lines.as_ref()?;
-        let mut frames = lines.find_frames(probe).ok()?;
-        let mut place: Option<Place> = None;
-        while let Ok(Some(frame)) = frames.next() {
+        let mut found = lines.find_frames(probe).ok()?;
+        let mut frames = Vec::new();
+        while let Ok(Some(frame)) = found.next() {
             let Some(location) = frame.location else {
                 continue;
             };
-            let file = location.file.unwrap_or("?").to_string();
-            let text = format!(
-                "{}:{}:{}",
-                self.shown_path(&file),
-                location.line.unwrap_or(0),
-                location.column.unwrap_or(0)
-            );
-            match &mut place {
-                None => {
-                    place = Some(Place {
-                        file: self.shown_path(&file),
-                        path: file,
-                        line: location.line.unwrap_or(0),
-                        column: location.column.unwrap_or(0),
-                        function: frame
-                            .function
-                            .as_ref()
-                            .and_then(|f| f.raw_name().ok())
-                            .map(|f| super::demangle::demangle(&f))
-                            .unwrap_or_default(),
-                        inlined_at: Vec::new(),
-                    })
-                }
-                Some(p) => p.inlined_at.push(text),
-            }
+            let path = location.file.unwrap_or("?").to_string();
+            let (line, column) = (location.line.unwrap_or(0), location.column.unwrap_or(0));
+            frames.push(Frame {
+                function: frame
+                    .function
+                    .as_ref()
+                    .and_then(|f| f.raw_name().ok())
+                    .map(|f| super::demangle::demangle(&f))
+                    .unwrap_or_default(),
+                text: format!("{}:{line}:{column}", self.shown_path(&path)),
+                path,
+                line,
+                column,
+            });
         }
-        place
+        (!frames.is_empty()).then_some(frames)
     }
 
     /// `file:line:col (function)` of a site, or a placeholder.
     pub fn location(&self, site: u64) -> String {
-        match self.place(site) {
+        self.step_location(site, 0)
+    }
+
+    /// `file:line:col (function)` of a step (see [`Names::step_place`]), or
+    /// a placeholder.
+    pub fn step_location(&self, site: u64, caller: u64) -> String {
+        match self.step_place(site, caller) {
             Some(place) => place.long(),
             None if site == 0 => "(no source location: uninstrumented caller)".to_string(),
             None => format!("(site {site:#x})"),

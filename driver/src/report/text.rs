@@ -47,7 +47,7 @@ pub fn render(finding: &Finding, names: &Names, style: Style) -> String {
                     e.thread,
                     e.op.kind.name(),
                     names.object_at(e.op.object, &finding.trace.objects, i),
-                    names.location(e.site)
+                    names.step_location(e.site, finding.trace.caller(i))
                 );
             }
         }
@@ -115,7 +115,7 @@ pub fn render(finding: &Finding, names: &Names, style: Style) -> String {
                 };
                 format!(
                     "{status} {op} {object} at {}",
-                    names.location(slot.pending_site)
+                    names.step_location(slot.pending_site, slot.pending_caller)
                 )
             }
             _ => continue,

@@ -324,6 +324,49 @@ pub const CALL_SITE: HookSpec = HookSpec {
     params: &[Param::Site],
 };
 
+/// Name of the thread-local word in which code instrumented for Rust's
+/// standard library announces the call from the program's own code into
+/// the library in progress: an `i64` site id, 0 for none. The pass defines
+/// it (`initialexec`, so every thread's word lies at one offset from its
+/// thread pointer) in a module with such calls and writes it without a
+/// hook call:
+///
+/// ```text
+/// define void @worker(ptr %c) {
+///   %saved = load i64, ptr @__reach_library_call_site     ; on entry
+///   store i64 SITE, ptr @__reach_library_call_site        ; before each call into the library
+///   call i64 @AtomicUsize::fetch_add(...)
+///   store i64 %saved, ptr @__reach_library_call_site      ; before each return and resume
+///   ret void
+/// }
+/// ```
+///
+/// A call counts when its callee's source is the library's
+/// ([`crate::sites::is_library_source`]) or when it comes from library
+/// code inlined into the program's; a function of the program's own code
+/// that makes one saves the word on entry and puts it back on return, so
+/// that the library code it returns into (`thread::spawn`'s, running the
+/// closure) is placed at that code's own caller again. The runtime records
+/// the word with every operation ([`crate::Event::caller`]) and heap block,
+/// so that reports place a step of the library's code (an atomic in
+/// `AtomicUsize::fetch_add`, a lock in `Mutex::lock`, an allocation in
+/// `Box::new`) at the program's line.
+pub const LIBRARY_CALL_WORD: &str = "__reach_library_call_site";
+
+/// How the site record of a call into the standard library describes it
+/// (see [`LIBRARY_CALL_WORD`]): this prefix, then the demangled name of the
+/// function called (empty for an indirect call).
+pub const LIBRARY_CALL_PREFIX: &str = "library call ";
+
+/// `__reach_library_word(word)`: once, from a constructor of a module that
+/// defines [`LIBRARY_CALL_WORD`], with the calling (main) thread's address
+/// of the word: the runtime reads and writes every thread's word at the
+/// same offset from its thread pointer. Not a scheduling point.
+pub const LIBRARY_WORD: HookSpec = HookSpec {
+    name: "__reach_library_word",
+    params: &[Param::Ptr],
+};
+
 /// `__reach_spin_hint(site)`: just before a spin-wait hint (x86 `pause`,
 /// Arm `yield`: `core::hint::spin_loop`, `_mm_pause`, `cpu_relax`). Not a
 /// scheduling point: it tells the runtime that the thread busy-waits, so
@@ -414,6 +457,7 @@ pub const ALL: &[HookSpec] = &[
     FENCE,
     RANGE,
     CALL_SITE,
+    LIBRARY_WORD,
     STACK_OBJECT,
     SPIN_HINT,
     REGION_ENTER,

@@ -22,7 +22,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// Magic number at the start of the channel ("REACHCHN").
 pub const MAGIC: u64 = 0x4E48_4348_4341_4552;
 /// Channel layout / hook ABI version; bump on any incompatible change.
-pub const VERSION: u32 = 10;
+pub const VERSION: u32 = 11;
 /// Most threads one execution may create (thread ids are `0..MAX_THREADS`).
 pub const MAX_THREADS: usize = 256;
 /// Bytes reserved for the header region.
@@ -420,6 +420,9 @@ pub struct ThreadSlot {
     pub tid: u32,
     /// Site of the pending operation.
     pub pending_site: u64,
+    /// The library call in progress at the pending operation (see
+    /// [`Event::caller`]).
+    pub pending_caller: u64,
     /// Object of the pending operation.
     pub pending_object: u64,
     /// Second argument of the pending operation.
@@ -450,6 +453,12 @@ pub struct Event {
     pub object: u64,
     /// Second argument.
     pub aux: u64,
+    /// Site of the call from the program's own code into the standard
+    /// library in progress when the operation ran (the thread's
+    /// [`crate::hooks::LIBRARY_CALL_WORD`]: the call of the innermost frame
+    /// of the program's code on its stack), 0 if none: where reports place
+    /// an operation whose own site lies in the library's sources.
+    pub caller: u64,
     /// Threads whose pending operation was enabled at the scheduling point
     /// where this event was chosen (includes `thread`).
     pub enabled: ThreadSet,
@@ -504,6 +513,10 @@ pub struct ObjectRecord {
     pub size: u64,
     /// Return address of the allocating call, or the `alloca`'s site id.
     pub origin: u64,
+    /// The library call in progress at the allocation (see
+    /// [`Event::caller`]): where a block the standard library's allocator
+    /// made for the program was asked for.
+    pub caller: u64,
     /// Events recorded before it came into being (its place in the trace).
     pub step: u64,
     /// Thread that made it.
@@ -568,9 +581,9 @@ impl Layout {
 }
 
 const _: () = assert!(core::mem::size_of::<Header>() <= HEADER_BYTES);
-const _: () = assert!(core::mem::size_of::<Event>() == 64);
-const _: () = assert!(core::mem::size_of::<ThreadSlot>() == 72);
-const _: () = assert!(core::mem::size_of::<ObjectRecord>() == 40);
+const _: () = assert!(core::mem::size_of::<Event>() == 72);
+const _: () = assert!(core::mem::size_of::<ThreadSlot>() == 80);
+const _: () = assert!(core::mem::size_of::<ObjectRecord>() == 48);
 
 #[cfg(test)]
 mod tests {

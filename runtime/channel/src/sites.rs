@@ -81,6 +81,26 @@ pub fn site_id(path: &str, ordinal: u32) -> u64 {
     (u64::from(module_hash(path)) << 32) | u64::from(ordinal)
 }
 
+/// Where the sources of Rust's standard library lie, as its debug
+/// information names them: the toolchain's remapped paths
+/// (`/rustc/<commit>/library/core/src/...`, std's own dependencies under
+/// `/rust/deps/`), or a `library/{core,alloc,std}/src` directory of a
+/// toolchain's source tree (a local build, `rust-src`).
+const LIBRARY_SOURCE_DIRS: &[&str] = &[
+    "/library/core/src/",
+    "/library/alloc/src/",
+    "/library/std/src/",
+];
+
+/// True if `path` (a source file as debug information names it) is one of
+/// the Rust standard library's sources: a step there is shown at the
+/// nearest caller in the program's own code.
+pub fn is_library_source(path: &str) -> bool {
+    path.starts_with("/rustc/")
+        || path.starts_with("/rust/deps/")
+        || LIBRARY_SOURCE_DIRS.iter().any(|d| path.contains(d))
+}
+
 /// `what` of the site a module built with `REACH_SYMBOLIC=1` carries once:
 /// its data flow into branch conditions is traced.
 pub const SHADOW_MARKER: &str = "shadow";
@@ -164,6 +184,27 @@ mod tests {
         );
         assert_eq!(abi_versions("#reach-hook-abi\tx\n"), vec![0]);
         assert!(abi_versions(&site.to_record()).is_empty());
+    }
+
+    #[test]
+    fn the_standard_librarys_sources_are_recognised_by_path() {
+        for path in [
+            "/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/sync/atomic.rs",
+            "/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/sys/alloc/unix.rs",
+            "/rust/deps/hashbrown-0.15.2/src/raw/mod.rs",
+            "/home/u/.rustup/toolchains/nightly/lib/rustlib/src/rust/library/alloc/src/sync.rs",
+        ] {
+            assert!(is_library_source(path), "{path}");
+        }
+        for path in [
+            "/src/app/src/main.rs",
+            "src/lib.rs",
+            "/home/u/.cargo/registry/src/index/lock_api-0.4.12/src/mutex.rs",
+            "/src/library/src/lib.rs",
+            "",
+        ] {
+            assert!(!is_library_source(path), "{path}");
+        }
     }
 
     #[test]

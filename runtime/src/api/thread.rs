@@ -101,6 +101,7 @@ extern "C" fn trampoline(arg: *mut c_void) -> *mut c_void {
     }
     st.chan.slot(id).tid = tid as u32;
     let (start, arg) = (th.start, th.arg);
+    crate::current::set_library_call(th.spawned_in);
     // Blame the new thread if it never reaches a scheduling point.
     st.running = id;
     st.chan.set_running(id);
@@ -121,6 +122,7 @@ pub fn context_start(id: u32) -> usize {
     // SAFETY: plain query (the context's own descriptor).
     th.handle = unsafe { libc::pthread_self() };
     let (start, arg) = (th.start, th.arg);
+    crate::current::set_library_call(th.spawned_in);
     // The id the context's `gettid` gives (a Rust panic message names it).
     st.chan.slot(id).tid = crate::api::own::tid(id) as u32;
     st.running = id;
@@ -217,6 +219,7 @@ pub unsafe extern "C" fn pthread_create(
         th.parent = me;
         th.start = start as usize;
         th.arg = arg as usize;
+        th.spawned_in = crate::current::library_call();
         let slot = st.chan.slot(id);
         *slot = reach_channel::ThreadSlot {
             state: ThreadState::Running as u32,
@@ -226,6 +229,7 @@ pub unsafe extern "C" fn pthread_create(
             parent: me,
             tid: 0,
             pending_site: 0,
+            pending_caller: 0,
             pending_object: 0,
             pending_aux: 0,
             last_site: 0,
