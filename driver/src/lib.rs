@@ -12,6 +12,7 @@ pub mod concolic;
 pub mod constraints;
 pub mod exec;
 pub mod explore;
+pub mod fatal;
 pub mod harness;
 pub mod merge;
 pub mod modes;

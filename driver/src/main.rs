@@ -10,6 +10,7 @@ use std::ffi::OsStr;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    reach_native::fatal::abort_on_panic("reach-native");
     // Die quietly on a closed pipe (`reach-native ... | head`) like other
     // command-line tools, instead of failing on every print.
     // SAFETY: setting a signal disposition to its default before any thread starts.
