@@ -542,14 +542,17 @@ pub fn examine(
             Ok(Some(bug)) if killed && trace.len() < request.prefix.len() => bug,
             _ => {
                 let ran = ran.as_ref().unwrap_or(request);
-                let judged = options.recheck.as_ref().map(|r| r.judge(ran, &trace));
+                let judged = options
+                    .recheck
+                    .as_ref()
+                    .map(|r| r.judge(ran, &trace, &outcome.sources, divergence.step));
                 let cause = match judged {
                     Some(Ok(Judgement::Repeats)) => {
                         report_internal_error(number, ran, &divergence.to_string());
                         examined.internal_error = true;
                         return Ok(examined);
                     }
-                    Some(Ok(Judgement::Differs(cause))) => format!("; likely cause: {cause}"),
+                    Some(Ok(Judgement::Differs(causes))) => format!("; {causes}"),
                     Some(Err(e)) => format!(" (the execution could not be run again: {e})"),
                     None => String::new(),
                 };

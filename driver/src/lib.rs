@@ -7,6 +7,7 @@ pub mod binary;
 pub mod bug;
 pub mod cancel;
 pub mod cargo_reach;
+pub mod causes;
 pub mod cli;
 pub mod concolic;
 pub mod constraints;

@@ -1,14 +1,26 @@
 //! Whose nondeterminism: before an execution that did not follow its
 //! schedule is reported as the program's nondeterminism, the same request
 //! runs twice more in a fresh executor (its own fork server and
-//! processes). If both runs repeat the first one step for step, the
+//! processes; up to eight times when the runtime saw a source of
+//! nondeterminism, which may leave the path alone by chance). If every
+//! run repeats the first one step for step, the
 //! program is deterministic and the search asked for a schedule it cannot
 //! take: an internal error, reported as such, and the search goes on. If
 //! they do not, the program's behaviour depends on something besides the
-//! schedule, and the report names where the runs parted.
+//! schedule, and the report names the likely causes the runtime saw in the
+//! runs ([`crate::causes`]) and where the runs parted.
 
+use crate::causes;
 use crate::exec::{DirSnapshot, ExecConfig, ExecError, Executor, Request};
 use crate::trace::Trace;
+use reach_channel::sources::Seen;
+use std::time::SystemTime;
+
+/// Re-runs of a diverged execution.
+const RERUNS: usize = 2;
+/// Re-runs of a diverged execution in which the runtime saw a source of
+/// nondeterminism.
+const RERUNS_WITH_A_SOURCE: usize = 8;
 
 /// Re-runs of diverged executions, in executors of their own.
 #[derive(Debug)]
@@ -19,6 +31,9 @@ pub struct Recheck {
     /// cause the re-runs cannot show, since they start from the same
     /// changed files.
     workdir: Option<DirSnapshot>,
+    /// When the run started: a file the executions opened that changed
+    /// since is a cause the re-runs cannot show either.
+    started: SystemTime,
 }
 
 /// What the re-runs of a diverged execution showed.
@@ -27,8 +42,9 @@ pub enum Judgement {
     /// Both re-runs repeated the first run: the program is deterministic
     /// here, the schedule was one it cannot take.
     Repeats,
-    /// A re-run did something else: the program's own nondeterminism,
-    /// with where the runs parted.
+    /// A re-run did something else, or a file the executions use changed:
+    /// the program's own nondeterminism, with its likely causes and where
+    /// the runs parted (`likely cause: ...`).
     Differs(String),
 }
 
@@ -57,15 +73,28 @@ impl Recheck {
     /// Re-runs with executors built from `config`; `workdir`: the working
     /// directory as the run found it, if the executions share it.
     pub fn new(config: ExecConfig, workdir: Option<DirSnapshot>) -> Recheck {
-        Recheck { config, workdir }
+        Recheck {
+            config,
+            workdir,
+            started: SystemTime::now(),
+        }
     }
 
     /// Runs `request` twice in a fresh executor and compares both runs
-    /// with `first`, the trace of the run that diverged.
-    pub fn judge(&self, request: &Request, first: &Trace) -> Result<Judgement, String> {
+    /// with `first`, the trace of the run that diverged at step
+    /// `diverged_at` from the path an earlier execution took, in which
+    /// the runtime saw `seen`.
+    pub fn judge(
+        &self,
+        request: &Request,
+        first: &Trace,
+        seen: &Seen,
+        diverged_at: usize,
+    ) -> Result<Judgement, String> {
+        let mut evidence = Vec::new();
         let changed = self.workdir.as_ref().map(DirSnapshot::changes);
         if let Some(first_change) = changed.as_ref().and_then(|c| c.first()) {
-            return Ok(Judgement::Differs(format!(
+            evidence.push(format!(
                 "the executions changed files in the working directory ({}{})",
                 first_change.display(),
                 if changed.as_ref().map_or(0, Vec::len) > 1 {
@@ -73,50 +102,95 @@ impl Recheck {
                 } else {
                     ""
                 }
-            )));
+            ));
         }
+        evidence.extend(causes::changed_files(seen, self.started));
+        if !evidence.is_empty() {
+            return Ok(Judgement::Differs(causes::sentence(&evidence, None)));
+        }
+        let mut seen = seen.clone();
         let mut executor = Executor::new(self.config.clone()).map_err(|e| e.to_string())?;
-        for _ in 0..2 {
-            let again = match executor.run(request) {
-                Ok(outcome) => Trace::from_outcome(&outcome),
+        for run in 0..RERUNS_WITH_A_SOURCE {
+            // A program that reads random bytes may repeat itself by chance
+            // (its path depends only on some of them): a few more re-runs
+            // before the search is blamed.
+            if run >= RERUNS && causes::likely(&seen, false).is_empty() {
+                break;
+            }
+            let outcome = match executor.run(request) {
+                Ok(outcome) => outcome,
                 Err(ExecError::Cancelled) => return Err("cancelled".into()),
                 Err(e) => return Err(e.to_string()),
             };
-            if let Some(cause) = parted(first, &again) {
-                return Ok(Judgement::Differs(cause));
+            seen.merge(&outcome.sources);
+            let again = Trace::from_outcome(&outcome);
+            if let Some(parting) = parted(first, &again) {
+                let likely = causes::likely(&seen, parting.at_address);
+                return Ok(Judgement::Differs(causes::sentence(
+                    &likely,
+                    Some(&parting.text),
+                )));
             }
+        }
+        // The re-runs repeat this execution, but it may have read other
+        // values than the earlier execution it parted from.
+        let before = causes::used_before(&seen, diverged_at as u64);
+        if !before.is_empty() {
+            return Ok(Judgement::Differs(causes::sentence(
+                &before,
+                Some(&format!(
+                    "this execution left the path of an earlier one at step {diverged_at}, after the program used it (its re-runs repeated this execution)"
+                )),
+            )));
         }
         Ok(Judgement::Repeats)
     }
 }
 
+/// Where a re-run parted from the first run.
+struct Parting {
+    /// In words.
+    text: String,
+    /// A thread accessed another address at the same step.
+    at_address: bool,
+}
+
 /// Where `again` parted from `first`, if it did: the first step that
-/// differs, as a likely cause.
-fn parted(first: &Trace, again: &Trace) -> Option<String> {
+/// differs.
+fn parted(first: &Trace, again: &Trace) -> Option<Parting> {
     let steps = first.events.iter().zip(&again.events).enumerate();
     for (step, (a, b)) in steps {
         if a.thread == b.thread && a.op.kind == b.op.kind && a.op.object != b.op.object {
-            return Some(format!(
-                "an address that differed: at step {step} thread {} accessed {:#x}, then {:#x} in a re-run of the same schedule",
-                a.thread, a.op.object, b.op.object
-            ));
+            return Some(Parting {
+                text: format!(
+                    "an address that differed: at step {step} thread {} accessed {:#x}, then {:#x} in a re-run of the same schedule",
+                    a.thread, a.op.object, b.op.object
+                ),
+                at_address: true,
+            });
         }
         if a.thread != b.thread || a.op != b.op {
-            return Some(format!(
-                "a re-run of the same schedule took another path at step {step} (thread {} {}, then thread {} {})",
-                a.thread,
-                a.op.kind.name(),
-                b.thread,
-                b.op.kind.name()
-            ));
+            return Some(Parting {
+                text: format!(
+                    "a re-run of the same schedule took another path at step {step} (thread {} {}, then thread {} {})",
+                    a.thread,
+                    a.op.kind.name(),
+                    b.thread,
+                    b.op.kind.name()
+                ),
+                at_address: false,
+            });
         }
     }
     if first.len() != again.len() {
-        return Some(format!(
-            "a re-run of the same schedule ran {} steps, the first run {}",
-            again.len(),
-            first.len()
-        ));
+        return Some(Parting {
+            text: format!(
+                "a re-run of the same schedule ran {} steps, the first run {}",
+                again.len(),
+                first.len()
+            ),
+            at_address: false,
+        });
     }
     None
 }

@@ -41,7 +41,7 @@ pub fn replay(
     let bug = match first_difference(schedule, &trace, &outcome) {
         Some(message) => Some(Bug {
             kind: BugKind::Nondeterminism,
-            message,
+            message: with_likely_causes(message, &outcome),
             race: None,
             lockset: None,
         }),
@@ -70,6 +70,17 @@ pub fn replay(
     }
     summary.elapsed = start.elapsed();
     (summary, clean)
+}
+
+/// `message` followed by the likely causes of nondeterminism the runtime
+/// saw in the replay, if it saw any ([`crate::causes`]).
+fn with_likely_causes(message: String, outcome: &Outcome) -> String {
+    let likely = crate::causes::likely(&outcome.sources, false);
+    if likely.is_empty() {
+        message
+    } else {
+        format!("{message}; {}", crate::causes::sentence(&likely, None))
+    }
 }
 
 /// Where the replay did not do what the recorded execution did: the first

@@ -266,6 +266,144 @@ fn constructors_arguments_stdin_and_files() {
     );
 }
 
+/// A program that uses every source of nondeterminism the runtime notes,
+/// each on a line of its own (`// LINE name` marks it for the test).
+const SOURCES: &str = r#"
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/times.h>
+#include <time.h>
+#include <unistd.h>
+
+static int pipe_fds[2];
+static atomic_int fired;
+
+__attribute__((constructor)) static void early(void) {
+  close(open("/dev/urandom", O_RDONLY)); // LINE urandom
+}
+
+static void on_timer(union sigval v) {
+  (void)v;
+  atomic_store(&fired, 1); // LINE foreign
+  char c = 1;
+  if (write(pipe_fds[1], &c, 1) != 1) abort();
+}
+
+static int cloned(void *arg) { (void)arg; return 0; }
+
+int main(int argc, char **argv) {
+  unsigned char b[4];
+  struct tms t;
+  struct rusage u;
+  struct timespec ts;
+  if (getentropy(b, sizeof b) != 0) return 2; // LINE getentropy
+  b[0] ^= (unsigned char)arc4random(); // LINE arc4random
+  (void)clock(); // LINE clock
+  times(&t);
+  getrusage(RUSAGE_SELF, &u);
+  timespec_get(&ts, TIME_UTC); // LINE timespec_get
+  syscall(SYS_getrandom, b, 1, 0); // LINE getrandom
+  unsigned long long cycles = __builtin_ia32_rdtsc(); // LINE rdtsc
+  close(open("/dev/random", O_RDONLY)); // LINE random
+  fclose(fopen("/proc/self/stat", "r")); // LINE stat
+  FILE *out = fopen(argv[1], "w"); // LINE written
+  fputs("x", out);
+  fclose(out);
+  if (pipe(pipe_fds) != 0) return 2;
+  timer_t timer;
+  struct sigevent ev = {0};
+  ev.sigev_notify = SIGEV_THREAD;
+  ev.sigev_notify_function = on_timer;
+  if (timer_create(CLOCK_MONOTONIC, &ev, &timer) != 0) return 2;
+  struct itimerspec when = {0};
+  when.it_value.tv_nsec = 1000000;
+  timer_settime(timer, 0, &when, NULL);
+  char c;
+  if (read(pipe_fds[0], &c, 1) != 1) return 2;
+  char *stack = malloc(1 << 16);
+  clone(cloned, stack + (1 << 16), CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM, NULL); // LINE clone
+  return (int)(cycles & 0) + b[0] * 0 + atomic_load(&fired) - 1;
+}
+"#;
+
+/// The line of `SOURCES` marked `// LINE name`.
+fn line_of(name: &str) -> usize {
+    SOURCES
+        .lines()
+        .position(|l| l.ends_with(&format!("// LINE {name}")))
+        .unwrap_or_else(|| panic!("no line marked {name}"))
+}
+
+/// The runtime notes each source of nondeterminism an execution uses,
+/// with the site of its first use (the call site instrumented code
+/// announced, the instrumented access of a thread it did not create) and
+/// the files the program opened; a constructor's use before `main`
+/// counts in every execution of a fork server.
+#[test]
+fn sources_of_nondeterminism_are_noted_with_their_sites() {
+    use reach_channel::sources::Source;
+    let prog = build_source("sources", SOURCES);
+    let binary = reach_native::binary::Binary::inspect(&prog).expect("inspect");
+    let written = scratch("sources-files").join("written.txt");
+    let written = written.to_string_lossy().to_string();
+    for fork_server in [false, true] {
+        let mut ex = Executor::new(config(&prog, &[&written], fork_server)).expect("executor");
+        for _ in 0..2 {
+            let out = ex.run(&request(&[])).expect("run");
+            assert_eq!(out.termination, Termination::Exited(0), "{}", dump(&out));
+            let seen = &out.sources;
+            let at = |source: Source| {
+                let site = seen.site_of(source).unwrap_or_else(|| {
+                    panic!("{source:?} not noted (fork server {fork_server}): {seen:?}")
+                });
+                binary.location(site).unwrap_or_default()
+            };
+            for (source, line) in [
+                (Source::DevUrandom, "urandom"),
+                (Source::Getentropy, "getentropy"),
+                (Source::Arc4random, "arc4random"),
+                (Source::ProcessorTime, "clock"),
+                (Source::RealTime, "timespec_get"),
+                (Source::Getrandom, "getrandom"),
+                (Source::CycleCounter, "rdtsc"),
+                (Source::DevRandom, "random"),
+                (Source::ForeignThread, "foreign"),
+                (Source::RawClone, "clone"),
+            ] {
+                let place = at(source);
+                assert!(
+                    place.contains(&format!("sources.c:{}:", line_of(line) + 1)),
+                    "{source:?} at {place} (fork server {fork_server})"
+                );
+            }
+            assert_eq!(seen.site_of(Source::AddressRandomisation), None);
+            let files: Vec<(&str, bool)> = seen
+                .files
+                .iter()
+                .map(|f| (f.path.as_str(), f.writes))
+                .collect();
+            assert_eq!(
+                files,
+                vec![("/proc/self/stat", false), (written.as_str(), true)]
+            );
+            let stat = &seen.files[0];
+            assert!(binary
+                .location(stat.site)
+                .unwrap_or_default()
+                .contains(&format!("sources.c:{}:", line_of("stat") + 1)));
+        }
+    }
+}
+
 #[test]
 fn timeout_kills_the_child_and_the_server_serves_on() {
     let prog = compile_program("robust.c");

@@ -10,6 +10,7 @@ use crate::stats::Stats;
 use inkwell::llvm_sys::prelude::LLVMModuleRef;
 use inkwell::llvm_sys::{LLVMAtomicRMWBinOp as Rmw, LLVMOpcode as Op, LLVMTypeKind};
 use reach_channel::hooks::{self, HookSpec, RmwOp};
+use reach_channel::sources::Source;
 
 /// Library functions the runtime interposes (besides every `pthread_*` and
 /// `sem_*`): calls to them get a call-site hook.
@@ -22,6 +23,24 @@ pub const INTERPOSED: &[&str] = &[
     "exit",
     "syscall",
     "fork",
+    // Noted as sources of nondeterminism, with this site.
+    "open",
+    "open64",
+    "openat",
+    "openat64",
+    "fopen",
+    "fopen64",
+    "getrandom",
+    "getentropy",
+    "arc4random",
+    "arc4random_buf",
+    "arc4random_uniform",
+    "_ZNSt13random_device9_M_getvalEv",
+    "clock",
+    "times",
+    "getrusage",
+    "timespec_get",
+    "clone",
 ];
 
 /// Prefixes of interposed library function families.
@@ -92,6 +111,12 @@ pub(crate) enum Action {
     /// `__reach_spin_hint(site)`: a spin-wait hint (an intrinsic such as
     /// `llvm.x86.sse2.pause`, or inline assembly that is only `pause`).
     SpinHint { what: &'static str },
+    /// `__reach_source(site, source)`: an instruction whose result differs
+    /// from run to run (the cycle counter, a hardware random number).
+    Source {
+        what: &'static str,
+        source: reach_channel::sources::Source,
+    },
     /// `__reach_region_enter(site, object)` at the entry of a channel
     /// method (`object`: its `self`).
     RegionEnter { object: Value },
@@ -119,7 +144,7 @@ impl Action {
             | Action::InlineAsm { what, .. } => what.clone(),
             Action::Fence { what, .. } => (*what).to_string(),
             Action::CallSite { callee } => format!("call {callee}"),
-            Action::SpinHint { what } => (*what).to_string(),
+            Action::SpinHint { what } | Action::Source { what, .. } => (*what).to_string(),
             Action::RegionEnter { .. } => "channel operation".to_string(),
             Action::RegionExit => "channel operation end".to_string(),
             Action::StackObject { name: None, .. } => "stack object".to_string(),
@@ -388,7 +413,13 @@ impl Classifier {
                 what: "asm spin hint",
             });
         }
+        let source = inline_asm::source(&llvm::inline_asm_text(asm));
         let (accesses, clobbers_memory) = match inline_asm::effect(self.module, inst, asm) {
+            AsmEffect::Invisible | AsmEffect::Fence if source.is_some() => {
+                let (source, what) = source?;
+                stats.sources += 1;
+                return Some(Action::Source { what, source });
+            }
             AsmEffect::Invisible => return None,
             AsmEffect::Fence => (Vec::new(), true),
             AsmEffect::Accesses(all) => {
@@ -426,6 +457,10 @@ impl Classifier {
         if is_spin_hint_intrinsic(&name) {
             stats.spin_hints += 1;
             return Some(Action::SpinHint { what: "spin hint" });
+        }
+        if let Some((source, what)) = source_intrinsic(&name) {
+            stats.sources += 1;
+            return Some(Action::Source { what, source });
         }
         let arg = |i: u32| (i < llvm::num_args(inst)).then(|| llvm::operand(inst, i));
         let parts: Vec<RangePart> = match ranged_shape(&name)? {
@@ -494,6 +529,21 @@ pub fn is_spin_hint_intrinsic(name: &str) -> bool {
         name,
         "llvm.x86.sse2.pause" | "llvm.aarch64.hint" | "llvm.arm.hint"
     )
+}
+
+/// The source of nondeterminism an intrinsic reads, if any: the cycle
+/// counter (`__rdtsc()`, `__builtin_readcyclecounter()`) or a hardware
+/// random number (`_rdrand32_step`, `_rdseed64_step`...).
+pub fn source_intrinsic(name: &str) -> Option<(Source, &'static str)> {
+    match name {
+        "llvm.x86.rdtsc" | "llvm.x86.rdtscp" | "llvm.readcyclecounter" => {
+            Some((Source::CycleCounter, "rdtsc"))
+        }
+        _ if name.starts_with("llvm.x86.rdrand.") || name.starts_with("llvm.x86.rdseed.") => {
+            Some((Source::RandomInstruction, "rdrand"))
+        }
+        _ => None,
+    }
 }
 
 /// The operand shape of a call the pass hooks.

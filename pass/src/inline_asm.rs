@@ -16,7 +16,11 @@
 //!   compiler barrier, `mfence`, or a template writing through a pointer
 //!   held in a register) is a sequentially consistent fence;
 //! * anything else (register arithmetic, `pause`, `rdtsc`) touches no memory
-//!   the program can name and is not instrumented.
+//!   the program can name and is not a memory access; an asm without
+//!   memory operands whose template reads the cycle counter (`rdtsc`,
+//!   `rdtscp`) or a hardware random number (`rdrand`, `rdseed`) gets
+//!   `__reach_source(site, source)` instead ([`source`]), so that a
+//!   nondeterminism report can name it.
 //!
 //! Every access is sequentially consistent (x86 `lock`ed instructions and
 //! `xchg` are full barriers; a `mov` is treated the same way). The accesses
@@ -37,6 +41,7 @@ use inkwell::llvm_sys::prelude::LLVMModuleRef;
 use inkwell::llvm_sys::LLVMAtomicOrdering;
 use inkwell::values::{AsValueRef, BasicMetadataValueEnum, PointerValue};
 use reach_channel::hooks::{self, RmwOp};
+use reach_channel::sources::Source;
 
 /// LLVM's numeric `seq_cst` ordering, the ordering of every asm access.
 pub(crate) const SEQ_CST: u32 = LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent as u32;
@@ -174,6 +179,24 @@ pub(crate) fn is_spin_hint(text: &str) -> bool {
     any
 }
 
+/// The source of nondeterminism among the instructions of the assembly
+/// text `text`, if any: the cycle counter (`rdtsc`, `rdtscp`) or a
+/// hardware random number (`rdrand`, `rdseed`, with any size suffix).
+pub(crate) fn source(text: &str) -> Option<(Source, &'static str)> {
+    text.split([';', '\n'])
+        .filter_map(|part| part.split_whitespace().next())
+        .find_map(|word| {
+            let word = word.to_ascii_lowercase();
+            if word == "rdtsc" || word == "rdtscp" {
+                Some((Source::CycleCounter, "asm rdtsc"))
+            } else if word.starts_with("rdrand") || word.starts_with("rdseed") {
+                Some((Source::RandomInstruction, "asm rdrand"))
+            } else {
+                None
+            }
+        })
+}
+
 /// What the inline-asm call `call` to `asm` does to memory, before any
 /// filtering of thread-private addresses.
 pub(crate) fn effect(module: LLVMModuleRef, call: Value, asm: Value) -> AsmEffect {
@@ -300,6 +323,25 @@ fn access_args<'ctx>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sources_are_the_cycle_counter_and_random_instructions() {
+        assert_eq!(source("rdtsc"), Some((Source::CycleCounter, "asm rdtsc")));
+        assert_eq!(
+            source("lfence; RDTSCP\n\tshl $$32, %rdx"),
+            Some((Source::CycleCounter, "asm rdtsc"))
+        );
+        assert_eq!(
+            source("rdrandq $0; setc $1"),
+            Some((Source::RandomInstruction, "asm rdrand"))
+        );
+        assert_eq!(
+            source("rdseed $0"),
+            Some((Source::RandomInstruction, "asm rdrand"))
+        );
+        assert_eq!(source("pause"), None);
+        assert_eq!(source("movl $$1, $0 # rdtsc"), None);
+    }
 
     #[test]
     fn spin_hints_are_pause_yield_or_rep_nop_only() {

@@ -348,6 +348,10 @@ fn emit<'ctx>(
         Action::SpinHint { .. } => {
             calls.push(hooks.call(builder, &hooks::SPIN_HINT, &[site_v])?);
         }
+        Action::Source { source, .. } => {
+            let code = i32t.const_int(u64::from(*source as u32), false).into();
+            calls.push(hooks.call(builder, &hooks::SOURCE, &[site_v, code])?);
+        }
         Action::RegionEnter { object } => {
             calls.push(hooks.call(builder, &hooks::REGION_ENTER, &[site_v, ptr(*object)])?);
         }

@@ -41,6 +41,9 @@ pub struct Stats {
     pub library_calls: u64,
     /// Spin-wait hints (`pause` intrinsics and assembly) given a hook.
     pub spin_hints: u64,
+    /// Reads of the cycle counter or of hardware random numbers
+    /// (intrinsics and assembly) given a source hook.
+    pub sources: u64,
     /// Loops given an await hook (`__reach_loop_head`): their iterations
     /// may do nothing visible.
     pub await_loops: u64,
@@ -65,7 +68,7 @@ impl Stats {
         }
     }
 
-    fn fields(&self) -> [u64; 23] {
+    fn fields(&self) -> [u64; 24] {
         [
             self.functions,
             self.functions_skipped,
@@ -84,6 +87,7 @@ impl Stats {
             self.call_sites,
             self.library_calls,
             self.spin_hints,
+            self.sources,
             self.await_loops,
             self.channel_functions,
             self.modelled_functions,
@@ -93,7 +97,7 @@ impl Stats {
         ]
     }
 
-    fn fields_mut(&mut self) -> [&mut u64; 23] {
+    fn fields_mut(&mut self) -> [&mut u64; 24] {
         [
             &mut self.functions,
             &mut self.functions_skipped,
@@ -112,6 +116,7 @@ impl Stats {
             &mut self.call_sites,
             &mut self.library_calls,
             &mut self.spin_hints,
+            &mut self.sources,
             &mut self.await_loops,
             &mut self.channel_functions,
             &mut self.modelled_functions,
@@ -122,7 +127,7 @@ impl Stats {
     }
 }
 
-const LABELS: [&str; 23] = [
+const LABELS: [&str; 24] = [
     "functions instrumented",
     "functions skipped",
     "loads/stores seen",
@@ -140,6 +145,7 @@ const LABELS: [&str; 23] = [
     "call sites",
     "calls into the standard library",
     "spin hints",
+    "cycle counter and random reads",
     "await loops",
     "channel functions (region)",
     "modelled library functions",

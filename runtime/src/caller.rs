@@ -153,7 +153,7 @@ pub fn start_code_return_address() -> Option<u64> {
 /// uninstrumented caller), the call's return address into the program, 0
 /// if not found.
 pub fn take_call_site() -> u64 {
-    match crate::current::CALL_SITE.with(|c| c.replace(0)) {
+    match crate::current::take_announced() {
         0 => program_return_address(),
         site => site,
     }

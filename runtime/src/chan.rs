@@ -136,6 +136,12 @@ impl Chan {
         unsafe { &*self.hdr }
     }
 
+    /// The header, null if not attached (for the record of sources of
+    /// nondeterminism, `crate::seen`).
+    pub fn header_ptr(&self) -> *mut Header {
+        self.hdr
+    }
+
     /// The symbolic region ([`reach_channel::symbolic`]), null if not attached.
     pub fn sym(&self) -> *mut u8 {
         self.sym

@@ -23,26 +23,59 @@ thread_local! {
     static TID: Cell<u32> = const { Cell::new(NONE) };
     /// Site announced by `__reach_call_site` for the next interposed call.
     pub(crate) static CALL_SITE: Cell<u64> = const { Cell::new(0) };
+    /// The runtime made this thread one of the program's threads at some
+    /// point (it may be uncontrolled now: finished, or unwinding).
+    static ADOPTED: Cell<bool> = const { Cell::new(false) };
 }
 
 /// The calling thread's id if the runtime controls it right now.
 #[inline]
 pub fn me() -> Option<u32> {
+    me_at(0)
+}
+
+/// [`me`] for a hook at `site`: a thread the runtime never controlled
+/// that reaches it during an execution is noted as a foreign thread
+/// (`reach_channel::sources::Source::ForeignThread`) with the site.
+#[inline]
+pub fn me_at(site: u64) -> Option<u32> {
     if MODE.load(Ordering::Relaxed) != MODE_ACTIVE {
         return None;
     }
     let t = TID.with(|c| c.get());
-    (t != NONE).then_some(t)
+    if t == NONE {
+        stranger(site);
+        return None;
+    }
+    Some(t)
+}
+
+/// An uncontrolled thread called into the runtime during an execution:
+/// notes it if the runtime never made it one of the program's threads.
+#[cold]
+fn stranger(site: u64) {
+    if !ADOPTED.with(|c| c.get()) {
+        crate::seen::note(reach_channel::sources::Source::ForeignThread, site);
+    }
 }
 
 /// Sets the calling thread's id ([`NONE`]: not controlled).
 pub fn set_me(t: u32) {
     TID.with(|c| c.set(t));
+    if t != NONE {
+        ADOPTED.with(|c| c.set(true));
+    }
 }
 
 /// Records the site of the next interposed call.
 pub fn set_call_site(site: u64) {
     CALL_SITE.with(|c| c.set(site));
+}
+
+/// Takes the site announced for the interposed call in progress (0 if
+/// none was).
+pub fn take_announced() -> u64 {
+    CALL_SITE.with(|c| c.replace(0))
 }
 
 /// Records `site` as the site of the next interposed call unless one was

@@ -14,8 +14,8 @@ use reach_channel::{EventFlags, OpKind};
 /// visible: outside every library region ([`crate::region`]), whose code
 /// runs unseen between the region's touches.
 #[inline]
-fn visible_me() -> Option<u32> {
-    let me = me()?;
+fn visible_me(site: u64) -> Option<u32> {
+    let me = crate::current::me_at(site)?;
     // SAFETY: a controlled thread calling into the runtime holds the right
     // to run.
     (unsafe { state() }.threads[me as usize].region.depth == 0).then_some(me)
@@ -23,7 +23,7 @@ fn visible_me() -> Option<u32> {
 
 #[inline]
 fn access(kind: OpKind, site: u64, addr: *const c_void, size: u64) {
-    if let Some(me) = visible_me() {
+    if let Some(me) = visible_me(site) {
         if is_read(kind) && forwarding(me, site, addr as u64) {
             return;
         }
@@ -87,7 +87,7 @@ pub extern "C" fn __reach_atomic_rmw(
     op: u32,
     operand: u64,
 ) {
-    let Some(me) = visible_me() else { return };
+    let Some(me) = visible_me(site) else { return };
     let a = addr as u64;
     let (rmw, known) = RmwOp::decode(op);
     if known && forwarding(me, site, a) && leaves_unchanged(rmw, a, size, operand) {
@@ -143,7 +143,7 @@ pub extern "C" fn __reach_cmpxchg(
     expected: u64,
     _ordering: u32,
 ) {
-    let Some(me) = visible_me() else { return };
+    let Some(me) = visible_me(site) else { return };
     let a = addr as u64;
     let mask = if size >= 8 {
         u64::MAX
@@ -164,7 +164,7 @@ pub extern "C" fn __reach_cmpxchg(
 /// Before a fence.
 #[no_mangle]
 pub extern "C" fn __reach_fence(site: u64, _ordering: u32) {
-    if let Some(me) = visible_me() {
+    if let Some(me) = visible_me(site) {
         run_access(me, OpKind::Fence, 0, 0, site);
     }
 }
@@ -203,7 +203,7 @@ pub extern "C" fn __reach_spin_hint(_site: u64) {
 #[no_mangle]
 pub extern "C" fn __reach_loop_head(site: u64, state_hash: u64, local: u64, back: u32) {
     let frame = stack_pointer();
-    let Some(me) = visible_me() else { return };
+    let Some(me) = visible_me(site) else { return };
     // SAFETY: a controlled thread calling into the runtime holds the
     // right to run.
     let st = unsafe { state() };
@@ -248,6 +248,20 @@ fn stack_pointer() -> u64 {
     sp
 }
 
+/// Before an instruction whose result differs from run to run (`rdtsc`,
+/// `rdrand`...): notes the source (a `reach_channel::sources::Source`
+/// number) with its site. Not a scheduling point.
+#[no_mangle]
+pub extern "C" fn __reach_source(site: u64, source: u32) {
+    if crate::current::MODE.load(core::sync::atomic::Ordering::Relaxed)
+        == crate::current::MODE_ACTIVE
+    {
+        if let Some(source) = reach_channel::sources::Source::from_u32(source) {
+            crate::seen::note(source, site);
+        }
+    }
+}
+
 /// Announces the site of the next interposed library call.
 #[no_mangle]
 pub extern "C" fn __reach_call_site(site: u64) {
@@ -271,7 +285,7 @@ pub extern "C" fn __reach_futex_mutex_lock_contended(site: u64, mutex: *const c_
     use core::sync::atomic::{AtomicU32, Ordering};
     const UNLOCKED: u32 = 0;
     const CONTENDED: u32 = 2;
-    let Some(me) = visible_me() else {
+    let Some(me) = visible_me(site) else {
         return 0;
     };
     // SAFETY: the library passes its mutex, whose first field is the

@@ -104,6 +104,8 @@ extern "C" fn reach_init() {
     // SAFETY: start-up is single-threaded; nothing else uses the state yet.
     let st = unsafe { state() };
     st.chan = chan;
+    crate::seen::attach(st.chan.header_ptr());
+    crate::sources::note_address_randomisation();
     crate::uthread::prepare(crate::uthread::Body {
         start: crate::api::thread::context_start,
         exit: crate::api::thread::context_exit,

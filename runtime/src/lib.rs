@@ -29,6 +29,8 @@ pub mod persist;
 pub mod real;
 pub mod region;
 pub mod sched;
+pub mod seen;
+pub mod sources;
 pub mod spin;
 pub mod state;
 pub mod symbolic;

@@ -1564,16 +1564,19 @@ fn open_writes(flags: c_int) -> bool {
 }
 
 macro_rules! opening {
-    ($(#[$doc:meta])* $name:ident $sym:literal ($($a:ident: $t:ty),*), $flags:ident) => {
+    ($(#[$doc:meta])* $name:ident $sym:literal ($($a:ident: $t:ty),*), $path:ident, $flags:ident, $elsewhere:expr) => {
         $(#[$doc])*
         ///
         /// # Safety
         /// As the C function.
         #[no_mangle]
         pub unsafe extern "C" fn $name($($a: $t),*) -> c_int {
-            if open_writes($flags) {
+            let writes = open_writes($flags);
+            if writes {
                 taint(Cause::Files);
             }
+            // SAFETY: the caller's path, NUL-terminated or null.
+            unsafe { crate::sources::opened($path, writes, $elsewhere) };
             // SAFETY: forwarding the caller's arguments.
             unsafe { crate::real!($sym, unsafe extern "C" fn($($t),*) -> c_int)($($a),*) }
         }
@@ -1581,17 +1584,18 @@ macro_rules! opening {
 }
 
 opening!(
-    /// Interposed `open`: files may be written.
-    open c"open"(p: *const c_char, f: c_int, m: libc::mode_t), f);
+    /// Interposed `open`: files may be written, and the file opened is a
+    /// source of nondeterminism ([`crate::sources::opened`]).
+    open c"open"(p: *const c_char, f: c_int, m: libc::mode_t), p, f, false);
 opening!(
     /// Interposed `open64`.
-    open64 c"open64"(p: *const c_char, f: c_int, m: libc::mode_t), f);
+    open64 c"open64"(p: *const c_char, f: c_int, m: libc::mode_t), p, f, false);
 opening!(
     /// Interposed `openat`.
-    openat c"openat"(d: c_int, p: *const c_char, f: c_int, m: libc::mode_t), f);
+    openat c"openat"(d: c_int, p: *const c_char, f: c_int, m: libc::mode_t), p, f, d != libc::AT_FDCWD);
 opening!(
     /// Interposed `openat64`.
-    openat64 c"openat64"(d: c_int, p: *const c_char, f: c_int, m: libc::mode_t), f);
+    openat64 c"openat64"(d: c_int, p: *const c_char, f: c_int, m: libc::mode_t), p, f, d != libc::AT_FDCWD);
 tainting!(
     /// Interposed `creat`.
     creat c"creat"(p: *const c_char, m: libc::mode_t) -> c_int, Cause::Files);
@@ -1614,9 +1618,12 @@ fn fopen_writes(mode: *const c_char) -> bool {
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn fopen(p: *const c_char, m: *const c_char) -> *mut libc::FILE {
-    if fopen_writes(m) {
+    let writes = fopen_writes(m);
+    if writes {
         taint(Cause::Files);
     }
+    // SAFETY: the caller's path, NUL-terminated or null.
+    unsafe { crate::sources::opened(p, writes, false) };
     // SAFETY: forwarding.
     unsafe {
         crate::real!(
@@ -1632,9 +1639,12 @@ pub unsafe extern "C" fn fopen(p: *const c_char, m: *const c_char) -> *mut libc:
 /// As the C function.
 #[no_mangle]
 pub unsafe extern "C" fn fopen64(p: *const c_char, m: *const c_char) -> *mut libc::FILE {
-    if fopen_writes(m) {
+    let writes = fopen_writes(m);
+    if writes {
         taint(Cause::Files);
     }
+    // SAFETY: the caller's path, NUL-terminated or null.
+    unsafe { crate::sources::opened(p, writes, false) };
     // SAFETY: forwarding.
     unsafe {
         crate::real!(

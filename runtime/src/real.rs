@@ -23,14 +23,16 @@ pub fn register(f: &'static RealFn) {
     }
 }
 
-/// Resolves every registered lookup site now.
+/// Resolves every registered lookup site now (a symbol no library
+/// defines, such as C++'s `std::random_device` in a C program, is left to
+/// be looked up if it is ever called).
 pub fn resolve_all() {
     let n = SITE_COUNT.load(Ordering::Relaxed).min(MAX_SITES);
     for slot in &SITES[..n] {
         let p = slot.load(Ordering::Relaxed);
         if !p.is_null() {
             // SAFETY: registered pointers are to statics.
-            unsafe { (*p).addr() };
+            unsafe { (*p).lookup() };
         }
     }
 }

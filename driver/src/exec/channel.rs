@@ -7,6 +7,7 @@ use reach_channel::layout::{
     REQ_AWAITS_OFF, REQ_AWAIT_RETRIES, REQ_COMMUTE_RMWS, REQ_DROP_HELD, REQ_EXIT_CUTS_THREADS,
     REQ_SLEEP_SETS, REQ_SPIN_BLOCKING,
 };
+use reach_channel::sources::Sources;
 use reach_channel::symbolic::{
     InputSlot, SymHeader, SYM_MAX_INPUTS, SYM_MAX_INPUT_BYTES, SYM_REQ_ARGS, SYM_REQ_SHARED,
     SYM_REQ_STDIN,
@@ -297,10 +298,16 @@ impl Channel {
             let objects = (0..count as usize)
                 .map(|i| obj.add(i).read_unaligned())
                 .collect();
+            let sources = std::slice::from_raw_parts(
+                std::ptr::addr_of!((*h).sources) as *const u8,
+                std::mem::size_of::<Sources>(),
+            )
+            .to_vec();
             Ok(StartState {
                 slot,
                 events,
                 objects,
+                sources,
             })
         }
     }
@@ -332,6 +339,11 @@ impl Channel {
                 start.objects.len() as u32,
                 std::sync::atomic::Ordering::Relaxed,
             );
+            std::ptr::copy_nonoverlapping(
+                start.sources.as_ptr(),
+                std::ptr::addr_of_mut!((*h).sources) as *mut u8,
+                start.sources.len().min(std::mem::size_of::<Sources>()),
+            );
         }
     }
 
@@ -351,6 +363,9 @@ pub struct StartState {
     slot: ThreadSlot,
     events: Vec<Event>,
     objects: Vec<ObjectRecord>,
+    /// The bytes of the header's sources of nondeterminism (seen before
+    /// `main`: address randomisation, a constructor's random bytes).
+    sources: Vec<u8>,
 }
 
 // SAFETY: the mapping is owned by the channel and only accessed through

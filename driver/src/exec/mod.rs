@@ -197,4 +197,7 @@ pub struct Outcome {
     /// The program's threads ran as user-level contexts (else as kernel
     /// threads): set by the [`Executor`] that ran it.
     pub user_threads: bool,
+    /// The sources of nondeterminism the runtime saw
+    /// ([`reach_channel::sources`]).
+    pub sources: reach_channel::sources::Seen,
 }

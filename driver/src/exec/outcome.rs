@@ -94,5 +94,6 @@ pub fn read(
         timeout,
         symbolic: crate::exec::symbolic::SymTrace::read(view)?.map(std::sync::Arc::new),
         user_threads: false,
+        sources: view.sources()?,
     })
 }

@@ -1,8 +1,10 @@
 //! Inline assembly: memory operands become atomic hooks, a memory clobber a
-//! fence, register-only asm nothing; memory operands do not make a local
-//! escape.
+//! fence, register-only asm nothing (but a note of the source when it reads
+//! the cycle counter or a hardware random number, as the intrinsics do);
+//! memory operands do not make a local escape.
 
 use super::common::*;
+use reach_channel::sources::Source;
 
 const SOURCE: &str = r#"
 int g;
@@ -38,6 +40,15 @@ __attribute__((noinline)) unsigned asm_registers_only(unsigned x) {
   __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
   __asm__("addl %1, %0" : "+r"(x) : "r"(lo));
   return x + hi;
+}
+__attribute__((noinline)) unsigned long long intrinsic_counters(void) {
+  unsigned aux;
+  return __builtin_ia32_rdtsc() + __builtin_ia32_rdtscp(&aux) + __builtin_readcyclecounter();
+}
+__attribute__((noinline)) unsigned asm_random(void) {
+  unsigned v;
+  __asm__ __volatile__("rdrand %0" : "=r"(v) : : "memory");
+  return v;
 }
 __attribute__((noinline)) int asm_local_operand(void) {
   int local = 0;
@@ -138,14 +149,42 @@ fn check(opt: &str) {
         assert_eq!(every_hook(body), 1, "{opt}: {body}");
     }
 
-    // Register-only asm (rdtsc, arithmetic): nothing; `pause` is a spin
-    // hint, announced before it.
+    // Register-only asm (arithmetic): nothing; `pause` is a spin hint,
+    // announced before it; `rdtsc` reads the cycle counter, a source of
+    // nondeterminism noted before it.
     let regs = function_body(&ir, "asm_registers_only");
     assert_eq!(hooks(regs, "__reach_spin_hint"), 1, "{opt}: {regs}");
     let hint_at = regs.find("@__reach_spin_hint.guard(").expect("hint hook");
     let pause_at = regs.find("asm sideeffect \"pause\"").expect("pause");
     assert!(hint_at < pause_at, "{opt}: hint after the pause\n{regs}");
-    assert_eq!(every_hook(regs), 1, "{opt}: {regs}");
+    let counter = format!(", i32 {})", Source::CycleCounter as u32);
+    assert_eq!(hooks(regs, "__reach_source"), 1, "{opt}: {regs}");
+    let source_at = regs.find("@__reach_source.guard(").expect("source hook");
+    let rdtsc_at = regs.find("asm sideeffect \"rdtsc\"").expect("rdtsc");
+    assert!(source_at < rdtsc_at, "{opt}: note after the rdtsc\n{regs}");
+    assert!(regs[source_at..].contains(&counter), "{opt}: {regs}");
+    assert_eq!(every_hook(regs), 2, "{opt}: {regs}");
+
+    // The counter intrinsics are noted too, and `rdrand` (with a memory
+    // clobber: the note, not a fence) as a random number.
+    let intrinsics = function_body(&ir, "intrinsic_counters");
+    assert_eq!(
+        hooks(intrinsics, "__reach_source"),
+        3,
+        "{opt}: {intrinsics}"
+    );
+    assert_eq!(
+        intrinsics.matches(&counter).count(),
+        3,
+        "{opt}: {intrinsics}"
+    );
+    let random = function_body(&ir, "asm_random");
+    assert_eq!(hooks(random, "__reach_source"), 1, "{opt}: {random}");
+    assert!(
+        random.contains(&format!(", i32 {})", Source::RandomInstruction as u32)),
+        "{opt}: {random}"
+    );
+    assert_eq!(every_hook(random), 1, "{opt}: {random}");
 
     // A local given to asm only as a memory operand stays private: no hook
     // for the operand nor for the local's loads and stores; with a memory
@@ -182,6 +221,8 @@ fn check(opt: &str) {
     );
     // barrier, mfence, the local operand with a clobber.
     assert_eq!(count("inline asm fences"), 3, "{opt}: {stats}");
+    // rdtsc, the three intrinsics, rdrand.
+    assert_eq!(count("cycle counter and random reads"), 5, "{opt}: {stats}");
 }
 
 #[test]

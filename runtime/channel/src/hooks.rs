@@ -19,8 +19,8 @@ use crate::ops::RmwFamily;
 /// Version of the hook ABI (the hooks, their parameters and the encodings
 /// they carry). Version 2 added the operation and operand of
 /// `__reach_atomic_rmw`; tables without a version record are version 1.
-/// (A hook that older modules do not call, such as `__reach_stack_object`,
-/// needs no new version.)
+/// (A hook that older modules do not call, such as `__reach_stack_object`
+/// or `__reach_source`, needs no new version.)
 pub const ABI_VERSION: u32 = 2;
 
 /// One parameter type of a hook.
@@ -446,6 +446,15 @@ pub const FUTEX_MUTEX_LOCK_CONTENDED: HookSpec = HookSpec {
 /// What the site record of a [`FUTEX_MUTEX_LOCK_CONTENDED`] call says.
 pub const FUTEX_MUTEX_SITE_WHAT: &str = "std mutex wait";
 
+/// `__reach_source(site, source)`: just before an instruction whose result
+/// differs from run to run (`rdtsc`, `rdrand`...: a
+/// [`crate::sources::Source`] number), so that a nondeterminism report can
+/// name it. Not a scheduling point; notes the source once per execution.
+pub const SOURCE: HookSpec = HookSpec {
+    name: "__reach_source",
+    params: &[Param::Site, Param::U32],
+};
+
 /// Every hook, for declaration by the pass and export checks in the runtime.
 pub const ALL: &[HookSpec] = &[
     LOAD,
@@ -463,6 +472,7 @@ pub const ALL: &[HookSpec] = &[
     REGION_ENTER,
     REGION_EXIT,
     LOOP_HEAD,
+    SOURCE,
 ];
 
 /// Name of the ELF section holding the site table (see [`crate::sites`]).

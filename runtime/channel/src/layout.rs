@@ -22,7 +22,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// Magic number at the start of the channel ("REACHCHN").
 pub const MAGIC: u64 = 0x4E48_4348_4341_4552;
 /// Channel layout / hook ABI version; bump on any incompatible change.
-pub const VERSION: u32 = 11;
+pub const VERSION: u32 = 12;
 /// Most threads one execution may create (thread ids are `0..MAX_THREADS`).
 pub const MAX_THREADS: usize = 256;
 /// Bytes reserved for the header region.
@@ -371,6 +371,10 @@ pub struct Header {
     /// Step (event index) from which objects went unrecorded because the
     /// region was full; `u64::MAX` while nothing was dropped.
     pub objects_dropped_at: AtomicU64,
+    /// The sources of nondeterminism the runtime saw during the execution
+    /// (before `main` too: a fork server's are copied into each of its
+    /// executions).
+    pub sources: crate::sources::Sources,
 }
 
 /// Life-cycle state of a thread slot.

@@ -12,6 +12,7 @@ pub mod hooks;
 pub mod layout;
 pub mod ops;
 pub mod sites;
+pub mod sources;
 pub mod symbolic;
 pub mod view;
 

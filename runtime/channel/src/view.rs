@@ -6,6 +6,10 @@
 use crate::layout::{
     Event, Header, Layout, ObjectRecord, RunStatus, ThreadSlot, MAGIC, MAX_THREADS, VERSION,
 };
+use crate::sources::{
+    FileRecord, FileSeen, Seen, Source, SourceSeen, Sources, FILE_PATH_BYTES, FILE_PATH_CUT,
+    FILE_WRITES, MAX_FILES,
+};
 use crate::symbolic::{
     sym_branches_offset, sym_nodes_offset, BranchRecord, InputSlot, SymHeader, SymNode,
     SYM_BRANCH_CAPACITY, SYM_MAX_INPUTS, SYM_NODE_CAPACITY,
@@ -221,6 +225,46 @@ impl<'a> ChannelView<'a> {
             .get(start..start + len)
             .ok_or(ChannelError::Truncated)?;
         Ok(String::from_utf8_lossy(bytes).into_owned())
+    }
+
+    /// The sources of nondeterminism the runtime saw ([`crate::sources`]):
+    /// unknown source bits are left out, a file record still being written
+    /// (length 0) is skipped, and a longer length than a record holds is
+    /// corrupt.
+    pub fn sources(&self) -> Result<Seen, ChannelError> {
+        let base = offset_of!(Header, sources);
+        let seen: u32 = read(self.bytes, base + offset_of!(Sources, seen))?;
+        let mut out = Seen::default();
+        for source in Source::ALL {
+            if seen & source.bit() != 0 {
+                let at = source as usize * size_of::<u64>();
+                out.sources.push(SourceSeen {
+                    source,
+                    site: read(self.bytes, base + offset_of!(Sources, sites) + at)?,
+                    step: read(self.bytes, base + offset_of!(Sources, steps) + at)?,
+                });
+            }
+        }
+        let claimed: u32 = read(self.bytes, base + offset_of!(Sources, file_count))?;
+        for i in 0..(claimed as usize).min(MAX_FILES) {
+            let at = base + offset_of!(Sources, files) + i * size_of::<FileRecord>();
+            let len: u32 = read(self.bytes, at + offset_of!(FileRecord, path_len))?;
+            if len == 0 {
+                continue;
+            }
+            if len as usize > FILE_PATH_BYTES {
+                return Err(ChannelError::Corrupt("file path length"));
+            }
+            let path: [u8; FILE_PATH_BYTES] = read(self.bytes, at + offset_of!(FileRecord, path))?;
+            let flags: u32 = read(self.bytes, at + offset_of!(FileRecord, flags))?;
+            out.files.push(FileSeen {
+                path: String::from_utf8_lossy(&path[..len as usize]).into_owned(),
+                site: read(self.bytes, at + offset_of!(FileRecord, site))?,
+                writes: flags & FILE_WRITES != 0,
+                cut: flags & FILE_PATH_CUT != 0,
+            });
+        }
+        Ok(out)
     }
 
     /// Step and requested thread of a divergence.

@@ -262,6 +262,7 @@ pub unsafe extern "C" fn syscall(
         }
         _ => {}
     }
+    crate::sources::system_call(n, a1);
     if n == libc::SYS_futex {
         if let Some(me) = me() {
             let addr = a1 as u64;

@@ -6,6 +6,7 @@ pub mod barrier;
 pub mod cond;
 pub mod misc;
 pub mod mutex;
+pub mod nondet;
 pub mod objects;
 pub mod once;
 pub mod own;
