@@ -39,7 +39,8 @@ pub struct Recheck {
 /// What the re-runs of a diverged execution showed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Judgement {
-    /// Both re-runs repeated the first run: the program is deterministic
+    /// The re-runs repeated the first run, and nothing the program used
+    /// before the divergence explains it: the program is deterministic
     /// here, the schedule was one it cannot take.
     Repeats,
     /// A re-run did something else, or a file the executions use changed:
@@ -80,10 +81,12 @@ impl Recheck {
         }
     }
 
-    /// Runs `request` twice in a fresh executor and compares both runs
-    /// with `first`, the trace of the run that diverged at step
-    /// `diverged_at` from the path an earlier execution took, in which
-    /// the runtime saw `seen`.
+    /// Runs `request` twice (up to eight times when the runtime saw a
+    /// likely cause) in a fresh executor and compares the runs with
+    /// `first`, the trace of the run that diverged at step `diverged_at`
+    /// from the path an earlier execution took, in which the runtime saw
+    /// `seen`. A change of the working directory or of a file the program
+    /// opened is the program's nondeterminism without re-running.
     pub fn judge(
         &self,
         request: &Request,
