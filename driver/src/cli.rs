@@ -171,8 +171,9 @@ pub enum StrategyName {
     after_help = EXAMPLES
 )]
 pub struct Cli {
-    /// Exploration strategy [default: optimal; dpor with --preemption-bound
-    /// and concolic testing].
+    /// Exploration strategy [default: optimal, with one PCT execution after
+    /// every 4 systematic ones beside it (--no-random-share); dpor with
+    /// --preemption-bound and concolic testing].
     #[arg(help_heading = EXPLORE, long = "strategy", value_enum, value_name = "STRATEGY")]
     pub strategy_choice: Option<StrategyName>,
     /// The strategy that runs: the one chosen, else the default for the
@@ -333,9 +334,20 @@ pub struct Cli {
     #[arg(help_heading = RUN, long)]
     pub no_pin: bool,
     /// Seed of the randomised strategies (pct, random, portfolio); default:
-    /// drawn from the clock (shown in the report).
+    /// drawn from the clock (shown in the report). The default search's
+    /// PCT share uses it too, 0 when not given.
     #[arg(help_heading = EXPLORE, long, value_name = "S")]
     pub seed: Option<u64>,
+    /// The default search (no --strategy) only: run optimal DPOR alone,
+    /// without the PCT executions it runs beside itself by default (for
+    /// exactly reproducible execution counts and timings).
+    #[arg(help_heading = EXPLORE, long)]
+    pub no_random_share: bool,
+    /// The default search (no --strategy) only: one PCT execution (depth 2
+    /// and 3 in turn, counted apart) after every N systematic ones, in each
+    /// worker [default: 4].
+    #[arg(help_heading = EXPLORE, long, value_name = "N", conflicts_with = "no_random_share", value_parser = clap::value_parser!(u64).range(1..))]
+    pub random_share_every: Option<u64>,
     /// Bug depth PCT targets (its change points are depth - 1).
     #[arg(help_heading = EXPLORE,
         long,

@@ -8,6 +8,7 @@ use crate::bug::{classify, classify_all, Bug, BugKind, BugPolicy, Unusable};
 use crate::cancel::{Cancel, Cancelled};
 use crate::exec::{ExecError, Executor, Outcome, Request, Termination};
 use crate::objects::ObjectLog;
+use crate::random_share::{RandomShare, ShareSpec, ShareSummary};
 use crate::recheck::Judgement;
 use crate::record::Recorder;
 use crate::strategy::Strategy;
@@ -39,9 +40,24 @@ pub struct ExploreOptions {
     /// Re-runs an execution that did not follow its schedule before it is
     /// reported as the program's nondeterminism ([`crate::recheck`]).
     pub recheck: Option<Arc<crate::recheck::Recheck>>,
+    /// PCT executions beside the systematic search (the default search
+    /// only, [`crate::random_share`]).
+    pub random_share: Option<ShareSpec>,
 }
 
 impl ExploreOptions {
+    /// The options of the randomised share's executions: nothing recorded
+    /// (`--record` numbers the systematic executions), no partial orders
+    /// counted (they are the systematic search's).
+    pub fn for_share(&self) -> ExploreOptions {
+        ExploreOptions {
+            record: None,
+            count_partial_orders: false,
+            random_share: None,
+            ..self.clone()
+        }
+    }
+
     /// The condition that stops an exploration started at `start`: the
     /// interrupt flag or the end of `max_time`.
     pub fn cancel(&self, start: Instant) -> Cancel {
@@ -95,6 +111,9 @@ pub struct Finding {
     /// Further bugs the same execution shows, each with its signature
     /// (with `keep_going`: several lockset races of one execution).
     pub also: Vec<(Bug, String)>,
+    /// The execution was one of the randomised share's: `execution`
+    /// counts the share's executions ([`crate::random_share`]).
+    pub by_share: bool,
 }
 
 impl Finding {
@@ -115,6 +134,7 @@ impl Finding {
                     trace: self.trace.clone(),
                     outcome: self.outcome.clone(),
                     also: Vec::new(),
+                    by_share: self.by_share,
                 });
             }
         }
@@ -129,6 +149,20 @@ impl Finding {
 /// `summary`'s findings where their signatures are new to `signatures`.
 pub fn add_finding(summary: &mut Summary, signatures: &mut HashSet<String>, finding: Finding) {
     summary.findings.extend(finding.distinct(signatures));
+}
+
+/// Adds a finding of the randomised share like [`add_finding`]; if it is
+/// the first bug, the summary says the share (`label`) found it.
+pub fn add_share_finding(
+    summary: &mut Summary,
+    signatures: &mut HashSet<String>,
+    finding: Finding,
+    label: String,
+) {
+    if summary.findings.is_empty() {
+        summary.found_by = Some(label);
+    }
+    add_finding(summary, signatures, finding);
 }
 
 /// Why the exploration stopped.
@@ -190,7 +224,8 @@ pub struct Summary {
     /// What the executions cover beyond their count (from
     /// [`Strategy::coverage`]).
     pub coverage: Option<String>,
-    /// The portfolio member that found the first bug.
+    /// The portfolio member, or the part of the default search (the
+    /// systematic search or the PCT share), that found the first bug.
     pub found_by: Option<String>,
     /// How the first bug's schedule was shortened before it was reported.
     pub shortened: Option<Shortened>,
@@ -200,6 +235,9 @@ pub struct Summary {
     /// exactly when run again: the search asked for the impossible
     /// ([`crate::recheck`]).
     pub internal_errors: u64,
+    /// What the randomised share ran beside the search, if it had one
+    /// (not counted in the fields above).
+    pub random_share: Option<ShareSummary>,
 }
 
 impl Summary {
@@ -227,6 +265,7 @@ impl Summary {
             shortened: None,
             strategy_stats: Vec::new(),
             internal_errors: 0,
+            random_share: None,
         }
     }
 
@@ -296,6 +335,8 @@ pub fn explore(
     let cancel = options.cancel(start);
     executor.set_cancel(cancel.clone());
     strategy.set_cancel(cancel.clone());
+    let mut share = options.random_share.map(|spec| RandomShare::new(spec, 0));
+    summary.random_share = options.random_share.map(ShareSummary::empty);
     loop {
         if let Some(why) = cancel.reason() {
             summary.stop = StopReason::cancelled(why);
@@ -332,6 +373,13 @@ pub fn explore(
                 break;
             }
         }
+        let share = share.as_mut();
+        if let Some(stop) = share_turn(executor, share, options, &mut summary, &mut signatures) {
+            summary.stop = stop;
+            summary.elapsed = start.elapsed();
+            progress(&summary);
+            break;
+        }
         summary.elapsed = start.elapsed();
         progress(&summary);
     }
@@ -340,6 +388,76 @@ pub fn explore(
     summary.coverage = strategy.coverage();
     summary.strategy_stats = strategy.stats();
     summary
+}
+
+/// After a systematic execution, the execution of the randomised share if
+/// one is due and `--max-executions` is not reached: `Some(stop)` if the
+/// exploration must stop (a bug, an error).
+fn share_turn(
+    executor: &mut Executor,
+    share: Option<&mut RandomShare>,
+    options: &ExploreOptions,
+    summary: &mut Summary,
+    signatures: &mut HashSet<String>,
+) -> Option<StopReason> {
+    let share = share?;
+    let limit = options
+        .max_executions
+        .is_some_and(|m| summary.executions >= m);
+    if !share.due() || limit {
+        return None;
+    }
+    let number = summary.random_share.as_ref().map_or(0, |s| s.executions) + 1;
+    match run_share(executor, share, options, number) {
+        // Cancelled: the loop sees why.
+        Ok(None) => None,
+        Ok(Some(ran)) => {
+            if let Some(totals) = summary.random_share.as_mut() {
+                totals.record(ran.steps);
+            }
+            let (finding, label) = ran.finding?;
+            add_share_finding(summary, signatures, *finding, label);
+            (!options.keep_going).then_some(StopReason::Bug)
+        }
+        Err(message) => Some(StopReason::Error(message)),
+    }
+}
+
+/// One execution of a randomised share.
+pub struct ShareRan {
+    /// Events executed.
+    pub steps: u64,
+    /// The bug it found, with the label of the PCT search that found it.
+    pub finding: Option<(Box<Finding>, String)>,
+}
+
+/// Runs the next PCT execution of `share` on `executor`, under the search's
+/// `options` made the share's ([`ExploreOptions::for_share`]); `number` is
+/// its 1-based number among the share's executions. `Ok(None)`: cancelled
+/// while it ran.
+pub fn run_share(
+    executor: &mut Executor,
+    share: &mut RandomShare,
+    options: &ExploreOptions,
+    number: u64,
+) -> Result<Option<ShareRan>, String> {
+    let Some((search, request, label)) = share.next_turn() else {
+        return Ok(Some(ShareRan {
+            steps: 0,
+            finding: None,
+        }));
+    };
+    let options = options.for_share();
+    let Some(examined) = execute(executor, search, &request, &options, number)? else {
+        return Ok(None);
+    };
+    Ok(Some(ShareRan {
+        steps: examined.steps,
+        finding: examined.finding.map(|mut f| {
+            f.by_share = true;
+            (Box::new(f), label)
+        }),
+    }))
 }
 
 /// What one iteration of the loop gave.
@@ -656,6 +774,7 @@ fn finding(
         trace,
         outcome,
         also,
+        by_share: false,
     }
 }
 

@@ -22,6 +22,7 @@ pub mod parallel;
 pub mod pipeline;
 pub mod portfolio;
 pub mod progress;
+pub mod random_share;
 pub mod recheck;
 pub mod record;
 pub mod replay;

@@ -26,7 +26,8 @@
 
 use crate::cancel::{Cancel, POLL_SLICE};
 use crate::exec::{ExecConfig, Executor, Request};
-use crate::explore::{execute, ExploreOptions, Finding, StopReason, Summary};
+use crate::explore::{execute, run_share, ExploreOptions, Finding, StopReason, Summary};
+use crate::random_share::{RandomShare, ShareSummary};
 use crate::strategy::split::Splittable;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -50,6 +51,13 @@ enum Message<S: Splittable> {
         internal_error: bool,
         finding: Option<Box<Finding>>,
         reports: Vec<S::Report>,
+    },
+    /// The worker ran one execution of its randomised share
+    /// ([`crate::random_share`]) after one of its systematic ones.
+    ShareExecuted {
+        steps: u64,
+        /// The bug it found, with the label of the PCT search that found it.
+        finding: Option<(Box<Finding>, String)>,
     },
     /// The worker finished `task` (or stopped exploring it).
     Done(usize, TaskId),
@@ -129,6 +137,7 @@ pub fn explore_parallel<S: Splittable>(
 ) -> Summary {
     let start = Instant::now();
     let mut summary = Summary::empty(master.name(), options.count_partial_orders);
+    summary.random_share = options.random_share.map(ShareSummary::empty);
     let cancel = options.cancel(start);
     executor.set_cancel(cancel.clone());
     master.set_cancel(cancel.clone());
@@ -162,6 +171,7 @@ pub fn explore_parallel<S: Splittable>(
     progress(&summary);
     let stop = AtomicBool::new(false);
     let started = AtomicU64::new(1);
+    let share_started = AtomicU64::new(0);
     let (to_coordinator, from_workers) = mpsc::channel::<Message<S>>();
     std::thread::scope(|scope| {
         let mut inboxes = Vec::new();
@@ -173,6 +183,7 @@ pub fn explore_parallel<S: Splittable>(
                 options,
                 stop: &stop,
                 started: &started,
+                share_started: &share_started,
                 cancel: &cancel,
             };
             scope.spawn(move || {
@@ -185,6 +196,7 @@ pub fn explore_parallel<S: Splittable>(
             options,
             stop: &stop,
             started: &started,
+            share_started: &share_started,
             cancel: &cancel,
         };
         coordinate(
@@ -495,6 +507,18 @@ fn handle<S: Splittable>(
                 }
             }
         }
+        Message::ShareExecuted { steps, finding } => {
+            if let Some(share) = summary.random_share.as_mut() {
+                share.record(steps);
+            }
+            if let (Some((finding, label)), false) = (finding, summary.stop == StopReason::Bug) {
+                crate::explore::add_share_finding(summary, signatures, *finding, label);
+                if !options.keep_going {
+                    summary.stop = StopReason::Bug;
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
         Message::Shared {
             task,
             request,
@@ -553,6 +577,8 @@ struct Shared<'a> {
     stop: &'a AtomicBool,
     /// Executions started so far (numbers executions, bounds them).
     started: &'a AtomicU64,
+    /// Executions of the randomised share started so far (numbers them).
+    share_started: &'a AtomicU64,
     /// Interrupt or time limit: also stops a running execution.
     cancel: &'a Cancel,
 }
@@ -580,8 +606,12 @@ fn worker<S: Splittable>(
         options,
         stop,
         started,
+        share_started,
         cancel,
     } = shared;
+    let mut share = options
+        .random_share
+        .map(|spec| RandomShare::new(spec, id as u64));
     let mut executor = match Executor::new(config.clone()) {
         Ok(mut executor) => {
             executor.set_cancel(cancel.clone());
@@ -744,5 +774,32 @@ fn worker<S: Splittable>(
             }
         }
         level.request = level.search.next_request();
+        let due = share.as_mut().is_some_and(|s| s.due());
+        if let (true, Some(share)) = (due, share.as_mut()) {
+            let limit = options
+                .max_executions
+                .is_some_and(|m| started.load(Ordering::Relaxed) >= m);
+            if stop.load(Ordering::Relaxed) || limit {
+                continue;
+            }
+            let number = share_started.fetch_add(1, Ordering::Relaxed) + 1;
+            let message = match run_share(executor, share, options, number) {
+                Ok(None) => {
+                    stop.store(true, Ordering::Relaxed);
+                    continue;
+                }
+                Ok(Some(ran)) => Message::ShareExecuted {
+                    steps: ran.steps,
+                    finding: ran.finding,
+                },
+                Err(message) => {
+                    stop.store(true, Ordering::Relaxed);
+                    Message::Failed(message)
+                }
+            };
+            if outbox.send(message).is_err() {
+                return;
+            }
+        }
     }
 }

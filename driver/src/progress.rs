@@ -29,8 +29,16 @@ impl Progress {
     pub fn update(&self, summary: &Summary) {
         if let Some(bar) = &self.bar {
             let secs = summary.elapsed.as_secs_f64().max(1e-9);
+            let share = summary
+                .random_share
+                .as_ref()
+                .map_or(0, |share| share.executions);
+            let share = match share {
+                0 => String::new(),
+                n => format!(" + {n} PCT"),
+            };
             bar.set_message(format!(
-                "{} executions ({:.0}/s), {} sleep-blocked, {} bugs",
+                "{} executions{share} ({:.0}/s), {} sleep-blocked, {} bugs",
                 summary.executions,
                 summary.executions as f64 / secs,
                 summary.sleep_blocked,

@@ -64,6 +64,7 @@ pub fn replay(
             trace,
             outcome,
             also: Vec::new(),
+            by_share: false,
         });
     } else {
         clean = Some(trace);

@@ -287,6 +287,7 @@ pub fn shorten(
     stats.switches = best_key.0;
     stats.steps = best_key.1 as u64;
     best.execution = finding.execution;
+    best.by_share = finding.by_share;
     (best, stats)
 }
 

@@ -93,6 +93,7 @@ fn classes(program: &Path, strategy: impl Strategy, trace_shared: bool) -> (BTre
         interrupt: Arc::new(AtomicBool::new(false)),
         record: None,
         recheck: None,
+        random_share: None,
     };
     let mut wrapped = Classes {
         inner: strategy,

@@ -186,6 +186,7 @@ fn same_summary_and_bugs_with_explore() {
                 interrupt: Arc::new(AtomicBool::new(false)),
                 record: None,
                 recheck: None,
+                random_share: None,
             };
             let s = explore(&mut ex, &mut Dpor::new(true), &options, &mut |_| {});
             let mut bugs: Vec<String> = s.findings.iter().map(|f| f.signature.clone()).collect();

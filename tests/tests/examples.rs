@@ -129,7 +129,11 @@ examples! {
     branch_pool: "branch_pool.c", [], [] => Bug("data_race");
     channel_garbage: "channel_garbage.c", [], [] => Clean(2);
     checker_overtakes_setters: "checker_overtakes_setters.c", ["--strategy", "pct", "--depth", "1", "--seed", "1"], [] => Bug("assertion");
-    checker_overtakes_setters_dpor: "checker_overtakes_setters.c", ["--max-executions", "300"], [] => Limited(300);
+    checker_overtakes_setters_dpor: "checker_overtakes_setters.c", ["--no-random-share", "--max-executions", "300"], [] => Limited(300);
+    checker_overtakes_setters_default: "checker_overtakes_setters.c", [], [] => Bug("assertion");
+    late_auditor: "late_auditor.c", [], ["8", "4"] => Bug("assertion");
+    late_auditor_alone: "late_auditor.c", ["--no-random-share", "--max-executions", "2000"], ["8", "4"] => Limited(2000);
+    quota_gate: "quota_gate.c", [], [] => Bug("assertion");
     cas_spinlock: "cas_spinlock.c", [], [] => Clean(3);
     cas_spinlock_3: "cas_spinlock.c", ["--spin-threshold", "1"], ["3"] => Clean(12);
     concolic_args: "concolic_args.c", ["--symbolic-args"], ["xyz"] => Clean(4);

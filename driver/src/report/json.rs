@@ -62,8 +62,12 @@ pub struct JsonBug {
     pub message: String,
     /// Description of the bug independent of the interleaving that exposed it.
     pub signature: String,
-    /// Execution (1-based) that found it.
+    /// Execution (1-based) that found it: of the PCT share's executions
+    /// when `by_random_share` is true, else of the search's.
     pub execution: u64,
+    /// The default search's PCT share found it (present only then).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub by_random_share: bool,
     /// The schedule reproducing it: the thread chosen at each recorded
     /// step, run-length encoded as `[thread, count]` pairs.
     pub schedule: Vec<Run>,
@@ -208,8 +212,13 @@ pub struct JsonReport {
     pub seed: Option<u64>,
     /// The coverage line: what the executions cover.
     pub coverage: String,
-    /// The portfolio member that found the bug.
+    /// The portfolio member, or the part of the default search ("the
+    /// systematic search (optimal)", "the PCT share (depth 2, seed 0)"),
+    /// that found the bug.
     pub found_by: Option<String>,
+    /// The PCT executions the default search ran beside the systematic
+    /// one (not counted in `executions`), null without a share.
+    pub random_share: Option<crate::random_share::ShareSummary>,
     /// How the bug's schedule was shortened (context switches and steps
     /// before and after).
     pub shortened: Option<crate::explore::Shortened>,
@@ -247,6 +256,7 @@ fn json_bug(finding: &Finding, names: &Names) -> JsonBug {
         message: super::bug_message(finding, names),
         signature: finding.signature.clone(),
         execution: finding.execution,
+        by_random_share: finding.by_share,
         schedule: encode_runs(finding.schedule.iter().copied()),
         trace: shown
             .iter()
@@ -396,6 +406,7 @@ pub fn build(program: &str, summary: &Summary, names: &Names, instrumented: bool
         seed: summary.seed,
         coverage: super::coverage_line(summary),
         found_by: summary.found_by.clone(),
+        random_share: summary.random_share.clone(),
         shortened: summary.shortened,
         completion: completion(&summary.stop),
         program_hash: None,

@@ -16,8 +16,14 @@ pub fn render(finding: &Finding, names: &Names, style: Style) -> String {
         out,
         "{}",
         style.bug(&format!(
-            "BUG: {} (execution {})",
-            bug.kind, finding.execution
+            "BUG: {} (execution {}{})",
+            bug.kind,
+            finding.execution,
+            if finding.by_share {
+                " of the PCT share"
+            } else {
+                ""
+            }
         ))
     );
     let message = super::bug_message(finding, names);

@@ -4,6 +4,7 @@
 use super::registry::{registration, strategy_word, words_where};
 use crate::binary::Binary;
 use crate::cli::{Cli, StrategyName};
+use crate::random_share::ShareSpec;
 use crate::shard::ShardSpec;
 use anyhow::{bail, Result};
 
@@ -44,6 +45,40 @@ pub fn parse_shard(cli: &Cli) -> Option<Result<ShardSpec>> {
     Some(ShardSpec::parse(text, split, |v| std::env::var(v).ok()).map_err(Into::into))
 }
 
+/// Why the run has no randomised share beside its search, if it has none
+/// by its options: only the default search (optimal DPOR, no `--strategy`)
+/// of a whole program, stopping at the first bug, has one
+/// ([`crate::random_share`]).
+pub fn share_excluded(cli: &Cli, sharded: bool, concolic: bool) -> Option<&'static str> {
+    if cli.strategy_choice.is_some() {
+        Some("an explicit --strategy")
+    } else if cli.strategy != StrategyName::Optimal || concolic {
+        Some("--preemption-bound or concolic testing (dpor)")
+    } else if sharded {
+        Some("--shard")
+    } else if cli.keep_going {
+        Some("--keep-going")
+    } else if cli.replay.is_some() {
+        Some("--replay")
+    } else {
+        None
+    }
+}
+
+/// The randomised share of the run, if it has one: the default search
+/// without `--no-random-share`.
+pub fn random_share(cli: &Cli, sharded: bool, concolic: bool) -> Option<ShareSpec> {
+    if cli.no_random_share || share_excluded(cli, sharded, concolic).is_some() {
+        return None;
+    }
+    Some(ShareSpec {
+        every: cli
+            .random_share_every
+            .unwrap_or(crate::random_share::DEFAULT_EVERY),
+        seed: cli.seed.unwrap_or(crate::random_share::DEFAULT_SEED),
+    })
+}
+
 /// Refuses options the strategy or mode does not take, and prints the
 /// notes that apply (`branch_directed`: the branch-directed search runs;
 /// `concolic`: the program's inputs are explored).
@@ -55,6 +90,12 @@ pub fn check(
     concolic: bool,
 ) -> Result<()> {
     let strategy = registration(cli.strategy);
+    if let (Some(_), Some(why)) = (
+        cli.random_share_every,
+        share_excluded(cli, sharded, concolic),
+    ) {
+        bail!("--random-share-every applies to the default search (optimal, no --strategy), not with {why}");
+    }
     if cli.commute_rmws && !strategy.commutes_rmws {
         bail!(
             "--commute-rmws applies to --strategy {}, not {}",

@@ -97,6 +97,10 @@ pub fn finish(
             let mut file = report::schedule_of(&program, args(cli), cli.max_steps, finding);
             file.strategy = Some(summary.strategy.to_string());
             file.seed = summary.seed;
+            if let Some(share) = summary.random_share.as_ref().filter(|_| finding.by_share) {
+                file.strategy = Some("pct".to_string());
+                file.seed = Some(share.seed);
+            }
             file.no_await = awaits_off(cli);
             setting.record(&mut file);
             file.write(&cli.schedule_out)
@@ -126,8 +130,12 @@ pub fn finish(
             0 => String::new(),
             n => format!(" ({n} blocked at an await)"),
         };
+        let share = match summary.random_share.as_ref().map_or(0, |s| s.executions) {
+            0 => String::new(),
+            n => format!(" and {n} of the PCT share"),
+        };
         println!(
-            "\n{}{seed}: {} executions{blocked}, {explored} ({:.2} s)",
+            "\n{}{seed}: {} executions{blocked}{share}, {explored} ({:.2} s)",
             summary.strategy,
             summary.executions,
             summary.elapsed.as_secs_f64()
@@ -149,6 +157,9 @@ pub fn finish(
         );
         for (name, value) in &summary.strategy_stats {
             println!("  {:<22} {value}", format!("{name}:"));
+        }
+        if let Some(share) = &summary.random_share {
+            println!("  PCT share:             {}", share.describe());
         }
         let (driver, program) = peak_rss_kib();
         println!("  peak RSS:              driver {driver} KiB, program {program} KiB");

@@ -60,6 +60,7 @@ pub fn explore(session: Session) -> Result<Outcome> {
                 .as_ref()
                 .map(|_| DirSnapshot::take(&std::env::current_dir().unwrap_or_default())),
         ))),
+        random_share: super::checks::random_share(&cli, shard.is_some(), concolic),
     };
     let params = StrategyParams {
         seed: cli.seed.unwrap_or_else(setup::clock_seed),
@@ -95,6 +96,7 @@ pub fn explore(session: Session) -> Result<Outcome> {
     if engine.strategy.randomised {
         summary.seed = Some(params.seed);
     }
+    name_the_finder(&mut summary);
     if let Some(why) = bounds::fixed_inputs(&cli, &binary) {
         bounds::bound_by(&mut summary, &why);
     }
@@ -112,6 +114,18 @@ pub fn explore(session: Session) -> Result<Outcome> {
     output::write_recorded(&cli, max_steps, &setting, record, Some(&summary))?;
     let status = output::finish(&cli, &binary, &summary, None, &setting)?;
     Ok(Outcome { summary, status })
+}
+
+/// With a randomised share that ran, says which part found the first bug
+/// (the share already named itself when it did).
+fn name_the_finder(summary: &mut Summary) {
+    let shared = summary
+        .random_share
+        .as_ref()
+        .is_some_and(|s| s.executions > 0);
+    if shared && !summary.findings.is_empty() && summary.found_by.is_none() {
+        summary.found_by = Some(format!("the systematic search ({})", summary.strategy));
+    }
 }
 
 /// The flag Ctrl-C sets to stop the search.
