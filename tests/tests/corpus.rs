@@ -10,7 +10,12 @@
 //! SQLite in serialized mode guards its shared state (statistics included)
 //! with its mutexes, and zstd's pool and multithreaded compressor hand every
 //! job over under a mutex, so a race report would be a bug of the tool's
-//! synchronisation model.
+//! synchronisation model, with one exception SQLite documents: in WAL mode
+//! a reader copies the wal-index header's two copies without a lock while a
+//! writer may be writing them, and compares them to detect the torn read
+//! (`tag-20200519-1` in sqlite3.c). That race is real under happens-before;
+//! the default search's PCT share reaches it within the time limit, so
+//! `sqlite_wal` may report it, and only it.
 
 use reach_tests::{bin, corpus, scratch};
 use serde_json::Value;
@@ -35,6 +40,9 @@ struct Case {
     /// Visible steps per execution, averaged over the exploration: at least
     /// half and at most twice what the first execution runs today.
     steps: (u64, u64),
+    /// A data race the library documents as intended, by the functions of
+    /// its two accesses: the one bug the exploration may report.
+    intended_race: Option<(&'static str, &'static str)>,
 }
 
 /// The result of one `reach-native` command.
@@ -83,6 +91,21 @@ fn stat(stdout: &str, name: &str) -> Option<u64> {
 }
 
 fn no_bug(case: &Case, what: &str, run: &Outcome) {
+    if let (Some((first, second)), 1) = (case.intended_race, run.code) {
+        let bug = &run.json["bug"];
+        let places: Vec<&str> = bug["race"]["accesses"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|x| x["location"].as_str()).collect())
+            .unwrap_or_default();
+        let at = |f: &str| places.iter().any(|p| p.contains(&format!("({f})")));
+        if bug["kind"] == "data_race" && places.len() == 2 && at(first) && at(second) {
+            eprintln!(
+                "{} ({what}): the intended race between {first} and {second}",
+                case.name
+            );
+            return;
+        }
+    }
     assert!(
         matches!(run.code, 0 | 3),
         "{} ({what}): exit status {} (0 or 3 expected: no bug)\n{}\n{}",
@@ -206,6 +229,7 @@ fn sqlite_shared_connection_serialized() {
         name: "sqlite_shared",
         args: &[],
         steps: (50_000, 220_000),
+        intended_race: None,
     });
 }
 
@@ -215,6 +239,7 @@ fn sqlite_wal_two_connections() {
         name: "sqlite_wal",
         args: &[],
         steps: (60_000, 260_000),
+        intended_race: Some(("walIndexWriteHdr", "walIndexTryHdr")),
     });
 }
 
@@ -224,6 +249,7 @@ fn zstd_multithreaded_compression() {
         name: "zstd_mt",
         args: &[],
         steps: (120_000, 500_000),
+        intended_race: None,
     });
 }
 
@@ -233,5 +259,6 @@ fn zstd_thread_pool() {
         name: "zstd_pool",
         args: &[],
         steps: (80_000, 320_000),
+        intended_race: None,
     });
 }
