@@ -201,7 +201,7 @@ pub fn classify_all(
         }
         RunStatus::Awaiting => match crate::analysis::awaits::verdict(trace) {
             crate::analysis::awaits::Verdict::Stuck(stuck) => {
-                return match crate::analysis::awaits::mutex_deadlock_message(&stuck) {
+                return match crate::analysis::awaits::lock_deadlock_message(&stuck) {
                     Some(message) => bug(BugKind::Deadlock, message),
                     None => bug(
                         BugKind::Hang,

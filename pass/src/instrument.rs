@@ -38,6 +38,7 @@ use inkwell::values::{
     PointerValue,
 };
 use reach_channel::hooks;
+use reach_channel::models::Model;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -74,7 +75,7 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
     };
     let mut plan: Vec<(Value, String, Action)> = Vec::new();
     let mut instrumented: Vec<(Value, String)> = Vec::new();
-    let mut modelled: Vec<(FunctionValue<'_>, String)> = Vec::new();
+    let mut modelled: Vec<(FunctionValue<'_>, String, &Model)> = Vec::new();
     let mut library = library_calls::LibraryCalls::default();
     // SAFETY: the module is live.
     let ctx_raw = unsafe { inkwell::llvm_sys::core::LLVMGetModuleContext(module.as_mut_ptr()) };
@@ -89,8 +90,8 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
         }
         stats.functions += 1;
         let fname = f.get_name().to_string_lossy().into_owned();
-        if rust_std::is_futex_mutex_slow_path(ctx_raw, f.as_value_ref()) {
-            modelled.push((f, fname));
+        if let Some(model) = rust_std::model_of(ctx_raw, f.as_value_ref()) {
+            modelled.push((f, fname, model));
             continue;
         }
         let role = rust_std::channel_role(ctx_raw, f.as_value_ref());
@@ -139,14 +140,13 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
         stats.symbolic_functions = sym.functions;
         stats.symbolic_branches = sym.branches;
     }
-    for (f, fname) in &modelled {
+    for (f, fname, model) in &modelled {
         let Some(anchor) = llvm::instructions(f.as_value_ref()).next() else {
             continue;
         };
         let loc = source_loc(ctx_raw, anchor, &source, fname);
-        let site = table.add(reach_channel::hooks::FUTEX_MUTEX_SITE_WHAT, loc);
-        let spec = &reach_channel::hooks::FUTEX_MUTEX_LOCK_CONTENDED;
-        if model_entry(&ctx, module, &builder, *f, spec, site)
+        let site = table.add(model.what, loc);
+        if model_entry(&ctx, module, &builder, *f, &model.hook, site)
             .map_err(internal)?
             .is_some()
         {

@@ -1,7 +1,7 @@
-//! Library functions the runtime models: a call of the runtime's model is
-//! put in front of the function's body; the model returns nonzero when it
-//! did the function's work, else (or without the runtime preloaded) the
-//! library's own code runs.
+//! Library functions the runtime models (`reach_channel::models`): a call
+//! of the runtime's model is put in front of the function's body; the
+//! model returns nonzero when it did the function's work, else (or without
+//! the runtime preloaded) the library's own code runs.
 //!
 //! ```text
 //! declare extern_weak i32 @__reach_futex_mutex_lock_contended(i64, ptr)

@@ -30,6 +30,7 @@ use crate::llvm::{self, Value};
 use inkwell::llvm_sys::core as c;
 use inkwell::llvm_sys::debuginfo as di;
 use inkwell::llvm_sys::prelude::{LLVMContextRef, LLVMMetadataRef};
+use reach_channel::models::{Model, MODELS};
 
 /// Where a function's code comes from, for instrumentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,25 +216,25 @@ pub(crate) fn channel_role(ctx: LLVMContextRef, f: Value) -> ChannelRole {
     }
 }
 
-/// Source file of std's futex mutex.
-pub const FUTEX_MUTEX_PATH: &str = "/library/std/src/sys/sync/mutex/futex.rs";
-
-/// True if function `f` (a definition) is the slow path of std's futex
-/// mutex, `Mutex::lock_contended(&self)`, which the runtime models
-/// ([`reach_channel::hooks::FUTEX_MUTEX_LOCK_CONTENDED`]).
-pub(crate) fn is_futex_mutex_slow_path(ctx: LLVMContextRef, f: Value) -> bool {
+/// The runtime's model of function `f` (a definition), if `f` is one of
+/// the library functions the runtime models
+/// ([`reach_channel::models::MODELS`]: the slow paths of std's futex
+/// locks).
+pub(crate) fn model_of(ctx: LLVMContextRef, f: Value) -> Option<&'static Model> {
     // SAFETY: `f` is a function of the module.
     let sp = unsafe { di::LLVMGetSubprogram(f) };
     if sp.is_null() {
-        return false;
+        return None;
     }
     let (dir, name) = file_of(sp);
     let path = crate::debuginfo::join(&dir, &name);
-    if !is_toolchain_dir(&path) || !path.ends_with(FUTEX_MUTEX_PATH) {
-        return false;
+    if !is_toolchain_dir(&path) {
+        return None;
     }
+    let mut models = MODELS.iter().filter(|m| path.ends_with(m.file)).peekable();
+    models.peek()?;
     let name = subprogram_name(ctx, sp);
-    name.contains("futex::Mutex") && name.ends_with("::lock_contended")
+    models.find(|m| name.contains(m.owner) && name.ends_with(m.method))
 }
 
 /// True if `inst` comes from one of the library's spin loops: a function

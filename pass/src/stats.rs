@@ -50,7 +50,7 @@ pub struct Stats {
     /// Functions of std's channels left uninstrumented (a library region).
     pub channel_functions: u64,
     /// Library functions replaced by the runtime's model when it is
-    /// preloaded (std's futex mutex slow path).
+    /// preloaded (the slow paths of std's futex `Mutex` and `RwLock`).
     pub modelled_functions: u64,
     /// Site records emitted.
     pub sites: u64,

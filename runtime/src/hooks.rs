@@ -14,7 +14,7 @@ use reach_channel::{EventFlags, OpKind};
 /// visible: outside every library region ([`crate::region`]), whose code
 /// runs unseen between the region's touches.
 #[inline]
-fn visible_me(site: u64) -> Option<u32> {
+pub(crate) fn visible_me(site: u64) -> Option<u32> {
     let me = crate::current::me_at(site)?;
     // SAFETY: a controlled thread calling into the runtime holds the right
     // to run.
@@ -267,51 +267,6 @@ pub extern "C" fn __reach_source(site: u64, source: u32) {
 pub extern "C" fn __reach_call_site(site: u64) {
     set_call_site(site);
 }
-
-/// The runtime's model of the slow path of std's futex mutex
-/// (`Mutex::lock_contended`, see
-/// [`reach_channel::hooks::FUTEX_MUTEX_LOCK_CONTENDED`]): `mutex` is the
-/// futex word (0 unlocked, 1 locked, 2 locked with waiters). A controlled
-/// thread with visible accesses takes the lock with one compare-and-swap
-/// from unlocked to contended (so the owner's unlock still wakes, as the
-/// library's does), retried as an await loop: a failed try is a read, and
-/// the thread waits until another thread writes the word. The library's
-/// spinning, marking and sleeping are left out, since each of their steps
-/// would be a behaviour of its own and none changes what the program can
-/// do. Returns 1 when it took the lock, 0 for any other thread (the
-/// library's code then runs, with its futex calls interposed as usual).
-#[no_mangle]
-pub extern "C" fn __reach_futex_mutex_lock_contended(site: u64, mutex: *const c_void) -> u32 {
-    use core::sync::atomic::{AtomicU32, Ordering};
-    const UNLOCKED: u32 = 0;
-    const CONTENDED: u32 = 2;
-    let Some(me) = visible_me(site) else {
-        return 0;
-    };
-    // SAFETY: the library passes its mutex, whose first field is the
-    // aligned futex word, alive for the call.
-    let word = unsafe { &*(mutex as *const AtomicU32) };
-    // SAFETY: a controlled thread calling into the runtime holds the right
-    // to run.
-    crate::awaits::waiting_for_mutex(unsafe { state() }, me, mutex as u64);
-    let mut back = 0;
-    loop {
-        __reach_loop_head(site, 0, 0, back);
-        __reach_cmpxchg(site, mutex, 4, u64::from(UNLOCKED), ACQUIRE);
-        if word
-            .compare_exchange(UNLOCKED, CONTENDED, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
-        {
-            // SAFETY: as above.
-            crate::awaits::waiting_for_mutex(unsafe { state() }, me, 0);
-            return 1;
-        }
-        back = 1;
-    }
-}
-
-/// LLVM's numeric `acquire` ordering, as the hooks receive orderings.
-const ACQUIRE: u32 = 4;
 
 /// Registers the program's word of its calls into the standard library
 /// (the calling, main thread's address of it).

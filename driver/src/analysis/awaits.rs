@@ -13,6 +13,7 @@
 //! livelock (or a lost wake-up), which is a bug.
 
 use crate::trace::Trace;
+use reach_channel::models::LockWait;
 use reach_channel::OpKind;
 
 /// One thread that ended awaiting a change.
@@ -28,9 +29,9 @@ pub struct Awaiting {
     pub reads: Vec<usize>,
     /// A later step of another thread that changed what one of them read.
     pub changed_by: Option<usize>,
-    /// The mutex the thread waits for, if its loop is the runtime's model
-    /// of a mutex's slow path (std's futex mutex).
-    pub mutex: Option<u64>,
+    /// The lock the thread waits for and how, if its loop is the runtime's
+    /// model of a lock's slow path (std's futex `Mutex` and `RwLock`).
+    pub lock: Option<(LockWait, u64)>,
 }
 
 /// What the awaiting threads of an execution say about it.
@@ -79,7 +80,7 @@ pub fn verdict(trace: &Trace) -> Verdict {
             since,
             reads,
             changed_by,
-            mutex: (op.aux != 0).then_some(op.aux),
+            lock: LockWait::decode(op.aux),
         });
     }
     if awaiting.is_empty() {
@@ -92,15 +93,16 @@ pub fn verdict(trace: &Trace) -> Verdict {
 }
 
 /// The deadlock message of threads that can never leave their loops when
-/// every one waits for a mutex (see [`Awaiting::mutex`]), else `None`.
-pub fn mutex_deadlock_message(stuck: &[Awaiting]) -> Option<String> {
+/// every one waits for a lock (see [`Awaiting::lock`]), else `None`.
+pub fn lock_deadlock_message(stuck: &[Awaiting]) -> Option<String> {
     let parts: Option<Vec<String>> = stuck
         .iter()
         .map(|a| {
-            a.mutex.map(|m| {
+            a.lock.map(|(wait, addr)| {
                 format!(
-                    "thread {} waits for the mutex at {m:#x}, which no thread will unlock",
-                    a.thread
+                    "thread {} waits {} at {addr:#x}, which no thread will unlock",
+                    a.thread,
+                    wait.describe()
                 )
             })
         })
@@ -180,35 +182,37 @@ mod tests {
         assert_eq!(verdict(&none), Verdict::None);
     }
 
-    /// Threads stuck in a mutex's modelled slow path are a deadlock that
-    /// names the mutex; one stuck elsewhere makes it a livelock.
+    /// Threads stuck in a lock's modelled slow path are a deadlock that
+    /// names each lock and how it is waited for; one stuck elsewhere makes
+    /// it a livelock.
     #[test]
-    fn stuck_mutex_waiters_are_a_deadlock() {
+    fn stuck_lock_waiters_are_a_deadlock() {
         let failed = |mutex| {
             let mut op = Op::new(OpKind::CmpXchg, mutex, 4);
             op.flags.0 |= reach_channel::EventFlags::FAILED;
             op
         };
-        let pending = |mutex| Some((Op::new(OpKind::Await, 0, mutex), 0x77));
+        let pending = |lock| Some((Op::new(OpKind::Await, 0, lock), 0x77));
         let tries = vec![ev(0, failed(0x1000)), ev(1, failed(0x2000))];
-        let both = Trace::new(tries.clone(), vec![pending(0x1000), pending(0x2000)]);
+        let write = LockWait::Write.encode(0x2000);
+        let both = Trace::new(tries.clone(), vec![pending(0x1000), pending(write)]);
         let Verdict::Stuck(stuck) = verdict(&both) else {
             panic!("not stuck: {:?}", verdict(&both))
         };
-        let message = mutex_deadlock_message(&stuck).expect("a deadlock");
+        let message = lock_deadlock_message(&stuck).expect("a deadlock");
         assert!(
             message.contains("thread 0 waits for the mutex at 0x1000"),
             "{message}"
         );
         assert!(
-            message.contains("thread 1 waits for the mutex at 0x2000"),
+            message.contains("thread 1 waits to write-lock the RwLock at 0x2000"),
             "{message}"
         );
         let mixed = Trace::new(tries, vec![pending(0x1000), pending(0)]);
         let Verdict::Stuck(stuck) = verdict(&mixed) else {
             panic!("not stuck: {:?}", verdict(&mixed))
         };
-        assert_eq!(mutex_deadlock_message(&stuck), None);
+        assert_eq!(lock_deadlock_message(&stuck), None);
     }
 
     /// An iteration start past the end of the trace (untrusted) is clamped.

@@ -427,25 +427,6 @@ pub const STACK_OBJECT: HookSpec = HookSpec {
 /// results`); `stack object` when it has none.
 pub const STACK_VARIABLE_PREFIX: &str = "stack variable ";
 
-/// `__reach_futex_mutex_lock_contended(site, mutex) -> u32`: the runtime's
-/// model of the slow path of std's futex mutex (`Mutex::lock_contended`,
-/// whose `self` is the futex word), called in front of the library's code
-/// when the runtime is preloaded; it returns 1 when it took the lock, 0
-/// when the library's own code is to run (a thread the runtime does not
-/// control, or one inside a library region). The library spins, marks the
-/// word contended and sleeps on the futex, and every one of those steps
-/// would be a behaviour of its own; the model is one compare-and-swap of
-/// the word from unlocked to contended, retried as an await loop (a failed
-/// try waits until another thread writes the word). Unlike the hooks of
-/// [`ALL`] it returns a value, so the pass declares it itself.
-pub const FUTEX_MUTEX_LOCK_CONTENDED: HookSpec = HookSpec {
-    name: "__reach_futex_mutex_lock_contended",
-    params: &[Param::Site, Param::Ptr],
-};
-
-/// What the site record of a [`FUTEX_MUTEX_LOCK_CONTENDED`] call says.
-pub const FUTEX_MUTEX_SITE_WHAT: &str = "std mutex wait";
-
 /// `__reach_source(site, source)`: just before an instruction whose result
 /// differs from run to run (`rdtsc`, `rdrand`...: a
 /// [`crate::sources::Source`] number), so that a nondeterminism report can

@@ -75,9 +75,10 @@ pub struct Awaits {
     pub forwarded: u64,
     /// The thread awaits a change (parked at [`OpKind::Await`]).
     pub blocked: bool,
-    /// The mutex whose modelled slow path the thread runs (0: none): a
+    /// The lock whose modelled slow path the thread runs, as
+    /// [`reach_channel::models::LockWait::encode`] puts it (0: none): a
     /// failed try parks at an await that names it.
-    pub mutex: u64,
+    pub lock: u64,
 }
 
 impl Awaits {
@@ -97,7 +98,7 @@ impl Awaits {
         last: Op::NONE,
         forwarded: 0,
         blocked: false,
-        mutex: 0,
+        lock: 0,
     };
 
     /// Forgets every open iteration (the thread made progress).
@@ -135,11 +136,11 @@ impl Awaits {
     }
 
     /// Iteration `it` failed: the thread awaits a change, parked at the
-    /// returned [`OpKind::Await`] (its `aux`: the mutex it waits for, if
-    /// the loop is a mutex's modelled slow path).
+    /// returned [`OpKind::Await`] (its `aux`: the lock it waits for, if
+    /// the loop is a lock's modelled slow path).
     pub(super) fn fail(&mut self, it: &Iteration) -> Op {
         self.blocked = true;
-        Op::new(OpKind::Await, it.start_step, self.mutex)
+        Op::new(OpKind::Await, it.start_step, self.lock)
     }
 
     /// Remembers a read (an operation without progress touching an object)

@@ -236,10 +236,11 @@ pub fn scheduling_point(st: &mut State, me: u32) {
     st.threads[me as usize].awaits.fast_forward = false;
 }
 
-/// Thread `me` starts (`mutex` its address) or ends (0) the modelled slow
-/// path of a mutex, an await loop whose failed try waits for the mutex.
-pub fn waiting_for_mutex(st: &mut State, me: u32, mutex: u64) {
-    st.threads[me as usize].awaits.mutex = mutex;
+/// Thread `me` starts (`lock`: the lock and how it is waited for,
+/// [`reach_channel::models::LockWait::encode`]d) or ends (0) the modelled
+/// slow path of a lock, an await loop whose failed try waits for the lock.
+pub fn waiting_for_lock(st: &mut State, me: u32, lock: u64) {
+    st.threads[me as usize].awaits.lock = lock;
 }
 
 /// Is thread `t`, parked at an [`OpKind::Await`], still waiting?
