@@ -27,6 +27,7 @@ deps:
 
 build: deps
 	cargo build --release --workspace
+	cargo fetch --manifest-path rust-examples/Cargo.toml
 	ln -sf reach-cc $(BIN)/reach-c++
 
 demo: build

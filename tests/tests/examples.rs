@@ -173,6 +173,9 @@ examples! {
     lockset_locked_counter: "lockset_locked_counter.c", [], [] => Clean(36);
     lockset_locked_counter_lockset: "lockset_locked_counter.c", ["--race-detector", "both"], [] => Clean(36);
     lockset_unlock_without_lock: "lockset_unlock_without_lock.c", [], [] => Bug("misuse");
+    safestack: "safestack.c", [], ["2", "1"] => Clean(160);
+    safestack_three: "safestack.c", ["--max-executions", "20000"], [] => Limited(20000);
+    lockfree_bounded_queue: "lockfree_bounded_queue.c", [], ["2", "2"] => Clean(156);
     lockfree_stack_giveup: "lockfree_stack_giveup.c", ["--no-await"], ["2", "1", "2"] => Clean(57);
     lockfree_stack_giveup_rounds: "lockfree_stack_giveup.c", ["--no-await"], ["2", "2", "2"] => Clean(12606);
     long_startup: "long_startup.c", [], [] => Clean(2);

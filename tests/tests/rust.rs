@@ -20,32 +20,46 @@ fn modified(p: &Path) -> Option<std::time::SystemTime> {
 /// newer than the last build: cargo does not track the wrapper).
 fn examples_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let target = bin_dir()
-            .parent()
-            .map(|t| t.join("rust-examples"))
-            .unwrap_or_else(|| scratch().join("rust-examples"));
-        let stamp = target.join("reach-rustc.stamp");
-        let tools = [bin("reach-rustc"), bin("reach-instrument")];
-        let stale = match modified(&stamp) {
-            Some(built) => tools.iter().any(|t| modified(t).is_none_or(|m| m > built)),
-            None => true,
-        };
-        if stale && target.exists() {
-            std::fs::remove_dir_all(&target).expect("clean target/rust-examples");
-        }
-        let status = Command::new("cargo")
-            .env("RUSTC_WRAPPER", bin("reach-rustc"))
-            .args(["build", "--offline", "--manifest-path"])
-            .arg(root().join("rust-examples/Cargo.toml"))
-            .arg("--target-dir")
-            .arg(&target)
-            .status()
-            .expect("run cargo");
-        assert!(status.success(), "cargo build of rust-examples failed");
-        std::fs::write(&stamp, b"").expect("write the build stamp");
-        target.join("debug")
-    })
+    DIR.get_or_init(|| build_examples("rust-examples", &[]).join("debug"))
+}
+
+/// The `rust-examples` workspace in an optimised build (cargo's release
+/// profile), built once per test process into `target/rust-examples-release`.
+fn release_examples_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| build_examples("rust-examples-release", &["--release"]).join("release"))
+}
+
+/// Builds the `rust-examples` workspace with `options` into the target
+/// directory `name` beside the tools' (cleaned first when the wrapper or
+/// the pass is newer than its last build) and returns that directory.
+fn build_examples(name: &str, options: &[&str]) -> PathBuf {
+    let target = bin_dir()
+        .parent()
+        .map(|t| t.join(name))
+        .unwrap_or_else(|| scratch().join(name));
+    let stamp = target.join("reach-rustc.stamp");
+    let tools = [bin("reach-rustc"), bin("reach-instrument")];
+    let stale = match modified(&stamp) {
+        Some(built) => tools.iter().any(|t| modified(t).is_none_or(|m| m > built)),
+        None => true,
+    };
+    if stale && target.exists() {
+        std::fs::remove_dir_all(&target).expect("clean the rust-examples target");
+    }
+    let status = Command::new("cargo")
+        .env("RUSTC_WRAPPER", bin("reach-rustc"))
+        .args(["build", "--offline"])
+        .args(options)
+        .arg("--manifest-path")
+        .arg(root().join("rust-examples/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target)
+        .status()
+        .expect("run cargo");
+    assert!(status.success(), "cargo build of rust-examples failed");
+    std::fs::write(&stamp, b"").expect("write the build stamp");
+    target
 }
 
 fn assert_bug(program: &Path, kind: &str, message_part: &str) {
@@ -314,6 +328,81 @@ fn channel_programs_under_rt_match_optimal() {
         assert_eq!(rt.fingerprints(), optimal.fingerprints(), "{name}");
         assert_eq!(rt.json["duplicate_partial_orders"].as_u64(), Some(0));
     }
+}
+
+/// The default search, optimal, dpor and rt complete on `program` with
+/// `args` without a bug or an internal error and explore the same `orders`
+/// partial orders.
+fn strategies_agree(program: &Path, args: &[&str], orders: u64) {
+    let name = program.display();
+    let run = |strategy: Option<&str>| {
+        let mut options = vec!["--stats", "--max-executions", "100000"];
+        if let Some(strategy) = strategy {
+            options.extend(["--strategy", strategy]);
+        }
+        reach(program, &options, args)
+    };
+    let runs = [
+        ("default", run(None)),
+        ("optimal", run(Some("optimal"))),
+        ("dpor", run(Some("dpor"))),
+        ("rt", run(Some("rt"))),
+    ];
+    for (strategy, run) in &runs {
+        assert!(
+            run.complete(),
+            "{name} ({strategy}): {}\n{}",
+            run.stdout,
+            run.stderr
+        );
+        assert!(
+            run.json["bug"].is_null(),
+            "{name} ({strategy}): {}",
+            run.stdout
+        );
+        assert_eq!(
+            run.json["internal_errors"], 0,
+            "{name} ({strategy}): {}",
+            run.stderr
+        );
+        assert_eq!(run.partial_orders(), orders, "{name} ({strategy})");
+        assert_eq!(
+            run.fingerprints(),
+            runs[0].1.fingerprints(),
+            "{name} ({strategy}): other partial orders than the default search"
+        );
+    }
+}
+
+/// crossbeam's `ArrayQueue` in an optimised build: a producer retrying a
+/// full queue and a consumer retrying an empty one with a spin hint. No
+/// false verdict; every strategy explores the same partial orders.
+#[test]
+fn crossbeam_array_queue_release_strategies_agree() {
+    let program = release_examples_dir().join("crossbeam_array_queue");
+    strategies_agree(&program, &["1"], 8);
+}
+
+/// crossbeam's `bounded` channel in an optimised build (its senders and
+/// receivers spin with a backoff, then park): every strategy explores the
+/// same partial orders, with no false verdict.
+#[test]
+fn crossbeam_bounded_channel_release_strategies_agree() {
+    let program = release_examples_dir().join("crossbeam_bounded");
+    strategies_agree(&program, &["1"], 689);
+}
+
+/// `parking_lot::Mutex` with three threads in an optimised build (its lock
+/// spins with a spin hint and yields before it parks): the default search
+/// reports no bug and no internal error within its bound.
+#[test]
+fn parking_lot_mutex_release_has_no_false_verdict() {
+    let program = release_examples_dir().join("parking_lot_three");
+    let run = reach(&program, &["--stats", "--max-executions", "3000"], &[]);
+    assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.json["bug"].is_null(), "{}", run.stdout);
+    assert_eq!(run.json["internal_errors"], 0, "{}", run.stderr);
+    assert_eq!(run.executions(), 3000);
 }
 
 /// What the JSON report says of the steps of `ticket_slots` and where the

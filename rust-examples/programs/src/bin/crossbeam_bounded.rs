@@ -1,0 +1,26 @@
+//! PRODUCERS producers (default 2) send over a `crossbeam_channel::bounded(1)` channel and the
+//! main thread receives every value: a full channel blocks its senders (the
+//! channel spins with backoff before it parks). Expected: no bug.
+use crossbeam_channel::bounded;
+use std::thread;
+
+fn main() {
+    // PRODUCERS (default 2) from the first argument.
+    let producers: u32 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(2);
+    let (tx, rx) = bounded::<u32>(1);
+    let handles: Vec<_> = (1..=producers)
+        .map(|value| {
+            let tx = tx.clone();
+            thread::spawn(move || tx.send(value).unwrap())
+        })
+        .collect();
+    drop(tx);
+    let sum: u32 = rx.iter().sum();
+    for p in handles {
+        p.join().unwrap();
+    }
+    assert_eq!(sum, producers * (producers + 1) / 2);
+}
