@@ -79,6 +79,18 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
     let mut library = library_calls::LibraryCalls::default();
     // SAFETY: the module is live.
     let ctx_raw = unsafe { inkwell::llvm_sys::core::LLVMGetModuleContext(module.as_mut_ptr()) };
+    let channel_regions = rust_std::channel_regions(
+        ctx_raw,
+        module
+            .get_functions()
+            .filter(|f| {
+                f.get_first_basic_block().is_some()
+                    && !skip_function(*f)
+                    && rust_std::function_scope(ctx_raw, f.as_value_ref())
+                        != rust_std::Scope::Library
+            })
+            .map(|f| f.as_value_ref()),
+    );
     for f in module.get_functions() {
         if f.get_first_basic_block().is_none() {
             continue;
@@ -94,7 +106,7 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
             modelled.push((f, fname, model));
             continue;
         }
-        let role = rust_std::channel_role(ctx_raw, f.as_value_ref());
+        let role = rust_std::channel_role(ctx_raw, f.as_value_ref(), channel_regions);
         if role != ChannelRole::Outside {
             plan_channel_code(f, &fname, role, &mut classifier, &mut stats, &mut plan);
             continue;

@@ -31,6 +31,7 @@ use inkwell::llvm_sys::core as c;
 use inkwell::llvm_sys::debuginfo as di;
 use inkwell::llvm_sys::prelude::{LLVMContextRef, LLVMMetadataRef};
 use reach_channel::models::{Model, MODELS};
+use std::collections::HashMap;
 
 /// Where a function's code comes from, for instrumentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -188,12 +189,72 @@ fn channel_regions_enabled() -> bool {
     std::env::var_os(CHANNEL_REGIONS_ENV).is_none_or(|v| v != "0")
 }
 
-/// The role of function `f` (a definition) in std's channels. Channel code
-/// that holds an inlined channel method stays [`ChannelRole::Outside`]:
-/// hidden without its region hooks, the method's accesses would be
-/// ordered by nothing.
-pub(crate) fn channel_role(ctx: LLVMContextRef, f: Value) -> ChannelRole {
+/// Are std's channels a library region in a module whose `instrumented`
+/// functions are these? Not when the code of a channel method was inlined
+/// into one of them that is not channel code (an
+/// optimised build inlines `array::Channel::recv` into the program's
+/// code): that code is instrumented, since no region brackets it, and a
+/// region elsewhere would hide accesses to the same channel that it makes
+/// visible (a waker's mutex taken unseen and then waited for seen: a false
+/// deadlock, and orders the search asks for that the program cannot take).
+/// Every channel function of such a module is then instrumented access by
+/// access, the backoff's counting aside.
+pub(crate) fn channel_regions(
+    ctx: LLVMContextRef,
+    instrumented: impl IntoIterator<Item = Value>,
+) -> bool {
     if !channel_regions_enabled() {
+        return false;
+    }
+    let mut method_scope: HashMap<LLVMMetadataRef, bool> = HashMap::new();
+    let mut is_method = |scope: LLVMMetadataRef| {
+        *method_scope
+            .entry(scope)
+            .or_insert_with(|| is_channel_method(&subprogram_name(ctx, scope)))
+    };
+    for f in instrumented {
+        // SAFETY: `f` is a function of the module.
+        let sp = unsafe { di::LLVMGetSubprogram(f) };
+        if !sp.is_null() && !in_channel_path(sp) {
+            for inst in llvm::instructions(f) {
+                let mut loc = llvm::debug_loc(inst);
+                for _ in 0..64 {
+                    if loc.is_null() {
+                        break;
+                    }
+                    // SAFETY: `loc` is a DILocation; inlinedAt is a
+                    // DILocation or null.
+                    let (scope, at) = unsafe {
+                        (
+                            di::LLVMDILocationGetScope(loc),
+                            di::LLVMDILocationGetInlinedAt(loc),
+                        )
+                    };
+                    if is_method(scope) {
+                        return false;
+                    }
+                    loc = at;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Is subprogram `sp` defined in the source of std's channels?
+fn in_channel_path(sp: LLVMMetadataRef) -> bool {
+    let (dir, name) = file_of(sp);
+    let path = crate::debuginfo::join(&dir, &name);
+    is_toolchain_dir(&path) && path.contains(CHANNEL_PATH)
+}
+
+/// The role of function `f` (a definition) in std's channels; `regions`
+/// says whether the channels are a library region in its module
+/// ([`channel_regions`]). Channel code that holds an inlined channel
+/// method stays [`ChannelRole::Outside`]: hidden without its region hooks,
+/// the method's accesses would be ordered by nothing.
+pub(crate) fn channel_role(ctx: LLVMContextRef, f: Value, regions: bool) -> ChannelRole {
+    if !regions {
         return ChannelRole::Outside;
     }
     // SAFETY: `f` is a function of the module.
@@ -201,9 +262,7 @@ pub(crate) fn channel_role(ctx: LLVMContextRef, f: Value) -> ChannelRole {
     if sp.is_null() {
         return ChannelRole::Outside;
     }
-    let (dir, name) = file_of(sp);
-    let path = crate::debuginfo::join(&dir, &name);
-    if !is_toolchain_dir(&path) || !path.contains(CHANNEL_PATH) {
+    if !in_channel_path(sp) {
         return ChannelRole::Outside;
     }
     if is_channel_method(&subprogram_name(ctx, sp)) {

@@ -407,6 +407,28 @@ fn parking_lot_mutex_release_has_no_false_verdict() {
     assert_eq!(run.executions(), 1000);
 }
 
+/// std's `sync_channel` in an optimised build, where the channel's methods
+/// are inlined into the program's code: the channel is instrumented access
+/// by access in such a build (a region around the rest hid the waker's
+/// mutex from the inlined code, which then waited for it: a false
+/// deadlock, and schedules the program cannot take). No bug and no
+/// internal error within the bound.
+#[test]
+fn sync_channel_release_has_no_false_verdict() {
+    let program = release_examples_dir().join("sync_channel_producers");
+    for producers in ["1", "2"] {
+        let options = ["--stats", "--max-executions", "400", "--timeout", "100"];
+        let run = reach(&program, &options, &[producers]);
+        assert_eq!(run.code, 3, "{producers}: {}\n{}", run.stdout, run.stderr);
+        assert!(run.json["bug"].is_null(), "{producers}: {}", run.stdout);
+        assert_eq!(
+            run.json["internal_errors"], 0,
+            "{producers}: {}",
+            run.stderr
+        );
+    }
+}
+
 /// What the JSON report says of the steps of `ticket_slots` and where the
 /// text report places them: the atomic operations, the racing writes and
 /// the block `Arc::new` allocated at the program's own lines, with std's
