@@ -341,7 +341,8 @@ fn a_schedule_replays_under_its_recorded_spin_threshold() {
 /// there, yields, spin hints, retry loops that yield or pause) under the
 /// default strategy: never a verdict (a held-back retry asked for where
 /// another order of unrelated steps holds it was once reported as the
-/// program's nondeterminism), always complete, and without await
+/// program's nondeterminism), never an internal error, always complete,
+/// and without await
 /// semantics only partial orders the program has: those of the oracle
 /// with spin blocking off (every interleaving), where it finishes.
 #[test]
@@ -368,6 +369,7 @@ fn random_spin_programs_under_the_default_strategy() {
                 run.stdout
             );
             assert_eq!(run.json["sleep_blocked"].as_u64(), Some(0), "{what}");
+            assert_eq!(run.json["internal_errors"], 0, "{what}: {}", run.stderr);
             if awaits {
                 continue;
             }
