@@ -43,7 +43,11 @@ demo: build
 	if [ $$status -ne 1 ]; then echo "replay did not reproduce the deadlock"; exit 1; fi; \
 	echo "replay reproduced the deadlock"
 
-test: build
+# One cargo run builds the tools and every test binary, so that the
+# driver's library and its unit-test build compile side by side.
+test: deps
+	cargo build --release --workspace --all-targets
+	ln -sf reach-cc $(BIN)/reach-c++
 	scripts/test.sh
 
 check: build

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the test suite: builds every test binary of the workspace once, then
 # runs the binaries several at a time, the slowest first, printing one line
-# per binary as it ends and the whole output of any that failed.
+# per binary as it ends (wall and CPU seconds) and the whole output of any
+# that failed.
 #
 #   scripts/test.sh            every test binary (what `make test` runs)
 #   scripts/test.sh --check    the quick subset of `make check`: unit and
@@ -24,6 +25,8 @@ SLOW_FIRST="persistent optimal_model rt long examples dpor_model unfold shard co
 # `make check`: unit tests, the model tests against their oracles (the RC11
 # oracle's litmus tests among them), and the examples with one example per
 # strategy (tests/tests/strategies.rs).
+# Binaries run as one job per module (see below).
+SPLIT="e2e driver"
 CHECK="reach_native reach_pass reach_runtime reach_channel reach_tests reach_rc11 rc11_litmus rc11_enumerators dpor_model optimal_model rt_model unfold_model strategies layers cli"
 
 echo "building the test binaries"
@@ -39,7 +42,28 @@ grep '"reason":"compiler-artifact"' "$work/build.json" \
     | while read -r exe manifest; do
         name=$(basename "$exe" | sed 's/-[0-9a-f]*$//')
         echo "$name $exe $(dirname "$manifest")"
-    done | sort -u >"$work/all"
+    done | sort -u >"$work/binaries"
+
+# The test binaries whose modules are the test files of a directory (`e2e`,
+# `driver`) run as one job per module, named after it: a process each, as
+# if each file were a binary of its own. `$work/NAME.tests` holds the tests
+# a job runs (none: all of its binary's).
+while read -r name exe dir; do
+    case " $SPLIT " in
+    *" $name "*)
+        "$exe" --list --format terse 2>/dev/null | sed -n 's/: test$//p' >"$work/$name.list"
+        for module in $(sed -n 's/::.*//p' "$work/$name.list" | sort -u); do
+            grep "^$module::" "$work/$name.list" >"$work/$module.tests"
+            echo "$module $exe $dir"
+        done
+        # Tests of the root file itself run as a job named after the binary.
+        if grep -v '::' "$work/$name.list" >"$work/$name.tests"; then
+            echo "$name $exe $dir"
+        fi
+        ;;
+    *) echo "$name $exe $dir" ;;
+    esac
+done <"$work/binaries" | sort -u >"$work/all"
 
 if [ "$check" = 1 ]; then
     grep -E "^($(echo $CHECK | tr ' ' '|')) " "$work/all" >"$work/chosen"
@@ -53,22 +77,30 @@ fi
 
 run_one() {
     local name=$1 exe=$2 dir=$3 work=$4
-    local start=$SECONDS
-    (cd "$dir" && "$exe") >"$work/$name.out" 2>&1
-    local status=$?
+    local start=$SECONDS status
+    # CPU seconds (user + system) of the binary and the processes it waited
+    # for: the programs it built and explored.
+    local TIMEFORMAT='%U %S'
+    local tests=()
+    [ -e "$work/$name.tests" ] && mapfile -t tests <"$work/$name.tests"
+    [ ${#tests[@]} -gt 0 ] && tests=(--exact "${tests[@]}")
+    { time { (cd "$dir" && "$exe" "${tests[@]}") >"$work/$name.out" 2>&1; }; } 2>"$work/$name.cpu"
+    status=$?
+    local cpu
+    cpu=$(awk '{printf "%d", $1 + $2}' "$work/$name.cpu")
     local summary
     summary=$(grep -E '^test result:' "$work/$name.out" | tail -1 | sed 's/^test result: //; s/; finished in.*//')
     if [ $status -eq 0 ]; then
-        printf '  ok    %-22s %4ds  %s\n' "$name" $((SECONDS - start)) "$summary"
+        printf '  ok    %-22s %4ds %5ds cpu  %s\n' "$name" $((SECONDS - start)) "$cpu" "$summary"
     else
-        printf '  FAIL  %-22s %4ds  %s\n' "$name" $((SECONDS - start)) "$summary"
+        printf '  FAIL  %-22s %4ds %5ds cpu  %s\n' "$name" $((SECONDS - start)) "$cpu" "$summary"
         touch "$work/$name.failed"
     fi
 }
 export -f run_one
 
 count=$(wc -l <"$work/order")
-echo "running $count test binaries, $jobs at a time"
+echo "running $count test binaries and modules, $jobs at a time"
 start=$SECONDS
 xargs -P "$jobs" -L 1 bash -c 'run_one "$0" "$1" "$2" "'"$work"'"' <"$work/order"
 
@@ -81,5 +113,6 @@ for mark in "$work"/*.failed; do
     cat "$work/$name.out"
 done
 echo
-echo "$count test binaries in $((SECONDS - start)) s: $((count - failed)) passed, $failed failed"
+cpu_total=$(cat "$work"/*.cpu 2>/dev/null | awk '{s += $1 + $2} END {printf "%d", s}')
+echo "$count test binaries and modules in $((SECONDS - start)) s ($cpu_total s of CPU): $((count - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

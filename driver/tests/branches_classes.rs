@@ -4,7 +4,7 @@
 //! (`optimal`, one execution per partial order) reaches is reached by
 //! `branches` too, on the programs built for it.
 
-mod exec_support;
+use crate::exec_support;
 
 use exec_support::{runtime, scratch, workspace};
 use reach_native::bug::{BugPolicy, RaceDetector};

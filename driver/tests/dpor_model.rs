@@ -3,7 +3,7 @@
 //! strategies are tested on thousands of random programs without starting
 //! processes.
 
-mod model;
+use crate::model;
 
 use model::{
     check_shards, describe, op, random_model, random_rwlock_once_model, random_sync_model,

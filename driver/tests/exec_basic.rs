@@ -1,6 +1,6 @@
 //! Basic executions: traces, enabled sets, exit codes, determinism.
 
-mod exec_support;
+use crate::exec_support;
 
 use exec_support::*;
 use reach_channel::RunStatus;

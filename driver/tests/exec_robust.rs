@@ -1,7 +1,7 @@
 //! Robustness: timeouts, crashes, many threads, a scribbled channel, fork,
 //! bad configurations, chatty programs.
 
-mod exec_support;
+use crate::exec_support;
 
 use exec_support::*;
 use reach_channel::{OpKind, RunStatus};

@@ -1,7 +1,7 @@
 //! Scheduling: prefixes, policies, determinism, divergence, sleep sets,
 //! hooks and spin loops.
 
-mod exec_support;
+use crate::exec_support;
 
 use exec_support::*;
 use reach_channel::hooks::ALL;

@@ -1,6 +1,6 @@
 //! Synchronisation semantics, deadlock and misuse through the executor.
 
-mod exec_support;
+use crate::exec_support;
 
 use exec_support::*;
 use reach_channel::{EventFlags, OpKind, RunStatus};

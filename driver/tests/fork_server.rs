@@ -3,7 +3,7 @@
 //! examples; and it stays correct with static constructors, arguments,
 //! stdin, files, crashes, timeouts, and a killed server or driver.
 
-mod exec_support;
+use crate::exec_support;
 
 use exec_support::*;
 use reach_channel::RunStatus;

@@ -6,7 +6,7 @@
 //! deadlocks, and never end an execution blocked by its sleep set; also
 //! with commuting updates (`--commute-rmws`) among them.
 
-mod model;
+use crate::model;
 
 use model::{
     check_shards, describe, explore, explore_split, op, random_model, random_rwlock_once_model,

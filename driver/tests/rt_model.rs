@@ -5,7 +5,7 @@
 //! processes. RT must exercise exactly the oracle's partial orders, each
 //! once.
 
-mod model;
+use crate::model;
 
 use model::{
     check_shards, describe, explore, op, random_model, random_sync_model, Model, Rng, Run, M, N, S,

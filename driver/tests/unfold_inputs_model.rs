@@ -9,7 +9,7 @@
 //! reach every local state the oracle reaches, follow every forced path,
 //! reach every target, and end with the same unfolding in both orders.
 
-mod model;
+use crate::model;
 
 use model::{op, Rng};
 use reach_channel::symbolic::{BranchKind, BranchRecord, InputKind, SymNode, SymOp};

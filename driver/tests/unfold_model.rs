@@ -8,7 +8,7 @@
 //! with an unfolding of the same size whichever possible extension it
 //! takes first (Sec. 4.6 of the paper).
 
-mod model;
+use crate::model;
 
 use model::{describe, op, random_model, random_sync_model, Model, Rng, X, Y};
 use reach_channel::OpKind;
