@@ -99,13 +99,34 @@ const THREAD_MEMORY_ROWS: &[&str] = &[
     "thread_own_state",
 ];
 
-/// Compares the fork server with `mode` (named `label`) on one row; the
-/// differences found, if any.
-fn compare(row: &Row, mode: &[&str], label: &str) -> Vec<String> {
+/// The modes compared with the fork server, with their names in messages.
+const MODES: &[(&[&str], &str)] = &[
+    (&["--persistent", "--no-user-threads"], "persistent"),
+    (&["--user-threads"], "user threads"),
+];
+
+/// Explores one row with the fork server once and with each of [`MODES`],
+/// and compares each mode with the fork server; the differences found.
+fn compare_modes(row: &Row) -> Vec<String> {
     let program = build_example(&row.file);
     let fork = run(&program, FORK, row, &[]);
     let fork_schedule = keep_schedule(&program, "fork");
-    let pers = run(&program, mode, row, &[]);
+    MODES
+        .iter()
+        .flat_map(|(mode, label)| compare(row, &program, (&fork, &fork_schedule), mode, label))
+        .collect()
+}
+
+/// Compares the fork server's run of one row (its result and schedule)
+/// with `mode` (named `label`); the differences found, if any.
+fn compare(
+    row: &Row,
+    program: &Path,
+    (fork, fork_schedule): (&Run, &Option<String>),
+    mode: &[&str],
+    label: &str,
+) -> Vec<String> {
+    let pers = run(program, mode, row, &[]);
     let pers_schedule = keep_schedule(&program, label);
     let mut diffs = Vec::new();
     let mut same = |what: &str, a: String, b: String| {
@@ -155,13 +176,13 @@ fn compare(row: &Row, mode: &[&str], label: &str) -> Vec<String> {
         );
         // Each mode's schedule replays in the other.
         for (schedule, mode, recorded) in
-            [(&fork_schedule, mode, &fork), (&pers_schedule, FORK, &pers)]
+            [(fork_schedule, mode, fork), (&pers_schedule, FORK, &pers)]
         {
             let Some(schedule) = schedule else {
                 diffs.push(format!("{}: no schedule file written", row.name));
                 continue;
             };
-            let replay = run(&program, mode, row, &["--replay", schedule.as_str()]);
+            let replay = run(program, mode, row, &["--replay", schedule.as_str()]);
             if replay.json["bug"]["trace"] != recorded.json["bug"]["trace"]
                 || replay.bug_kind() != recorded.bug_kind()
             {
@@ -186,29 +207,47 @@ fn compare(row: &Row, mode: &[&str], label: &str) -> Vec<String> {
     diffs
 }
 
-#[test]
-fn persistent_matches_fork_server_on_every_example() {
-    let rows = table();
-    assert!(rows.len() >= 80, "parsed only {} rows", rows.len());
-    let mut diffs = Vec::new();
-    for row in &rows {
-        diffs.extend(compare(
-            row,
-            &["--persistent", "--no-user-threads"],
-            "persistent",
-        ));
-    }
-    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+/// Every row, compared by one of a few threads (the runs mostly wait on the
+/// programs they explore); the differences found, in the table's order.
+/// The rows of one program run one after another on one thread: their runs
+/// write the same schedule file.
+fn compare_every_row(rows: &[Row]) -> Vec<String> {
+    let mut programs: Vec<&str> = rows.iter().map(|r| r.file.as_str()).collect();
+    programs.dedup();
+    programs.sort_unstable();
+    programs.dedup();
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut found: Vec<(usize, Vec<String>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let p = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(file) = programs.get(p) else { break };
+                        for (i, row) in rows.iter().enumerate().filter(|(_, r)| r.file == *file) {
+                            mine.push((i, compare_modes(row)));
+                        }
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a comparison thread panicked"))
+            .collect()
+    });
+    found.sort_by_key(|(i, _)| *i);
+    found.into_iter().flat_map(|(_, diffs)| diffs).collect()
 }
 
 #[test]
-fn user_threads_match_fork_server_on_every_example() {
+fn persistent_and_user_threads_match_fork_server_on_every_example() {
     let rows = table();
     assert!(rows.len() >= 80, "parsed only {} rows", rows.len());
-    let mut diffs = Vec::new();
-    for row in &rows {
-        diffs.extend(compare(row, &["--user-threads"], "user threads"));
-    }
+    let diffs = compare_every_row(&rows);
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
 
