@@ -169,10 +169,13 @@ fn check(case: Case) {
         "explore",
     );
     no_bug(&case, "exploration", &run);
-    let limit = Duration::from_secs_f64(MAX_TIME * 1.1) + start_up;
+    // The stop is checked between steps; on a busy machine the last
+    // execution and the reports take a moment more.
+    let slack = (MAX_TIME * 0.1).max(2.0);
+    let limit = Duration::from_secs_f64(MAX_TIME + slack) + start_up;
     assert!(
         run.wall <= limit,
-        "{}: --max-time {MAX_TIME} took {:.1} s (limit: 110% plus the {:.1} s of a one-execution run)",
+        "{}: --max-time {MAX_TIME} took {:.1} s (limit: {slack} s more, plus the {:.1} s of a one-execution run)",
         case.name,
         run.wall.as_secs_f64(),
         start_up.as_secs_f64()
