@@ -89,7 +89,7 @@ run_one() {
     local cpu
     cpu=$(awk '{printf "%d", $1 + $2}' "$work/$name.cpu")
     local summary
-    summary=$(grep -E '^test result:' "$work/$name.out" | tail -1 | sed 's/^test result: //; s/; finished in.*//')
+    summary=$(grep -a -E '^test result:' "$work/$name.out" | tail -1 | sed 's/^test result: //; s/; finished in.*//')
     if [ $status -eq 0 ]; then
         printf '  ok    %-22s %4ds %5ds cpu  %s\n' "$name" $((SECONDS - start)) "$cpu" "$summary"
     else

@@ -127,7 +127,7 @@ fn compare(
     label: &str,
 ) -> Vec<String> {
     let pers = run(program, mode, row, &[]);
-    let pers_schedule = keep_schedule(&program, label);
+    let pers_schedule = keep_schedule(program, label);
     let mut diffs = Vec::new();
     let mut same = |what: &str, a: String, b: String| {
         if a != b {
