@@ -24,10 +24,12 @@ deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 	@command -v cargo >/dev/null || { echo "cargo not found: install Rust (rustup) first"; exit 2; }
+	# The Rust examples' crates (parking_lot, crossbeam, lock_api): the tests
+	# build them offline.
+	cargo fetch --manifest-path rust-examples/Cargo.toml
 
 build: deps
 	cargo build --release --workspace
-	cargo fetch --manifest-path rust-examples/Cargo.toml
 	ln -sf reach-cc $(BIN)/reach-c++
 
 demo: build
