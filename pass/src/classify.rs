@@ -3,6 +3,7 @@
 //! [`classify`] maps an instruction to an [`Action`] (which hook, with which
 //! operands) and counts what it saw in [`Stats`]. It does not change the IR.
 
+use crate::asm_atomics::{self, AsmAtomic};
 use crate::escape::{EscapeAnalysis, Sharing};
 use crate::inline_asm::{self, AsmAccess, AsmEffect};
 use crate::llvm::{self, Value};
@@ -445,10 +446,59 @@ impl Classifier {
             });
         }
         stats.asm_accesses += accesses.len() as u64;
+        if let [only] = accesses.as_slice() {
+            if let Some(action) = self.asm_atomic(inst, asm, only) {
+                return Some(action);
+            }
+        }
         Some(Action::InlineAsm {
             what: inline_asm::describe(&accesses),
             accesses,
         })
+    }
+
+    /// The hook of an inline-asm call whose template is one x86 atomic
+    /// instruction on `access` ([`asm_atomics`]): an exchange, an
+    /// arithmetic update or a compare-and-exchange the runtime can judge,
+    /// rather than a read-modify-write of unknown operation.
+    fn asm_atomic(&self, inst: Value, asm: Value, access: &AsmAccess) -> Option<Action> {
+        let found = asm_atomics::recognise(inst, asm)?;
+        if found.ptr != access.ptr || !access.write {
+            return None;
+        }
+        let size = found.size.unwrap_or(access.size);
+        Some(match found.atomic {
+            AsmAtomic::CmpXchg { expected } => Action::Atomic {
+                spec: hooks::CMPXCHG,
+                what: format!("asm {}", found.mnemonic),
+                ptr: access.ptr,
+                size,
+                ordering: inline_asm::SEQ_CST,
+                expected: Some(expected),
+            },
+            AsmAtomic::Rmw { op, operand } => Action::Rmw {
+                what: format!("asm {}", found.mnemonic),
+                ptr: access.ptr,
+                size,
+                ordering: inline_asm::SEQ_CST,
+                op,
+                operand: match operand {
+                    asm_atomics::Operand::Value(v) => v,
+                    asm_atomics::Operand::Constant(c) => self.constant(c),
+                },
+                result_unused: false,
+            },
+        })
+    }
+
+    /// The `i64` constant `value` of the module's context.
+    fn constant(&self, value: u64) -> Value {
+        use inkwell::llvm_sys::core as c;
+        // SAFETY: the module is live; constants belong to its context.
+        unsafe {
+            let ctx = c::LLVMGetModuleContext(self.module);
+            c::LLVMConstInt(c::LLVMInt64TypeInContext(ctx), value, 0)
+        }
     }
 
     fn call(&mut self, inst: Value, stats: &mut Stats) -> Option<Action> {

@@ -191,6 +191,10 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
             let site = table.add(hooks::LOOP_SITE_WHAT, loc);
             let call = emit_loop_head(&builder, &hooks, site, &l).map_err(internal)?;
             llvm::set_debug_loc(call, llvm::debug_loc(l.anchor));
+            if let Some(guard) = l.guard {
+                let call = emit_guard_head(&builder, &hooks, site, guard).map_err(internal)?;
+                llvm::set_debug_loc(call, llvm::debug_loc(l.anchor));
+            }
             stats.await_loops += 1;
         }
     }
@@ -464,6 +468,36 @@ fn emit_loop_head<'ctx>(
         state.into(),
         local.into(),
         back.as_basic_value().into_int_value().into(),
+    ];
+    Ok(hooks
+        .call(builder, &hooks::LOOP_HEAD, &args)?
+        .as_value_ref())
+}
+
+/// Emits `__reach_loop_head(site, state, local, 0)` before `guard`, the
+/// test of a rotated spin loop's guard ([`crate::rotated`]): the loop's
+/// first iteration opens there. The loop carries no values, so `state`
+/// and `local` are the hashes of nothing, as at its head.
+fn emit_guard_head<'ctx>(
+    builder: &Builder<'ctx>,
+    hooks: &HookSet<'ctx>,
+    site: u64,
+    guard: Value,
+) -> Result<Value, BuilderError> {
+    // SAFETY: `guard` is an instruction of this module.
+    let at = unsafe { InstructionValue::new(guard) };
+    builder.position_before(&at);
+    let ctx = builder
+        .get_insert_block()
+        .ok_or(BuilderError::UnsetPosition)?
+        .get_context();
+    let i64t = ctx.i64_type();
+    let nothing = hash_values(builder, &[])?;
+    let args: [BasicMetadataValueEnum<'ctx>; 4] = [
+        i64t.const_int(site, false).into(),
+        nothing.into(),
+        nothing.into(),
+        ctx.i32_type().const_zero().into(),
     ];
     Ok(hooks
         .call(builder, &hooks::LOOP_HEAD, &args)?

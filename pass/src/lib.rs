@@ -8,6 +8,7 @@
 //! writes bitcode. The [`wrapper`] module is the `reach-cc`/`reach-cxx`
 //! compiler driver built on it.
 
+mod asm_atomics;
 pub mod bitcode;
 pub mod classify;
 pub mod debuginfo;
@@ -25,6 +26,7 @@ pub mod load;
 mod local_names;
 mod loops;
 mod model;
+mod rotated;
 pub mod rust_std;
 pub mod site_table;
 pub mod stats;

@@ -59,8 +59,13 @@ pub(crate) struct AwaitLoop {
     /// An instruction whose debug location names the loop.
     pub anchor: Value,
     /// Every edge into the header (a block once per edge), and whether it
-    /// is a back edge.
+    /// is a back edge (or the entry of a rotated loop, see `guard`).
     pub incoming: Vec<(LLVMBasicBlockRef, bool)>,
+    /// A rotated spin loop's guard ([`crate::rotated`]): the instruction
+    /// before which its test begins, where the loop's first iteration
+    /// opens; the edge from the guard into the header counts as a back
+    /// edge.
+    pub guard: Option<Value>,
 }
 
 /// The module's functions whose calls a candidate loop may make.
@@ -212,6 +217,22 @@ fn candidate(
             }
         }
     }
+    let mut guard = None;
+    let entries: Vec<usize> = (0..incoming.len()).filter(|&k| !incoming[k].1).collect();
+    if let ([entry], true) = (entries.as_slice(), phis.is_empty()) {
+        if local_phis.is_empty() && slots.is_empty() {
+            let blocks: Vec<LLVMBasicBlockRef> = body
+                .iter()
+                .enumerate()
+                .filter(|(_, in_loop)| **in_loop)
+                .map(|(b, _)| cfg.blocks[b])
+                .collect();
+            guard = crate::rotated::guard(header, incoming[*entry].0, &blocks);
+            if guard.is_some() {
+                incoming[*entry].1 = true;
+            }
+        }
+    }
     Some(AwaitLoop {
         header,
         phis,
@@ -219,6 +240,7 @@ fn candidate(
         slots,
         anchor,
         incoming,
+        guard,
     })
 }
 

@@ -5,6 +5,7 @@
 //! `cargo test --release -p reach-tests --test e2e -- spin::`.
 
 mod branches;
+mod ck;
 mod cli;
 mod concolic;
 mod corpus;
