@@ -59,6 +59,9 @@ pub struct Bug {
     /// For a race or an unlock without lock found by the lockset detector:
     /// both sides with the locks held.
     pub lockset: Option<Box<LocksetRace>>,
+    /// For nondeterminism: the likely causes the re-runs named, most
+    /// likely first (empty for other bugs).
+    pub causes: Vec<crate::causes::Cause>,
 }
 
 /// Which detector decides what a data race is (`--race-detector`).
@@ -155,6 +158,7 @@ pub fn classify_all(
             message,
             race: None,
             lockset: None,
+            causes: Vec::new(),
         }])
     };
     let tids: Vec<u32> = outcome.threads.iter().map(|slot| slot.tid).collect();
@@ -293,6 +297,7 @@ pub fn classify_all(
                 ),
                 race: Some(race),
                 lockset: None,
+                causes: Vec::new(),
             });
         }
     }
@@ -329,6 +334,7 @@ pub fn lockset_bug(found: LocksetRace, caller: &dyn Fn(usize) -> u64) -> Bug {
         message,
         race,
         lockset: Some(Box::new(found)),
+        causes: Vec::new(),
     }
 }
 

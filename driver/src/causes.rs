@@ -21,43 +21,125 @@ use std::time::SystemTime;
 /// start of the run). Re-runs start from the changed files, so they cannot
 /// show such a cause.
 pub fn changed_files(seen: &Seen, since: SystemTime) -> Vec<String> {
+    texts(changed_file_causes(seen, since))
+}
+
+/// [`changed_files`] as records.
+pub fn changed_file_causes(seen: &Seen, since: SystemTime) -> Vec<Cause> {
     seen.files
         .iter()
         .filter(|f| !made_by_kernel(&f.path) && !f.cut && changed_since(&f.path, since))
-        .map(|f| {
-            format!(
+        .map(|f| Cause {
+            kind: "changed_file",
+            site: f.site,
+            step: None,
+            text: format!(
                 "the file {}, opened by the program{}{}, changed during the run",
                 f.path,
                 at(f.site),
                 if f.writes { ", also for writing" } else { "" }
-            )
+            ),
         })
         .collect()
+}
+
+/// One likely cause of a program's nondeterminism, as the JSON report
+/// gives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cause {
+    /// What, in snake case: a [`Source`] (`dev_urandom`, `real_time`,
+    /// `foreign_thread`, `address_randomisation`, ...), `changed_file`,
+    /// `kernel_file` or `working_directory`.
+    pub kind: &'static str,
+    /// Site of the program's first use of it (0 if unknown).
+    pub site: u64,
+    /// Events recorded before that first use, if known.
+    pub step: Option<u64>,
+    /// In words, with `(site 0x…)` marks.
+    pub text: String,
+}
+
+/// The texts of `causes`.
+fn texts(causes: Vec<Cause>) -> Vec<String> {
+    causes.into_iter().map(|c| c.text).collect()
+}
+
+/// The snake-case name of `source`.
+fn kind_of(source: Source) -> &'static str {
+    match source {
+        Source::DevUrandom => "dev_urandom",
+        Source::DevRandom => "dev_random",
+        Source::Getrandom => "getrandom",
+        Source::Getentropy => "getentropy",
+        Source::Arc4random => "arc4random",
+        Source::RandomDevice => "random_device",
+        Source::RandomInstruction => "random_instruction",
+        Source::CycleCounter => "cycle_counter",
+        Source::RealTime => "real_time",
+        Source::ProcessorTime => "processor_time",
+        Source::ForeignThread => "foreign_thread",
+        Source::RawClone => "raw_clone",
+        Source::AddressRandomisation => "address_randomisation",
+        Source::Files => "files",
+    }
+}
+
+/// `source` as `seen` has it, as a cause.
+fn source_cause(seen: &Seen, source: Source) -> Cause {
+    let first = seen.get(source);
+    let site = first.map_or(0, |s| s.site);
+    Cause {
+        kind: kind_of(source),
+        site: if source == Source::AddressRandomisation {
+            0
+        } else {
+            site
+        },
+        step: first.map(|s| s.step),
+        text: describe(
+            source,
+            if source == Source::AddressRandomisation {
+                0
+            } else {
+                site
+            },
+        ),
+    }
 }
 
 /// The likely causes in `seen`, most likely first; `parted_at_address`:
 /// the runs parted where one thread accessed another address.
 pub fn likely(seen: &Seen, parted_at_address: bool) -> Vec<String> {
+    texts(likely_causes(seen, parted_at_address))
+}
+
+/// [`likely`] as records.
+pub fn likely_causes(seen: &Seen, parted_at_address: bool) -> Vec<Cause> {
     let randomised = seen.site_of(Source::AddressRandomisation).is_some();
     let mut causes = Vec::new();
     if randomised && parted_at_address {
-        causes.push(describe(Source::AddressRandomisation, 0));
+        causes.push(source_cause(seen, Source::AddressRandomisation));
     }
     for group in [RANDOM, UNSCHEDULED, TIME] {
         for source in group {
-            if let Some(site) = seen.site_of(*source) {
-                causes.push(describe(*source, site));
+            if seen.site_of(*source).is_some() {
+                causes.push(source_cause(seen, *source));
             }
         }
     }
     if randomised && !parted_at_address {
-        causes.push(describe(Source::AddressRandomisation, 0));
+        causes.push(source_cause(seen, Source::AddressRandomisation));
     }
     causes.extend(
         seen.files
             .iter()
             .filter(|f| made_by_kernel(&f.path) && !stable_kernel_file(&f.path))
-            .map(kernel_file),
+            .map(|f| Cause {
+                kind: "kernel_file",
+                site: f.site,
+                step: None,
+                text: kernel_file(f),
+            }),
     );
     causes
 }
@@ -69,12 +151,17 @@ pub fn likely(seen: &Seen, parted_at_address: bool) -> Vec<String> {
 /// may have read other values there than the earlier one, whatever its
 /// re-runs do.
 pub fn used_before(seen: &Seen, step: u64) -> Vec<String> {
+    texts(used_before_causes(seen, step))
+}
+
+/// [`used_before`] as records.
+pub fn used_before_causes(seen: &Seen, step: u64) -> Vec<Cause> {
     [RANDOM, UNSCHEDULED, TIME]
         .into_iter()
         .flatten()
         .filter_map(|source| seen.get(*source))
         .filter(|s| s.step <= step)
-        .map(|s| describe(s.source, s.site))
+        .map(|s| source_cause(seen, s.source))
         .collect()
 }
 

@@ -664,13 +664,17 @@ pub fn examine(
                     .recheck
                     .as_ref()
                     .map(|r| r.judge(ran, &trace, &outcome.sources, divergence.step));
+                let mut causes = Vec::new();
                 let cause = match judged {
                     Some(Ok(Judgement::Repeats)) => {
                         report_internal_error(number, ran, &divergence.to_string());
                         examined.internal_error = true;
                         return Ok(examined);
                     }
-                    Some(Ok(Judgement::Differs(causes))) => format!("; {causes}"),
+                    Some(Ok(Judgement::Differs(sentence, named))) => {
+                        causes = named;
+                        format!("; {sentence}")
+                    }
                     Some(Err(e)) => format!(" (the execution could not be run again: {e})"),
                     None => String::new(),
                 };
@@ -681,6 +685,7 @@ pub fn examine(
                     ),
                     race: None,
                     lockset: None,
+                    causes,
                 }
             }
         };

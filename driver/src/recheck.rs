@@ -45,8 +45,8 @@ pub enum Judgement {
     Repeats,
     /// A re-run did something else, or a file the executions use changed:
     /// the program's own nondeterminism, with its likely causes and where
-    /// the runs parted (`likely cause: ...`).
-    Differs(String),
+    /// the runs parted (`likely cause: ...`), and those causes as records.
+    Differs(String, Vec<causes::Cause>),
 }
 
 /// The environment variable that, for tests only, makes the driver ask the
@@ -97,19 +97,24 @@ impl Recheck {
         let mut evidence = Vec::new();
         let changed = self.workdir.as_ref().map(DirSnapshot::changes);
         if let Some(first_change) = changed.as_ref().and_then(|c| c.first()) {
-            evidence.push(format!(
-                "the executions changed files in the working directory ({}{})",
-                first_change.display(),
-                if changed.as_ref().map_or(0, Vec::len) > 1 {
-                    ", ..."
-                } else {
-                    ""
-                }
-            ));
+            evidence.push(causes::Cause {
+                kind: "working_directory",
+                site: 0,
+                step: None,
+                text: format!(
+                    "the executions changed files in the working directory ({}{})",
+                    first_change.display(),
+                    if changed.as_ref().map_or(0, Vec::len) > 1 {
+                        ", ..."
+                    } else {
+                        ""
+                    }
+                ),
+            });
         }
-        evidence.extend(causes::changed_files(seen, self.started));
+        evidence.extend(causes::changed_file_causes(seen, self.started));
         if !evidence.is_empty() {
-            return Ok(Judgement::Differs(causes::sentence(&evidence, None)));
+            return Ok(differs(evidence, None));
         }
         let mut seen = seen.clone();
         let mut executor = Executor::new(self.config.clone()).map_err(|e| e.to_string())?;
@@ -128,26 +133,30 @@ impl Recheck {
             seen.merge(&outcome.sources);
             let again = Trace::from_outcome(&outcome);
             if let Some(parting) = parted(first, &again) {
-                let likely = causes::likely(&seen, parting.at_address);
-                return Ok(Judgement::Differs(causes::sentence(
-                    &likely,
-                    Some(&parting.text),
-                )));
+                let likely = causes::likely_causes(&seen, parting.at_address);
+                return Ok(differs(likely, Some(&parting.text)));
             }
         }
         // The re-runs repeat this execution, but it may have read other
         // values than the earlier execution it parted from.
-        let before = causes::used_before(&seen, diverged_at as u64);
+        let before = causes::used_before_causes(&seen, diverged_at as u64);
         if !before.is_empty() {
-            return Ok(Judgement::Differs(causes::sentence(
-                &before,
+            return Ok(differs(
+                before,
                 Some(&format!(
                     "this execution left the path of an earlier one at step {diverged_at}, after the program used it (its re-runs repeated this execution)"
                 )),
-            )));
+            ));
         }
         Ok(Judgement::Repeats)
     }
+}
+
+/// The program's nondeterminism with `causes` (most likely first) and
+/// where the runs parted (`parting`, if known).
+fn differs(causes: Vec<causes::Cause>, parting: Option<&str>) -> Judgement {
+    let texts: Vec<String> = causes.iter().map(|c| c.text.clone()).collect();
+    Judgement::Differs(causes::sentence(&texts, parting), causes)
 }
 
 /// Where a re-run parted from the first run.

@@ -44,6 +44,7 @@ pub fn replay(
             message: with_likely_causes(message, &outcome),
             race: None,
             lockset: None,
+            causes: crate::causes::likely_causes(&outcome.sources, false),
         }),
         None => match classify(&outcome, &trace, policy) {
             Ok(bug) => bug,

@@ -20,7 +20,8 @@ fn nondeterminism(run: &Run) -> Option<String> {
 }
 
 /// A program whose steps depend on a byte of `/dev/urandom`: its own
-/// nondeterminism, with the likely cause the runtime saw, at its line.
+/// nondeterminism, with the likely cause the runtime saw, at its line, in
+/// the text and as a record of the JSON report.
 #[test]
 fn a_program_reading_urandom_is_reported_with_the_cause() {
     let program = build_example("nondet_urandom.c");
@@ -31,6 +32,16 @@ fn a_program_reading_urandom_is_reported_with_the_cause() {
             && message.contains("nondet_urandom.c:31:20 (main)"),
         "{message}"
     );
+    // The JSON report gives the causes as records: kind, site and step.
+    let cause = &run.json["bug"]["causes"][0];
+    assert_eq!(cause["kind"], "dev_urandom", "{}", run.json["bug"]);
+    assert!(
+        cause["site"]
+            .as_str()
+            .is_some_and(|s| s.contains("nondet_urandom.c:31:20")),
+        "{cause}"
+    );
+    assert!(cause["step"].as_u64().is_some(), "{cause}");
 }
 
 /// `getrandom(2)` is named the same way.

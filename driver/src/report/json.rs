@@ -98,6 +98,25 @@ pub struct JsonBug {
     /// lock (one access). Absent for other bugs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub race: Option<JsonRace>,
+    /// For nondeterminism: the likely causes the runtime saw, most likely
+    /// first. Absent for other bugs and when none was seen.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<JsonCause>,
+}
+
+/// A likely cause of the program's nondeterminism.
+#[derive(Serialize)]
+pub struct JsonCause {
+    /// What: a source of nondeterminism (`dev_urandom`, `getrandom`,
+    /// `real_time`, `foreign_thread`, `address_randomisation`, ...),
+    /// `changed_file`, `kernel_file` or `working_directory`.
+    pub kind: &'static str,
+    /// Source location of the program's first use of it (absent if unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub site: Option<String>,
+    /// Steps recorded before that first use (absent if unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<u64>,
 }
 
 /// The racing accesses of a data race.
@@ -294,6 +313,16 @@ fn json_bug(finding: &Finding, names: &Names) -> JsonBug {
         stderr: String::from_utf8_lossy(&finding.outcome.stderr).into_owned(),
         inputs: crate::schedule::recorded_inputs(&finding.trace),
         race: json_race(finding, names),
+        causes: finding
+            .bug
+            .causes
+            .iter()
+            .map(|c| JsonCause {
+                kind: c.kind,
+                site: (c.site != 0).then(|| names.step_location(c.site, 0)),
+                step: c.step,
+            })
+            .collect(),
     }
 }
 
