@@ -70,6 +70,7 @@ fn executor_mode(
         persistent,
         exit_cuts_threads: false,
         commute_rmws: false,
+        memory_model: Default::default(),
         await_retries: false,
         awaits_off: false,
         drop_held: false,

@@ -78,6 +78,27 @@ const RUN: &str = "How executions run";
 /// `--help` headings: splitting one search over machines.
 const SHARDS: &str = "Sharding";
 
+/// Memory models selectable with `--memory-model`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MemoryModelName {
+    /// Every atomic is sequentially consistent: a load reads the latest
+    /// store.
+    Sc,
+    /// RC11, the C11 model: relaxed, release/acquire and seq_cst orderings;
+    /// an atomic load may read an older store the model allows.
+    Rc11,
+}
+
+impl MemoryModelName {
+    /// The model.
+    pub fn model(self) -> reach_channel::memory_model::MemoryModel {
+        match self {
+            MemoryModelName::Sc => reach_channel::memory_model::MemoryModel::Sc,
+            MemoryModelName::Rc11 => reach_channel::memory_model::MemoryModel::Rc11,
+        }
+    }
+}
+
 /// Data-race detectors selectable with `--race-detector`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum RaceDetectorName {
@@ -242,6 +263,13 @@ pub struct Cli {
     /// (docs/commuting-updates.md). Not with rt, unfold or branches.
     #[arg(help_heading = EXPLORE, long)]
     pub commute_rmws: bool,
+    /// The memory model of the program's atomics: sc (every atomic
+    /// sequentially consistent) or rc11 (C11's orderings: a relaxed or
+    /// acquire load may read an older store, each choice explored). rc11
+    /// applies to --strategy exhaustive, random and pct; another strategy
+    /// says so and runs sc.
+    #[arg(help_heading = EXPLORE, long, value_enum, value_name = "MODEL", default_value = "sc")]
+    pub memory_model: MemoryModelName,
     /// Without await semantics: a spin-loop iteration in which nothing
     /// happened counts as a behaviour, and spin loops are cut by
     /// --spin-threshold only (as for loops reach-cc could not see).

@@ -206,6 +206,9 @@ pub struct Summary {
     pub fingerprints: HashSet<u64>,
     /// Executions whose partial order had been seen before (when counted).
     pub duplicate_orders: u64,
+    /// Fingerprints of the distinct reads-from graphs of the executions
+    /// under RC11 ([`crate::analysis::reads_from::graph_key`]).
+    pub reads_from_graphs: HashSet<u64>,
     /// Distinct bugs found, first first.
     pub findings: Vec<Finding>,
     /// Why the exploration stopped.
@@ -253,6 +256,7 @@ impl Summary {
             partial_orders: count_partial_orders.then_some(0),
             fingerprints: HashSet::new(),
             duplicate_orders: 0,
+            reads_from_graphs: HashSet::new(),
             findings: Vec::new(),
             stop: StopReason::Complete,
             elapsed: Duration::ZERO,
@@ -501,6 +505,8 @@ pub struct Examined {
     pub await_blocked: bool,
     /// Fingerprint of its partial order (when counting, and not cut short).
     pub fingerprint: Option<u64>,
+    /// Fingerprint of its reads-from graph (under RC11, not cut short).
+    pub reads_from: Option<u64>,
     /// Longer than the recording bound: the number of steps recorded.
     pub truncated_at: Option<u64>,
     /// The bug it shows, if any.
@@ -527,6 +533,9 @@ impl Summary {
         if let Some(bound) = examined.truncated_at {
             self.truncated += 1;
             self.recorded_bound = Some(bound);
+        }
+        if let Some(graph) = examined.reads_from {
+            self.reads_from_graphs.insert(graph);
         }
         if let Some(print) = examined.fingerprint {
             if self.fingerprints.insert(print) {
@@ -642,6 +651,7 @@ pub fn examine(
         sleep_blocked: false,
         await_blocked: false,
         fingerprint: None,
+        reads_from: None,
         truncated_at: trace.truncated.then_some(trace.len() as u64),
         finding: None,
         internal_error: false,
@@ -700,6 +710,9 @@ pub fn examine(
     examined.await_blocked = crate::analysis::awaits::verdict(&trace).is_blocked();
     if options.count_partial_orders && !examined.await_blocked {
         examined.fingerprint = Some(fingerprint(&trace));
+    }
+    if !examined.await_blocked {
+        examined.reads_from = crate::analysis::reads_from::graph_key(&trace);
     }
     let mut trace = trace;
     let mut classified = classify_all(&outcome, &trace, options.bug_policy);

@@ -495,6 +495,7 @@ fn handle<S: Splittable>(
                 sleep_blocked,
                 await_blocked,
                 fingerprint,
+                reads_from: None,
                 truncated_at,
                 finding: None,
                 internal_error,

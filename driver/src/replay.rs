@@ -23,7 +23,7 @@ pub fn replay(
 ) -> (Summary, Option<Trace>) {
     let start = Instant::now();
     let mut summary = Summary::empty("replay", false);
-    let mut request = Request::continuing(schedule.choices());
+    let mut request = Request::continuing(schedule.prefix());
     request.inputs = schedule.input_values();
     let outcome = match executor.run(&request) {
         Ok(outcome) => outcome,

@@ -15,6 +15,7 @@
 
 use crate::exec::{EnvLayout, InputValue};
 use crate::trace::{Trace, TraceEvent};
+use reach_channel::memory_model::MemoryModel;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -176,6 +177,14 @@ pub struct ScheduleFile {
     /// uses whatever the options say (absent in older files: the option's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spin_threshold: Option<u32>,
+    /// The memory model the execution ran under (`rc11`; absent: `sc`),
+    /// which `--replay` uses whatever the options say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_model: Option<String>,
+    /// Under `rc11`, the atomic loads that did not read the latest store:
+    /// `[step, choice]` pairs (the reads-from choice at that recorded step).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads_from: Vec<[u64; 2]>,
 }
 
 /// How an execution ran the program's threads.
@@ -370,6 +379,16 @@ impl ScheduleFile {
                 ThreadMode::Kernel
             }),
             spin_threshold: None,
+            memory_model: None,
+            reads_from: trace
+                .reads
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| {
+                    r.filter(|r| r.choice > 0)
+                        .map(|r| [i as u64, u64::from(r.choice)])
+                })
+                .collect(),
         }
     }
 
@@ -383,6 +402,34 @@ impl ScheduleFile {
     /// The thread chosen at each recorded step.
     pub fn choices(&self) -> Vec<u32> {
         decode_runs(&self.schedule)
+    }
+
+    /// The schedule prefix that replays the recorded steps: each step's
+    /// thread with its reads-from choice ([`reach_channel::memory_model::prefix_entry`]).
+    pub fn prefix(&self) -> Vec<u32> {
+        let mut prefix = self.choices();
+        for [step, choice] in &self.reads_from {
+            if let Some(entry) = prefix.get_mut(*step as usize) {
+                *entry = reach_channel::memory_model::prefix_entry(
+                    *entry,
+                    u16::try_from(*choice).unwrap_or(u16::MAX),
+                );
+            }
+        }
+        prefix
+    }
+
+    /// The memory model the execution ran under (`sc` unless recorded).
+    pub fn memory_model(&self) -> MemoryModel {
+        self.memory_model
+            .as_deref()
+            .and_then(MemoryModel::from_name)
+            .unwrap_or_default()
+    }
+
+    /// Records the memory model `model` (nothing for `sc`, the default).
+    pub fn set_memory_model(&mut self, model: MemoryModel) {
+        self.memory_model = (model != MemoryModel::Sc).then(|| model.name().to_string());
     }
 
     /// The input values `--replay` passes (entries whose bytes are not hex
@@ -439,6 +486,8 @@ impl ScheduleFile {
                     isolate_files: None,
                     threads: None,
                     spin_threshold: None,
+                    memory_model: None,
+                    reads_from: Vec::new(),
                 }
             }
             _ => {
@@ -565,6 +614,16 @@ impl ScheduleFile {
         }
         if let Some(threshold) = self.spin_threshold {
             scalar(&mut out, "spin_threshold", threshold.to_string());
+        }
+        if let Some(model) = &self.memory_model {
+            scalar(&mut out, "memory_model", serde_json::to_string(model)?);
+        }
+        if !self.reads_from.is_empty() {
+            scalar(
+                &mut out,
+                "reads_from",
+                serde_json::to_string(&self.reads_from)?,
+            );
         }
         if !self.inputs.is_empty() {
             let items = self

@@ -14,6 +14,7 @@
 
 use crate::exec::Outcome;
 use crate::objects::ObjectLog;
+use reach_channel::memory_model::{prefix_entry, ReadRecord};
 use reach_channel::{EventFlags, Op, OpKind, ThreadSet, ThreadState};
 
 /// One executed visible operation.
@@ -58,6 +59,9 @@ pub struct Trace {
     /// library in progress (a site id, 0 if none), for placing its steps
     /// in reports ([`Trace::caller`]); empty for a trace built otherwise.
     pub callers: Vec<u64>,
+    /// Under RC11, what each atomic load read (parallel to `events`;
+    /// `None` for other events; empty for a trace built otherwise).
+    pub reads: Vec<Option<ReadRecord>>,
     /// Index of the next event of the same thread after event `i`, if any.
     next_same_thread: Vec<Option<usize>>,
     /// Indices of each thread's events, in order.
@@ -117,6 +121,7 @@ impl Trace {
         trace.symbolic = outcome.symbolic.clone();
         trace.user_threads = outcome.user_threads;
         trace.callers = callers;
+        trace.reads = outcome.reads.clone();
         if trace.truncated {
             // The process ended past the recorded steps.
             return trace;
@@ -174,6 +179,7 @@ impl Trace {
             objects: ObjectLog::default(),
             user_threads: false,
             callers: Vec::new(),
+            reads: Vec::new(),
             next_same_thread,
             thread_events,
             first_event,
@@ -205,6 +211,22 @@ impl Trace {
     /// The thread chosen at each scheduling point: the schedule of this execution.
     pub fn schedule(&self) -> Vec<u32> {
         self.events.iter().map(|e| e.thread).collect()
+    }
+
+    /// What event `i` read, if it is an atomic load under RC11.
+    pub fn read(&self, i: usize) -> Option<ReadRecord> {
+        self.reads.get(i).copied().flatten()
+    }
+
+    /// The schedule prefix that runs this execution again: each step's
+    /// thread with its reads-from choice
+    /// ([`reach_channel::memory_model::prefix_entry`]).
+    pub fn prefix(&self) -> Vec<u32> {
+        self.events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| prefix_entry(e.thread, self.read(i).map_or(0, |r| r.choice)))
+            .collect()
     }
 
     /// State (index) from which thread `t` exists, if it was created.

@@ -69,6 +69,7 @@ fn classes(program: &Path, strategy: impl Strategy, trace_shared: bool) -> (BTre
         persistent: true,
         exit_cuts_threads: false,
         commute_rmws: false,
+        memory_model: Default::default(),
         await_retries: false,
         awaits_off: false,
         drop_held: false,

@@ -67,6 +67,7 @@ fn config(program: &Path, args: &[&str], fork_server: bool) -> ExecConfig {
         persistent: false,
         exit_cuts_threads: false,
         commute_rmws: false,
+        memory_model: Default::default(),
         await_retries: false,
         awaits_off: false,
         drop_held: false,

@@ -11,6 +11,7 @@ use crate::stats::Stats;
 use inkwell::llvm_sys::prelude::LLVMModuleRef;
 use inkwell::llvm_sys::{LLVMAtomicRMWBinOp as Rmw, LLVMOpcode as Op, LLVMTypeKind};
 use reach_channel::hooks::{self, HookSpec, RmwOp};
+use reach_channel::memory_model::{ORDERING_FAILURE_SHIFT, ORDERING_VALUE_FOLLOWS};
 use reach_channel::sources::Source;
 
 /// Library functions the runtime interposes (besides every `pthread_*` and
@@ -267,14 +268,18 @@ impl Classifier {
                 };
                 let expected = llvm::operand(inst, 1);
                 let ty = llvm::type_of(expected);
-                self.atomic(
+                let mut action = self.atomic(
                     inst,
                     hooks::CMPXCHG,
                     what.to_string(),
                     ty,
                     Some(expected),
                     stats,
-                )
+                )?;
+                if let Action::Atomic { ordering, .. } = &mut action {
+                    *ordering |= llvm::failure_ordering(inst) << ORDERING_FAILURE_SHIFT;
+                }
+                Some(action)
             }
             Op::LLVMFence => {
                 if llvm::is_single_thread(inst) {
@@ -330,7 +335,13 @@ impl Classifier {
             } else {
                 (hooks::ATOMIC_LOAD, "atomic load")
             };
-            return self.atomic(inst, spec, what.to_string(), ty, None, stats);
+            let mut action = self.atomic(inst, spec, what.to_string(), ty, None, stats)?;
+            if let Action::Atomic { ordering, .. } = &mut action {
+                if !store && crate::load_value::chooses_value(ty) {
+                    *ordering |= ORDERING_VALUE_FOLLOWS;
+                }
+            }
+            return Some(action);
         }
         stats.memory_ops += 1;
         let sharing = self.escape.classify(ptr);

@@ -23,6 +23,7 @@ use crate::hooks::HookSet;
 use crate::inline_asm;
 use crate::library_calls;
 use crate::llvm::{self, Value};
+use crate::load_value::ValueHook;
 use crate::loops::{await_loops, AwaitLoop, Transparency};
 use crate::model::model_entry;
 use crate::rust_std::{self, ChannelRole};
@@ -38,6 +39,7 @@ use inkwell::values::{
     PointerValue,
 };
 use reach_channel::hooks;
+use reach_channel::memory_model::ORDERING_VALUE_FOLLOWS;
 use reach_channel::models::Model;
 use std::collections::HashSet;
 use std::path::Path;
@@ -165,9 +167,21 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
             stats.modelled_functions += 1;
         }
     }
+    let mut value_loads = Vec::new();
     for (inst, fname, action) in &plan {
         let loc = source_loc(ctx_raw, *inst, &source, fname);
         let site = table.add(&action.what(), loc);
+        if let Action::Atomic {
+            ptr,
+            size,
+            ordering,
+            ..
+        } = action
+        {
+            if ordering & ORDERING_VALUE_FOLLOWS != 0 {
+                value_loads.push((*inst, site, *ptr, *size));
+            }
+        }
         // SAFETY: `inst` is an instruction of this module.
         let iv = unsafe { InstructionValue::new(*inst) };
         match (action, iv.get_next_instruction()) {
@@ -181,6 +195,15 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
         for call in emitted {
             llvm::set_debug_loc(call, llvm::debug_loc(*inst));
         }
+    }
+    // After every hook call is in place: the loads' new values replace
+    // their uses, hook arguments included.
+    let value_hook = ValueHook::declare(module).map_err(internal)?;
+    for (inst, site, ptr, size) in value_loads {
+        let call = value_hook
+            .emit_after(&builder, inst, site, ptr, size)
+            .map_err(internal)?;
+        llvm::set_debug_loc(call, llvm::debug_loc(inst));
     }
     let visible: HashSet<Value> = plan.iter().map(|(i, _, _)| *i).collect();
     let functions: Vec<Value> = instrumented.iter().map(|(f, _)| *f).collect();

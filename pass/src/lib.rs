@@ -23,6 +23,7 @@ pub mod instrument;
 mod library_calls;
 mod llvm;
 pub mod load;
+mod load_value;
 mod local_names;
 mod loops;
 mod model;

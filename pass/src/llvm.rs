@@ -165,6 +165,12 @@ pub(crate) fn ordering(inst: Value) -> u32 {
     }
 }
 
+/// Failure ordering of a cmpxchg, as LLVM's numeric `AtomicOrdering`.
+pub(crate) fn failure_ordering(inst: Value) -> u32 {
+    // SAFETY: `inst` is a cmpxchg.
+    unsafe { c::LLVMGetCmpXchgFailureOrdering(inst) as u32 }
+}
+
 /// True if an atomic instruction is `syncscope("singlethread")` (a signal
 /// fence or access only ordered against signal handlers of the same thread).
 pub(crate) fn is_single_thread(inst: Value) -> bool {

@@ -160,6 +160,14 @@ fn same_value(a: Value, b: Value, depth: u32) -> bool {
     if depth == 0 {
         return false;
     }
+    // The value an atomic load's hook returns: the load's own value, with
+    // the hook's site the only difference.
+    if let (Some(na), Some(nb)) = (
+        crate::load_value::native_of(a),
+        crate::load_value::native_of(b),
+    ) {
+        return same_value(na, nb, depth - 1);
+    }
     let (Some(oa), Some(ob)) = (llvm::opcode(a), llvm::opcode(b)) else {
         return false;
     };

@@ -3,6 +3,7 @@
 
 use core::sync::atomic::Ordering;
 use reach_channel::layout::MESSAGE_BYTES;
+use reach_channel::memory_model::{entry_choice, entry_thread, ReadRecord};
 use reach_channel::{
     Event, Header, Layout, ObjectRecord, RunStatus, ThreadSlot, MAGIC, MAX_THREADS, VERSION,
 };
@@ -21,6 +22,7 @@ pub struct Chan {
     events: *mut Event,
     sym: *mut u8,
     objects: *mut ObjectRecord,
+    reads: *mut ReadRecord,
     /// Object record capacity (records).
     object_capacity: u32,
     /// Prefix capacity (entries).
@@ -47,6 +49,7 @@ impl Chan {
         events: core::ptr::null_mut(),
         sym: core::ptr::null_mut(),
         objects: core::ptr::null_mut(),
+        reads: core::ptr::null_mut(),
         object_capacity: 0,
         prefix_capacity: 0,
         event_capacity: 0,
@@ -123,6 +126,7 @@ impl Chan {
                 events: b.add(layout.events_offset()) as *mut Event,
                 sym: b.add(layout.sym_offset()),
                 objects: b.add(layout.objects_offset()) as *mut ObjectRecord,
+                reads: b.add(layout.reads_offset()) as *mut ReadRecord,
                 object_capacity: layout.object_capacity,
                 prefix_capacity: layout.prefix_capacity,
                 event_capacity: layout.event_capacity,
@@ -151,13 +155,33 @@ impl Chan {
         self.hdr
     }
 
-    /// Entry `i` of the schedule prefix (`u32::MAX` beyond the capacity).
+    /// The thread of entry `i` of the schedule prefix (`u32::MAX` beyond
+    /// the capacity).
     pub fn prefix(&self, i: u64) -> u32 {
         if i >= u64::from(self.prefix_capacity) {
             return u32::MAX;
         }
         // SAFETY: in bounds; volatile because the program could scribble.
-        unsafe { self.prefix.add(i as usize).read_volatile() }
+        entry_thread(unsafe { self.prefix.add(i as usize).read_volatile() })
+    }
+
+    /// Reads-from choice of prefix entry `i` (0 beyond the capacity): see
+    /// [`reach_channel::memory_model`].
+    pub fn prefix_choice(&self, i: u64) -> u16 {
+        if i >= u64::from(self.prefix_capacity) {
+            return 0;
+        }
+        // SAFETY: in bounds; volatile because the program could scribble.
+        entry_choice(unsafe { self.prefix.add(i as usize).read_volatile() })
+    }
+
+    /// Writes the reads-from record of event `i` (ignored beyond the
+    /// event capacity).
+    pub fn write_read(&self, i: u64, record: &ReadRecord) {
+        if i < u64::from(self.event_capacity) {
+            // SAFETY: in bounds (one record per event slot).
+            unsafe { self.reads.add(i as usize).write_volatile(*record) };
+        }
     }
 
     /// Thread slot `t` (in the shared mapping, not borrowed from `self`).

@@ -31,6 +31,20 @@ fn access(kind: OpKind, site: u64, addr: *const c_void, size: u64) {
     }
 }
 
+/// [`access`] for an atomic load or store of `ordering`, announced to the
+/// memory model ([`crate::memory_model::announce`]) just before its
+/// scheduling point.
+#[inline]
+fn atomic_access(kind: OpKind, site: u64, addr: *const c_void, size: u64, ordering: u32) {
+    if let Some(me) = visible_me(site) {
+        if is_read(kind) && forwarding(me, site, addr as u64) {
+            return;
+        }
+        crate::memory_model::announce(me, ordering, 0);
+        run_access(me, kind, addr as u64, size, site);
+    }
+}
+
 /// Does `kind` only read?
 #[inline]
 fn is_read(kind: OpKind) -> bool {
@@ -60,14 +74,34 @@ pub extern "C" fn __reach_store(site: u64, addr: *const c_void, size: u64) {
 
 /// Before an atomic load.
 #[no_mangle]
-pub extern "C" fn __reach_atomic_load(site: u64, addr: *const c_void, size: u64, _ordering: u32) {
-    access(OpKind::AtomicLoad, site, addr, size);
+pub extern "C" fn __reach_atomic_load(site: u64, addr: *const c_void, size: u64, ordering: u32) {
+    atomic_access(OpKind::AtomicLoad, site, addr, size, ordering);
+}
+
+/// After an atomic load whose `ordering` had
+/// [`reach_channel::memory_model::ORDERING_VALUE_FOLLOWS`]: the value the
+/// program uses, `native` (what the load read, zero-extended) unless the
+/// memory model had the load read an older store. Not a scheduling point.
+#[no_mangle]
+pub extern "C" fn __reach_atomic_load_value(
+    site: u64,
+    _addr: *const c_void,
+    _size: u64,
+    native: u64,
+) -> u64 {
+    if !crate::memory_model::active() {
+        return native;
+    }
+    match crate::current::me_at(site) {
+        Some(me) => crate::memory_model::loaded_value(me, native),
+        None => native,
+    }
 }
 
 /// Before an atomic store.
 #[no_mangle]
-pub extern "C" fn __reach_atomic_store(site: u64, addr: *const c_void, size: u64, _ordering: u32) {
-    access(OpKind::AtomicStore, site, addr, size);
+pub extern "C" fn __reach_atomic_store(site: u64, addr: *const c_void, size: u64, ordering: u32) {
+    atomic_access(OpKind::AtomicStore, site, addr, size, ordering);
 }
 
 /// Before an atomic read-modify-write: `op` says which ([`RmwOp::code`]),
@@ -83,7 +117,7 @@ pub extern "C" fn __reach_atomic_rmw(
     site: u64,
     addr: *const c_void,
     size: u64,
-    _ordering: u32,
+    ordering: u32,
     op: u32,
     operand: u64,
 ) {
@@ -93,6 +127,7 @@ pub extern "C" fn __reach_atomic_rmw(
     if known && forwarding(me, site, a) && leaves_unchanged(rmw, a, size, operand) {
         return;
     }
+    crate::memory_model::announce(me, ordering, 0);
     let flags = match rmw.family() {
         // SAFETY: read of a field set before the execution started.
         Some(family) if op & RMW_RESULT_UNUSED != 0 && unsafe { state() }.commute_rmws => {
@@ -141,7 +176,7 @@ pub extern "C" fn __reach_cmpxchg(
     addr: *const c_void,
     size: u64,
     expected: u64,
-    _ordering: u32,
+    ordering: u32,
 ) {
     let Some(me) = visible_me(site) else { return };
     let a = addr as u64;
@@ -154,6 +189,7 @@ pub extern "C" fn __reach_cmpxchg(
     if forwarding(me, site, a) && fails() {
         return;
     }
+    crate::memory_model::announce(me, ordering, expected);
     run_op(me, mk(OpKind::CmpXchg, 0, a, size), site, |_, _, op| {
         if fails() {
             op.flags.0 |= EventFlags::FAILED;
@@ -163,8 +199,9 @@ pub extern "C" fn __reach_cmpxchg(
 
 /// Before a fence.
 #[no_mangle]
-pub extern "C" fn __reach_fence(site: u64, _ordering: u32) {
+pub extern "C" fn __reach_fence(site: u64, ordering: u32) {
     if let Some(me) = visible_me(site) {
+        crate::memory_model::announce(me, ordering, 0);
         run_access(me, OpKind::Fence, 0, 0, site);
     }
 }

@@ -24,6 +24,7 @@ pub mod enabled;
 pub mod fmtbuf;
 pub mod forkserver;
 pub mod hooks;
+pub mod memory_model;
 pub mod models;
 pub mod objects_log;
 pub mod persist;

@@ -22,7 +22,7 @@ use core::fmt::Write;
 use core::sync::atomic::{AtomicU32, Ordering};
 use reach_channel::layout::{
     REQ_AWAITS_OFF, REQ_AWAIT_RETRIES, REQ_COMMUTE_RMWS, REQ_DROP_HELD, REQ_EXIT_CUTS_THREADS,
-    REQ_SLEEP_SETS, REQ_SPIN_BLOCKING, REQ_USER_THREADS,
+    REQ_RC11, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING, REQ_USER_THREADS,
 };
 use reach_channel::{Event, Op, OpKind, Policy, RunStatus, ThreadSet, ThreadState};
 
@@ -745,6 +745,9 @@ pub fn run_op<R>(
         op.object = u64::from(st.thread_count);
     }
     let idx = record(st, me, &op, site);
+    if crate::memory_model::active() {
+        model_event(st, me, &op, idx, site);
+    }
     let before = op;
     let r = effect(st, me, &mut op);
     // SAFETY: still (or again, after a thread creation) the running thread.
@@ -773,6 +776,27 @@ pub fn run_op<R>(
         after_region_op(me);
     }
     r
+}
+
+/// Event `idx` (`op` of thread `me`) under the RC11 memory model: where an
+/// atomic load's reads-from choice comes from (the prefix entry, a random
+/// number under the randomised policies, else the latest store), then the
+/// model's update ([`crate::memory_model::after_event`]).
+#[inline(never)]
+fn model_event(st: &mut State, me: u32, op: &Op, idx: u64, site: u64) {
+    use crate::memory_model::Choice;
+    let choice = if op.kind != OpKind::AtomicLoad {
+        Choice::Latest
+    } else if idx < st.prefix_len {
+        Choice::Prefix(st.chan.prefix_choice(idx))
+    } else if matches!(st.policy, Policy::Random | Policy::Pct) {
+        Choice::Random(next_random(st))
+    } else {
+        Choice::Latest
+    };
+    if let Err(why) = crate::memory_model::after_event(st, me, op, idx, choice) {
+        fail!(st, RunStatus::Unsupported, site, "{}", why.message());
+    }
 }
 
 /// Runs memory access `kind` of `size` bytes at `object` (or a fence) by
@@ -886,6 +910,7 @@ pub fn load_request(st: &mut State) {
     st.await_retries = h.request_flags & REQ_AWAIT_RETRIES != 0;
     st.awaits_off = h.request_flags & REQ_AWAITS_OFF != 0;
     st.drop_held = h.request_flags & REQ_DROP_HELD != 0;
+    crate::memory_model::start_execution(h.request_flags & REQ_RC11 != 0);
     st.awaiting = reach_channel::ThreadSet::EMPTY;
     st.iterating = reach_channel::ThreadSet::EMPTY;
     st.yielded = crate::state::NONE;

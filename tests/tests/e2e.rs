@@ -17,6 +17,7 @@ mod layers;
 mod limits;
 mod lockset;
 mod long;
+mod memory_model;
 mod nondeterminism;
 mod oracle;
 mod parallel;

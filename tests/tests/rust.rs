@@ -621,3 +621,42 @@ fn a_single_file_built_by_reach_rustc_directly() {
     assert!(status.success(), "reach-rustc failed");
     assert_clean(&out, 162);
 }
+
+/// A flag stored and loaded `Relaxed` (`publish_relaxed`): under
+/// `--memory-model rc11` the reader sees the flag and reads the data's
+/// initial 0 (the random walk picks among the stores each load may read;
+/// the exhaustive search would first try every store std's own atomics
+/// may read after the reader's loads), and the replay of the schedule
+/// file shows it again; under sequential consistency it is clean.
+#[test]
+fn relaxed_publish_is_found_under_rc11() {
+    let program = examples_dir().join("publish_relaxed");
+    let options = [
+        "--memory-model",
+        "rc11",
+        "--strategy",
+        "random",
+        "--seed",
+        "1",
+        "--max-executions",
+        "2000",
+    ];
+    let run = reach(&program, &options, &[]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.bug_kind().as_deref(), Some("panic"), "{}", run.stdout);
+    let message = run.json["bug"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("the flag came before the data"),
+        "{message}"
+    );
+    let schedule = schedule_of(&program).to_string_lossy().into_owned();
+    let replay = reach(&program, &["--replay", schedule.as_str()], &[]);
+    assert_eq!(replay.code, 1, "replay\n{}", replay.stdout);
+    assert_eq!(
+        replay.json["bug"]["trace"], run.json["bug"]["trace"],
+        "the replay did not reproduce the interleaving"
+    );
+    let sc = reach(&program, &[], &[]);
+    assert_eq!(sc.code, 0, "{}", sc.stdout);
+    assert!(sc.complete() && sc.json["bug"].is_null());
+}

@@ -8,4 +8,5 @@ pub mod happens_before;
 pub mod lockset;
 pub mod objects;
 pub mod races;
+pub mod reads_from;
 pub mod wakeup;

@@ -176,6 +176,9 @@ impl Channel {
             if config.commute_rmws {
                 flags |= REQ_COMMUTE_RMWS;
             }
+            if config.memory_model == reach_channel::memory_model::MemoryModel::Rc11 {
+                flags |= reach_channel::layout::REQ_RC11;
+            }
             if config.await_retries {
                 flags |= REQ_AWAIT_RETRIES;
             }

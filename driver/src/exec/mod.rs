@@ -62,6 +62,9 @@ pub struct ExecConfig {
     /// Record unused-result read-modify-writes of a commuting family as
     /// updates that commute with each other (`--commute-rmws`).
     pub commute_rmws: bool,
+    /// The memory model atomics run under (`--memory-model`): under RC11
+    /// the prefix entries' reads-from choices pick what loads read.
+    pub memory_model: reach_channel::memory_model::MemoryModel,
     /// A thread whose spin-loop iteration did nothing awaits a change and
     /// retries even under the systematic policy, instead of staying
     /// blocked for the rest of the execution (`REQ_AWAIT_RETRIES`: for a
@@ -168,6 +171,9 @@ pub struct Outcome {
     /// thread id below `threads.len()`. Only the first events when
     /// recording stopped (`cut` is set).
     pub events: Vec<Event>,
+    /// Under RC11, for each event that is an atomic load, what it read
+    /// (parallel to `events`; `None` elsewhere and under SC).
+    pub reads: Vec<Option<reach_channel::memory_model::ReadRecord>>,
     /// Steps executed, recorded or not (at least `events.len()`; for an
     /// execution killed after recording stopped, as far as the runtime
     /// published it).

@@ -3,6 +3,7 @@
 
 use super::process::Finished;
 use super::{ExecError, Outcome};
+use reach_channel::memory_model::ReadRecord;
 use reach_channel::{ChannelView, OpKind, RunStatus, ThreadState};
 use std::time::Duration;
 
@@ -48,6 +49,18 @@ pub fn read(
         }
         events.push(ev);
     }
+    let reads = events
+        .iter()
+        .enumerate()
+        .map(|(i, ev)| {
+            if ev.kind != OpKind::AtomicLoad as u16 {
+                return None;
+            }
+            view.read_record(i).ok().filter(|r| {
+                r.tag == ReadRecord::tag_of(i as u64) && r.candidates > 0 && r.choice < r.candidates
+            })
+        })
+        .collect();
     let cut_threads = view.cut_threads()?;
     let cut = if cut_threads == 0 {
         None
@@ -83,6 +96,7 @@ pub fn read(
         termination: finished.termination,
         steps: view.step_count()?,
         events,
+        reads,
         cut,
         threads,
         message: view.message()?,

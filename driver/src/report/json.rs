@@ -93,6 +93,11 @@ pub struct JsonBug {
     /// The program's inputs in that execution (concolic testing), by name
     /// and occurrence; empty when it read none.
     pub inputs: Vec<crate::schedule::RecordedInput>,
+    /// Under `--memory-model rc11`, the loads that read an older store
+    /// than the latest: "step S, T read NAME = V, ... although T' stored W
+    /// at step S'" (absent when none did).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stale_reads: Vec<String>,
     /// For a data race: the detector that found it and both accesses (for a
     /// lockset race with the locks held); also for a lockset unlock without
     /// lock (one access). Absent for other bugs.
@@ -220,6 +225,9 @@ pub struct JsonReport {
     pub duplicate_partial_orders: Option<u64>,
     /// Distinct partial orders (when counted).
     pub partial_orders: Option<u64>,
+    /// Distinct reads-from graphs of the executions under
+    /// `--memory-model rc11` (null under sc).
+    pub reads_from_graphs: Option<u64>,
     /// Sorted fingerprints of the distinct partial orders (when counted), so
     /// two strategies' sets can be compared.
     pub partial_order_fingerprints: Vec<String>,
@@ -323,6 +331,7 @@ fn json_bug(finding: &Finding, names: &Names) -> JsonBug {
                 step: c.step,
             })
             .collect(),
+        stale_reads: super::stale::stale_reads(&finding.trace, names),
     }
 }
 
@@ -425,6 +434,8 @@ pub fn build(program: &str, summary: &Summary, names: &Names, instrumented: bool
         recorded_bound: summary.recorded_bound.filter(|_| summary.truncated > 0),
         duplicate_partial_orders: summary.partial_orders.map(|_| summary.duplicate_orders),
         partial_orders: summary.partial_orders,
+        reads_from_graphs: (!summary.reads_from_graphs.is_empty())
+            .then_some(summary.reads_from_graphs.len() as u64),
         partial_order_fingerprints: {
             let mut all: Vec<u64> = summary.fingerprints.iter().copied().collect();
             all.sort_unstable();

@@ -99,6 +99,16 @@ pub fn render(finding: &Finding, names: &Names, style: Style) -> String {
             events.len()
         );
     }
+    let stale = super::stale::stale_reads(trace, names);
+    if !stale.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nReads of older stores (--memory-model rc11; no happens-before edge made the later store visible: a release store read by an acquire load, or fences, would):"
+        );
+        for line in stale {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
     let _ = writeln!(out, "\nThreads at the end:");
     for (t, slot) in finding.outcome.threads.iter().enumerate() {
         let state = match ThreadState::from_u32(slot.state) {

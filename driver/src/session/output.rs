@@ -147,6 +147,12 @@ pub fn finish(
         if let Some(orders) = summary.partial_orders {
             println!("  distinct partial orders: {orders}");
         }
+        if !summary.reads_from_graphs.is_empty() {
+            println!(
+                "  reads-from graphs:     {}",
+                summary.reads_from_graphs.len()
+            );
+        }
         println!("  sleep-set blocked:     {}", summary.sleep_blocked);
         println!("  blocked at an await:   {}", summary.await_blocked);
         println!("  internal errors:       {}", summary.internal_errors);

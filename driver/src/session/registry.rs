@@ -100,6 +100,9 @@ pub struct Registration {
     pub commutes_rmws: bool,
     /// Whether the search is randomised (its seed is reported).
     pub randomised: bool,
+    /// Whether the search explores the reads-from choices of atomic loads
+    /// (`--memory-model rc11`); other searches run sequentially consistent.
+    pub reads_from: bool,
     /// Whether a request for a step the runtime holds back (a spinner) is
     /// dropped rather than run: searches that derive their requests from
     /// observed races only (`ExecConfig::drop_held`).
@@ -118,6 +121,7 @@ impl Registration {
             with_inputs: WithInputs::No,
             commutes_rmws: true,
             randomised: false,
+            reads_from: false,
             drops_held: false,
         }
     }
@@ -201,6 +205,7 @@ pub fn registration(name: StrategyName) -> Registration {
                 ))
             }),
             with_inputs: WithInputs::Restart,
+            reads_from: true,
             ..Registration::single(|_| Box::new(Exhaustive::default()))
         },
         StrategyName::Rt => Registration {
@@ -226,10 +231,12 @@ pub fn registration(name: StrategyName) -> Registration {
         },
         StrategyName::Pct => Registration {
             randomised: true,
+            reads_from: true,
             ..Registration::single(|p| Box::new(Pct::new(p.depth, p.seed)))
         },
         StrategyName::Random => Registration {
             randomised: true,
+            reads_from: true,
             ..Registration::single(|p| Box::new(RandomWalk::new(p.seed)))
         },
         StrategyName::Branches => Registration {

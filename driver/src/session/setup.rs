@@ -6,6 +6,7 @@ use crate::cli::{Cli, StrategyName};
 use crate::exec::{EnvLayout, ExecConfig, Isolation};
 use crate::schedule::ScheduleFile;
 use anyhow::{bail, Context, Result};
+use reach_channel::memory_model::MemoryModel;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -112,6 +113,7 @@ pub fn exec_config(
         persistent: !cli.no_persistent,
         exit_cuts_threads: cli.exit_cuts_threads || recorded(|s| s.exit_cuts_threads),
         commute_rmws: cli.commute_rmws || recorded(|s| s.commute_rmws),
+        memory_model: memory_model(cli, schedule),
         await_retries: recorded(|s| s.await_retries),
         awaits_off: awaits_off(cli) || recorded(|s| s.no_await),
         drop_held: super::registry::registration(cli.strategy).drops_held,
@@ -124,6 +126,36 @@ pub fn exec_config(
         env_layout: schedule.and_then(|s| s.env_layout).unwrap_or_default(),
         isolate: isolation(cli, schedule)?,
     })
+}
+
+/// The memory model the run's executions use: a replay's recorded one;
+/// else `--memory-model`, when the strategy explores reads-from choices
+/// (otherwise sequential consistency, with a note).
+pub fn memory_model(cli: &Cli, schedule: Option<&ScheduleFile>) -> MemoryModel {
+    if let Some(file) = schedule {
+        return file.memory_model();
+    }
+    let asked = cli.memory_model.model();
+    if asked == MemoryModel::Sc {
+        return asked;
+    }
+    if cli.shard.is_some() {
+        if !cli.quiet {
+            eprintln!("reach-native: note: --shard does not split reads-from choices yet: running --memory-model sc");
+        }
+        return MemoryModel::Sc;
+    }
+    if super::registry::registration(cli.strategy).reads_from {
+        return asked;
+    }
+    if !cli.quiet {
+        eprintln!(
+            "reach-native: note: --strategy {} does not explore reads-from choices yet (--memory-model rc11 applies to {}): running --memory-model sc",
+            super::registry::strategy_word(cli.strategy),
+            super::registry::words_where(|r| r.reads_from)
+        );
+    }
+    MemoryModel::Sc
 }
 
 /// Whether the run explores without await semantics: `--no-await`, or a
@@ -176,6 +208,7 @@ pub struct StartSetting {
     isolate_files: Option<Vec<String>>,
     spin_threshold: u32,
     exit_cuts_threads: bool,
+    memory_model: MemoryModel,
 }
 
 impl StartSetting {
@@ -191,6 +224,7 @@ impl StartSetting {
             }),
             spin_threshold: config.spin_threshold,
             exit_cuts_threads: config.exit_cuts_threads,
+            memory_model: config.memory_model,
         }
     }
 
@@ -200,5 +234,6 @@ impl StartSetting {
         file.isolate_files = self.isolate_files.clone();
         file.spin_threshold = Some(self.spin_threshold);
         file.exit_cuts_threads |= self.exit_cuts_threads;
+        file.set_memory_model(self.memory_model);
     }
 }

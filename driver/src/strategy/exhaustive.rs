@@ -1,18 +1,38 @@
 //! Exhaustive depth-first search over every schedule: the brute-force oracle
 //! the reduced strategies are checked against. Every maximal interleaving of
-//! visible operations is run exactly once.
+//! visible operations is run exactly once; under `--memory-model rc11`,
+//! once per reads-from choice of each of its atomic loads (every store each
+//! load may read).
 
 use super::tree::{Node, Path};
 use super::{Divergence, Strategy};
 use crate::exec::Request;
 use crate::trace::Trace;
+use reach_channel::memory_model::prefix_entry;
 use reach_channel::{Policy, ThreadSet};
+
+/// The reads-from choice at one node of the path: the candidate its
+/// event's load reads and how many it had (1 for any other event).
+#[derive(Clone, Copy, Debug)]
+struct ReadChoice {
+    choice: u16,
+    candidates: u16,
+}
+
+impl ReadChoice {
+    const NONE: ReadChoice = ReadChoice {
+        choice: 0,
+        candidates: 1,
+    };
+}
 
 /// Depth-first enumeration of all interleavings (with a preemption bound:
 /// of those with at most that many preemptions).
 #[derive(Default)]
 pub struct Exhaustive {
     path: Path,
+    /// The reads-from choice at each node of `path`.
+    reads: Vec<ReadChoice>,
     started: bool,
     /// Explore only schedules with at most this many preemptions.
     preemption_bound: Option<u32>,
@@ -61,6 +81,20 @@ impl super::bounded::BoundedSearch for Exhaustive {
     }
 }
 
+impl Exhaustive {
+    /// The schedule prefix leading to node `i` along the path (with each
+    /// node's reads-from choice) and running `thread` there with node
+    /// `i`'s choice.
+    fn prefix_to(&self, i: usize, thread: u32) -> Vec<u32> {
+        self.path.nodes[..i]
+            .iter()
+            .zip(&self.reads)
+            .map(|(n, r)| prefix_entry(n.chosen, r.choice))
+            .chain(std::iter::once(prefix_entry(thread, self.reads[i].choice)))
+            .collect()
+    }
+}
+
 impl Strategy for Exhaustive {
     fn name(&self) -> &'static str {
         "exhaustive"
@@ -79,10 +113,16 @@ impl Strategy for Exhaustive {
                 inputs: Vec::new(),
             });
         }
-        while let Some(node) = self.path.nodes.last_mut() {
+        while let Some(i) = self.path.nodes.len().checked_sub(1) {
+            let read = &mut self.reads[i];
+            if read.choice + 1 < read.candidates {
+                read.choice += 1;
+                let thread = self.path.nodes[i].chosen;
+                return Some(Request::continuing(self.prefix_to(i, thread)));
+            }
+            let node = &mut self.path.nodes[i];
             if let Some(next) = node.enabled.minus(&node.done).first() {
                 node.done.insert(next);
-                let i = self.path.nodes.len() - 1;
                 if let Some(bound) = self.preemption_bound {
                     if self.path.is_preemption(i, next) && self.path.preemptions_before(i) >= bound
                     {
@@ -92,17 +132,11 @@ impl Strategy for Exhaustive {
                 }
                 let node = &mut self.path.nodes[i];
                 node.chosen = next;
-                return Some(Request {
-                    prefix: self.path.prefix_to(i, next),
-                    policy: Policy::ContinueThenLowest,
-                    seed: 0,
-                    sleep_set: ThreadSet::EMPTY,
-                    sleep_sets: false,
-                    change_points: Vec::new(),
-                    inputs: Vec::new(),
-                });
+                self.reads[i] = ReadChoice::NONE;
+                return Some(Request::continuing(self.prefix_to(i, next)));
             }
             self.path.nodes.pop();
+            self.reads.pop();
         }
         None
     }
@@ -113,9 +147,17 @@ impl Strategy for Exhaustive {
         if let (Some(node), Some(event)) = (self.path.nodes.last_mut(), trace.events.get(known)) {
             if !request.prefix.is_empty() {
                 node.op = event.op;
+                if let Some(read) = self.reads.get_mut(known) {
+                    read.candidates = trace.read(known).map_or(1, |r| r.candidates.max(1));
+                }
             }
         }
-        for event in trace.events.iter().skip(self.path.nodes.len()) {
+        for (i, event) in trace.events.iter().enumerate().skip(self.path.nodes.len()) {
+            self.reads
+                .push(trace.read(i).map_or(ReadChoice::NONE, |r| ReadChoice {
+                    choice: r.choice,
+                    candidates: r.candidates.max(1),
+                }));
             let mut done = ThreadSet::EMPTY;
             done.insert(event.thread);
             self.path.nodes.push(Node {

@@ -110,6 +110,7 @@ pub fn executor_full(program: &Path, args: &[&str], max_steps: u64, timeout: Dur
         persistent: false,
         exit_cuts_threads: false,
         commute_rmws: false,
+        memory_model: Default::default(),
         await_retries: false,
         awaits_off: false,
         drop_held: false,

@@ -427,6 +427,20 @@ pub const STACK_OBJECT: HookSpec = HookSpec {
 /// results`); `stack object` when it has none.
 pub const STACK_VARIABLE_PREFIX: &str = "stack variable ";
 
+/// `__reach_atomic_load_value(site, addr, size, native) -> u64`: just
+/// *after* an atomic load of `size` bytes (1, 2, 4 or 8) at `addr` whose
+/// hook call had [`crate::memory_model::ORDERING_VALUE_FOLLOWS`] in its
+/// ordering, with the value the load read (`native`, zero-extended); the
+/// program uses the value it returns instead (the store the memory model
+/// had the load read). Not in [`ALL`]: it returns a value, so the pass
+/// declares it itself (with a guard that returns `native` without the
+/// runtime). Older modules never call it, so it needs no new
+/// [`ABI_VERSION`].
+pub const ATOMIC_LOAD_VALUE: HookSpec = HookSpec {
+    name: "__reach_atomic_load_value",
+    params: &[Param::Site, Param::Ptr, Param::U64, Param::U64],
+};
+
 /// `__reach_source(site, source)`: just before an instruction whose result
 /// differs from run to run (`rdtsc`, `rdrand`...: a
 /// [`crate::sources::Source`] number), so that a nondeterminism report can

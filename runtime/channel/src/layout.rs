@@ -22,7 +22,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// Magic number at the start of the channel ("REACHCHN").
 pub const MAGIC: u64 = 0x4E48_4348_4341_4552;
 /// Channel layout / hook ABI version; bump on any incompatible change.
-pub const VERSION: u32 = 12;
+pub const VERSION: u32 = 13;
 /// Most threads one execution may create (thread ids are `0..MAX_THREADS`).
 pub const MAX_THREADS: usize = 256;
 /// Bytes reserved for the header region.
@@ -261,6 +261,11 @@ pub const REQ_AWAITS_OFF: u32 = 128;
 /// waits for, and whether it applies depends on the order of steps the
 /// thread does not depend on (optimal DPOR's wakeup sequences, replays).
 pub const REQ_DROP_HELD: u32 = 256;
+/// Request flag: run under the RC11 memory model
+/// ([`crate::memory_model::MemoryModel::Rc11`]): atomic loads read what the
+/// model allows, chosen by the prefix entries' reads-from choices (read per
+/// execution).
+pub const REQ_RC11: u32 = 512;
 /// Bit of [`Header::user_threads_off`]: the execution was abandoned (it
 /// called something contexts cannot do) and must run again with kernel
 /// threads; its result means nothing.
@@ -578,9 +583,17 @@ impl Layout {
         (end + 63) & !63
     }
 
+    /// Byte offset of the reads region (after the symbolic region, 64-byte
+    /// aligned): one [`crate::memory_model::ReadRecord`] per event index.
+    pub const fn reads_offset(&self) -> usize {
+        let end = self.sym_offset() + crate::symbolic::SYM_REGION_BYTES;
+        (end + 63) & !63
+    }
+
     /// Total bytes of the region.
     pub const fn total_bytes(&self) -> usize {
-        self.sym_offset() + crate::symbolic::SYM_REGION_BYTES
+        self.reads_offset()
+            + self.event_capacity as usize * core::mem::size_of::<crate::memory_model::ReadRecord>()
     }
 }
 

@@ -10,6 +10,7 @@ pub mod env;
 pub mod fork;
 pub mod hooks;
 pub mod layout;
+pub mod memory_model;
 pub mod models;
 pub mod ops;
 pub mod sites;

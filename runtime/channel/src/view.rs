@@ -149,6 +149,19 @@ impl<'a> ChannelView<'a> {
         )
     }
 
+    /// The reads-from record at event index `i` (meaningful only under
+    /// RC11, for an atomic load whose tag matches `i`: see
+    /// [`crate::memory_model::ReadRecord`]).
+    pub fn read_record(&self, i: usize) -> Result<crate::memory_model::ReadRecord, ChannelError> {
+        if i >= self.layout.event_capacity as usize {
+            return Err(ChannelError::Corrupt("read record index"));
+        }
+        read(
+            self.bytes,
+            self.layout.reads_offset() + i * size_of::<crate::memory_model::ReadRecord>(),
+        )
+    }
+
     /// The object records of the execution, checked against the capacity
     /// (their kinds and threads are validated by the reader), and the step
     /// from which objects went unrecorded, if the region filled up.

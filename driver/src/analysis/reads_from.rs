@@ -1,0 +1,56 @@
+//! The reads-from graph of an execution under RC11: which store each atomic
+//! load read and the order of each location's stores (modification order,
+//! the order they ran in). Two executions with the same graph are the same
+//! behaviour of the program's atomics, whatever the interleaving of the
+//! rest; the count of distinct graphs is what the RC11 oracle counts.
+
+use crate::trace::Trace;
+use reach_channel::{EventFlags, OpKind};
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+
+/// An event named independently of the interleaving: its thread and its
+/// place among that thread's events.
+type ThreadStep = (u32, usize);
+
+/// A fingerprint of `trace`'s reads-from graph, `None` for an execution
+/// without a reads-from record (run under SC).
+pub fn graph_key(trace: &Trace) -> Option<u64> {
+    if trace.reads.iter().all(Option::is_none) {
+        return None;
+    }
+    let name = |step: usize| -> Option<ThreadStep> {
+        let thread = trace.events.get(step)?.thread;
+        let place = trace.events_of(thread).binary_search(&(step as u32)).ok()?;
+        Some((thread, place))
+    };
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let reads: BTreeMap<Option<ThreadStep>, Option<ThreadStep>> = trace
+        .reads
+        .iter()
+        .enumerate()
+        .filter_map(|(i, read)| {
+            let read = read.as_ref()?;
+            Some((
+                name(i),
+                usize::try_from(read.writer_step).ok().and_then(name),
+            ))
+        })
+        .collect();
+    reads.hash(&mut hasher);
+    let mut stores: BTreeMap<u64, Vec<ThreadStep>> = BTreeMap::new();
+    for (i, e) in trace.events.iter().enumerate() {
+        let store = match e.op.kind {
+            OpKind::AtomicStore | OpKind::AtomicRmw => true,
+            OpKind::CmpXchg => !e.op.flags.has(EventFlags::FAILED),
+            _ => false,
+        };
+        if let (true, Some(n)) = (store, name(i)) {
+            stores.entry(e.op.object).or_default().push(n);
+        }
+    }
+    for order in stores.values() {
+        order.hash(&mut hasher);
+    }
+    Some(hasher.finish())
+}

@@ -1,0 +1,57 @@
+//! The loads of a reported execution that did not read the latest store
+//! (under `--memory-model rc11`): which store each read, and which one it
+//! did not see.
+
+use super::names::Names;
+use crate::trace::Trace;
+use reach_channel::memory_model::INITIAL_WRITER;
+
+/// One line per atomic load of `trace` that read an older store than the
+/// latest: "step 9, T2 read `value` = 0, the initial value, although T1
+/// stored 42 at step 3".
+pub fn stale_reads(trace: &Trace, names: &Names) -> Vec<String> {
+    trace
+        .events
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| {
+            let read = trace.read(i).filter(|r| r.choice > 0)?;
+            let what = names.object_at(e.op.object, &trace.objects, i);
+            let source = if read.writer == INITIAL_WRITER {
+                "the initial value".to_string()
+            } else {
+                format!("T{}'s store{}", read.writer, at_step(read.writer_step))
+            };
+            let latest = if read.latest_writer == INITIAL_WRITER {
+                "the location held".to_string()
+            } else {
+                format!("T{} stored", read.latest_writer)
+            };
+            Some(format!(
+                "step {i}, T{} read {what} = {}, {source}, although {latest} {}{}",
+                e.thread,
+                value(read.value),
+                value(read.latest_value),
+                at_step(read.latest_step)
+            ))
+        })
+        .collect()
+}
+
+/// " at step N", or nothing for a step not recorded.
+fn at_step(step: u64) -> String {
+    if step == u64::MAX {
+        String::new()
+    } else {
+        format!(" at step {step}")
+    }
+}
+
+/// A value as the report shows it: decimal, or hexadecimal past 32 bits.
+fn value(v: u64) -> String {
+    if v > u64::from(u32::MAX) {
+        format!("{v:#x}")
+    } else {
+        v.to_string()
+    }
+}

@@ -1,0 +1,134 @@
+//! The memory model shared by driver and runtime: which one an execution
+//! runs under, how a schedule-prefix entry carries a load's reads-from
+//! choice, and the record the runtime keeps of each atomic load's choice.
+//!
+//! Under [`MemoryModel::Sc`] every atomic load reads the latest store
+//! (today's behaviour). Under [`MemoryModel::Rc11`] an atomic load may read
+//! any store that the model allows it (coherence, happens-before, the
+//! rules for `seq_cst`): its *candidates*, numbered from 0, the latest in
+//! modification order, to the oldest allowed. Which one it reads is the
+//! search's choice, carried in the high half of the load's prefix entry.
+
+/// The memory model an execution runs under.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MemoryModel {
+    /// Every atomic is sequentially consistent: a load reads the latest store.
+    #[default]
+    Sc,
+    /// RC11 (Lahav et al., PLDI 2017): relaxed, release/acquire and
+    /// `seq_cst` atomics with their orderings; loads choose what they read.
+    Rc11,
+}
+
+impl MemoryModel {
+    /// The model's name on the command line and in schedule files.
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryModel::Sc => "sc",
+            MemoryModel::Rc11 => "rc11",
+        }
+    }
+
+    /// The model of a name ([`MemoryModel::name`]).
+    pub fn from_name(name: &str) -> Option<MemoryModel> {
+        match name {
+            "sc" => Some(MemoryModel::Sc),
+            "rc11" => Some(MemoryModel::Rc11),
+            _ => None,
+        }
+    }
+}
+
+/// Bits of a prefix entry that name the thread.
+pub const PREFIX_THREAD_MASK: u32 = 0xffff;
+/// Shift of the reads-from choice in a prefix entry.
+pub const PREFIX_CHOICE_SHIFT: u32 = 16;
+
+/// The prefix entry that runs `thread` and, if its step is an atomic load,
+/// has it read its candidate `choice` (0: the latest store).
+pub const fn prefix_entry(thread: u32, choice: u16) -> u32 {
+    (thread & PREFIX_THREAD_MASK) | ((choice as u32) << PREFIX_CHOICE_SHIFT)
+}
+
+/// The thread of a prefix entry.
+pub const fn entry_thread(entry: u32) -> u32 {
+    entry & PREFIX_THREAD_MASK
+}
+
+/// The reads-from choice of a prefix entry.
+pub const fn entry_choice(entry: u32) -> u16 {
+    (entry >> PREFIX_CHOICE_SHIFT) as u16
+}
+
+/// Bit of the `ordering` argument of `__reach_atomic_load`: the pass calls
+/// `__reach_atomic_load_value` after the load, so the runtime may give it
+/// another value than memory holds. Without it (older modules, values
+/// wider than 8 bytes) the load reads the latest store. Runtimes that do
+/// not know the bit ignore it.
+pub const ORDERING_VALUE_FOLLOWS: u32 = 1 << 16;
+/// Shift of a compare-and-exchange's failure ordering in the `ordering`
+/// argument of `__reach_cmpxchg` (the success ordering is the low 8 bits).
+/// 0 there (older modules): the failure ordering is derived from the
+/// success ordering.
+pub const ORDERING_FAILURE_SHIFT: u32 = 8;
+
+/// The writer of a [`ReadRecord`] that read the location's initial value
+/// (or a value the runtime saw in memory before it tracked the location).
+pub const INITIAL_WRITER: u32 = u32::MAX;
+
+/// What one atomic load read, written by the runtime under
+/// [`MemoryModel::Rc11`] at the load's event index in the reads region.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadRecord {
+    /// The event index plus one, truncated to 32 bits: a record whose tag
+    /// does not match its index is stale (the event made no choice).
+    pub tag: u32,
+    /// Stores the load could read (at least 1).
+    pub candidates: u16,
+    /// The one it read: 0 the latest in modification order.
+    pub choice: u16,
+    /// Thread of the store it read, [`INITIAL_WRITER`] for the initial value.
+    pub writer: u32,
+    /// Thread of the latest store to the location when it read.
+    pub latest_writer: u32,
+    /// Event index of the store it read (`u64::MAX` for the initial value
+    /// or a store not recorded).
+    pub writer_step: u64,
+    /// Event index of the latest store (as `writer_step`).
+    pub latest_step: u64,
+    /// The value it read, zero-extended.
+    pub value: u64,
+    /// The latest store's value (what memory held).
+    pub latest_value: u64,
+}
+
+impl ReadRecord {
+    /// The tag of event index `i`.
+    pub const fn tag_of(i: u64) -> u32 {
+        (i as u32).wrapping_add(1)
+    }
+}
+
+const _: () = assert!(core::mem::size_of::<ReadRecord>() == 48);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_entries_carry_thread_and_choice() {
+        let e = prefix_entry(3, 2);
+        assert_eq!(entry_thread(e), 3);
+        assert_eq!(entry_choice(e), 2);
+        assert_eq!(prefix_entry(7, 0), 7);
+    }
+
+    #[test]
+    fn model_names_round_trip() {
+        for m in [MemoryModel::Sc, MemoryModel::Rc11] {
+            assert_eq!(MemoryModel::from_name(m.name()), Some(m));
+        }
+        assert_eq!(MemoryModel::from_name("tso"), None);
+    }
+}

@@ -1,0 +1,552 @@
+//! The RC11 memory model (Lahav et al., PLDI 2017) in the runtime: what an
+//! atomic load may read, and which value it returns.
+//!
+//! Under `--memory-model sc` nothing here runs ([`active`] is false) and
+//! every load reads what memory holds. Under `rc11` the runtime keeps, for
+//! each atomic location, its latest stores ([`locations`]) with their
+//! writers' views as vector clocks ([`clock`]), each thread's view, and the
+//! clocks of mutexes and the other synchronisation objects ([`sync`]). A
+//! load's *candidates* are the kept stores no older in modification order
+//! than the latest one its thread has seen (through happens-before, its own
+//! reads and writes: coherence); the search picks one (0: the latest,
+//! today's value; the prefix entry's choice, or a random one under the
+//! randomised policies), the load's event records it (a
+//! [`reach_channel::memory_model::ReadRecord`]), and
+//! `__reach_atomic_load_value` returns its value after the native load.
+//! Memory always holds the latest store's value: a store's own value is
+//! what memory holds when the next store to the location comes.
+//!
+//! The rules:
+//! - *Modification order* is the order in which stores execute (2+2W and
+//!   S with relaxed stores need another order: not explored yet).
+//! - *Release/acquire*: an acquire load (or RMW) that reads a store joins
+//!   the store's release view into its thread's view; a relaxed one keeps
+//!   it for a later acquire fence. A store's release view is its thread's
+//!   view if it is a release store, else its thread's view at its last
+//!   release fence, joined with the release view its thread's earlier store
+//!   to the location carried (RC11's `po|loc` in release sequences); an RMW
+//!   adds the release view of the store it read (release sequences
+//!   continue through RMWs).
+//! - *RMWs* read the latest store (atomicity) and stay native.
+//! - *seq_cst*: a `seq_cst` load reads no store older than the latest
+//!   `seq_cst` store to its location (taking execution order as RC11's
+//!   order of `seq_cst` events: necessary for psc to be acyclic with that
+//!   order, not sufficient where non-`seq_cst` accesses and fences mix with
+//!   `seq_cst` ones, so some such executions RC11 forbids may be run);
+//!   `seq_cst` fences synchronise with each other in execution order
+//!   through one clock (more than RC11's psc: some executions it allows
+//!   are not run, never one it forbids through fences alone).
+//! - Plain stores to a tracked location are stores in its history; mutexes,
+//!   condition variables, semaphores, barriers, once, futex words, thread
+//!   creation and joining synchronise as release/acquire pairs (each
+//!   operation both, on its object).
+//! - A failed compare-and-swap reads the latest store, with its failure
+//!   ordering.
+//! - Accesses the model cannot follow (sizes other than 1, 2, 4, 8 bytes,
+//!   a full location table) read the latest store and synchronise like a
+//!   `seq_cst` fence: more synchronisation, never less.
+//!
+//! No allocation and no system call: the tables are static, reset per
+//! execution. Only the running thread touches them.
+
+pub mod clock;
+pub mod locations;
+pub mod sync;
+
+use crate::state::State;
+use clock::{VClock, MODEL_THREADS};
+use core::sync::atomic::{AtomicBool, Ordering};
+use locations::{new_store, Locations};
+use reach_channel::memory_model::{
+    ReadRecord, INITIAL_WRITER, ORDERING_FAILURE_SHIFT, ORDERING_VALUE_FOLLOWS,
+};
+use reach_channel::{Op, OpKind};
+use sync::SyncObjects;
+
+/// LLVM's numeric orderings, as the hooks receive them.
+const MONOTONIC: u32 = 2;
+const ACQUIRE: u32 = 4;
+const RELEASE: u32 = 5;
+const ACQ_REL: u32 = 6;
+const SEQ_CST: u32 = 7;
+
+fn is_acquire(o: u32) -> bool {
+    matches!(o, ACQUIRE | ACQ_REL | SEQ_CST)
+}
+
+fn is_release(o: u32) -> bool {
+    matches!(o, RELEASE | ACQ_REL | SEQ_CST)
+}
+
+/// What a hook announced before its operation's scheduling point.
+#[derive(Clone, Copy)]
+struct Announced {
+    ordering: u32,
+    expected: u64,
+    valid: bool,
+}
+
+impl Announced {
+    /// Nothing announced (all zeros; counts as `seq_cst`).
+    const NONE: Announced = Announced {
+        ordering: 0,
+        expected: 0,
+        valid: false,
+    };
+}
+
+/// One thread's views.
+#[derive(Clone, Copy)]
+struct ThreadModel {
+    /// Its happens-before view.
+    clock: VClock,
+    /// Its view at its last release fence.
+    release_fence: VClock,
+    /// Release views its relaxed reads saw, for its next acquire fence.
+    acquire_pending: VClock,
+    /// The ordering (and expected value) of its pending atomic operation.
+    announced: Announced,
+    /// The value its last atomic load returns instead of memory's, when
+    /// `chosen`.
+    value: u64,
+    /// Its last atomic load read another store than the latest.
+    chosen: bool,
+}
+
+impl ThreadModel {
+    const EMPTY: ThreadModel = ThreadModel {
+        clock: VClock::ZERO,
+        release_fence: VClock::ZERO,
+        acquire_pending: VClock::ZERO,
+        announced: Announced::NONE,
+        value: 0,
+        chosen: false,
+    };
+}
+
+/// The model's state for one execution.
+struct Model {
+    threads: [ThreadModel; MODEL_THREADS],
+    locations: Locations,
+    sync: SyncObjects,
+    /// The clock `seq_cst` fences (and accesses the model cannot follow)
+    /// synchronise through.
+    sc: VClock,
+}
+
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+static mut MODEL: Model = Model {
+    threads: [ThreadModel::EMPTY; MODEL_THREADS],
+    locations: Locations::EMPTY,
+    sync: SyncObjects::EMPTY,
+    sc: VClock::ZERO,
+};
+
+/// The model. Only the running thread calls in (one thread runs at a time).
+#[allow(static_mut_refs)]
+fn model() -> &'static mut Model {
+    // SAFETY: only the thread holding the right to run touches the model,
+    // and never re-entrantly.
+    unsafe { &mut *core::ptr::addr_of_mut!(MODEL) }
+}
+
+/// Is the execution under RC11?
+#[inline]
+pub fn active() -> bool {
+    ACTIVE.load(Ordering::Relaxed)
+}
+
+/// Starts an execution under RC11 (`rc11`) or SC: forgets every location,
+/// object and view.
+pub fn start_execution(rc11: bool) {
+    ACTIVE.store(rc11, Ordering::Relaxed);
+    if rc11 {
+        let m = model();
+        m.locations.reset();
+        m.sync.reset();
+        m.sc = VClock::ZERO;
+        for t in m.threads.iter_mut() {
+            *t = ThreadModel::EMPTY;
+        }
+    }
+}
+
+/// Thread `me` is about to schedule an atomic operation of `ordering` (a
+/// compare-and-swap with `expected`): called just before its scheduling
+/// point, read by [`after_event`] once it runs.
+#[inline]
+pub fn announce(me: u32, ordering: u32, expected: u64) {
+    if active() && (me as usize) < MODEL_THREADS {
+        model().threads[me as usize].announced = Announced {
+            ordering,
+            expected,
+            valid: true,
+        };
+    }
+}
+
+/// The value thread `me`'s atomic load returns, given what the native load
+/// read: the chosen store's value, or `native` for the latest.
+#[inline]
+pub fn loaded_value(me: u32, native: u64) -> u64 {
+    if !active() || me as usize >= MODEL_THREADS {
+        return native;
+    }
+    let th = &mut model().threads[me as usize];
+    if core::mem::take(&mut th.chosen) {
+        th.value
+    } else {
+        native
+    }
+}
+
+/// Where a load's reads-from choice comes from.
+#[derive(Clone, Copy)]
+pub enum Choice {
+    /// The schedule prefix's entry for the step.
+    Prefix(u16),
+    /// A random number (the randomised policies): uniform over candidates.
+    Random(u64),
+    /// The latest store (the systematic policy after the prefix).
+    Latest,
+}
+
+/// Why the model cannot run an execution.
+#[derive(Clone, Copy, Debug)]
+pub enum Unsupported {
+    /// A thread beyond [`MODEL_THREADS`].
+    TooManyThreads,
+}
+
+impl Unsupported {
+    /// What to tell the user.
+    pub fn message(self) -> &'static str {
+        match self {
+            Unsupported::TooManyThreads => {
+                "the rc11 memory model follows at most 64 threads; run with --memory-model sc"
+            }
+        }
+    }
+}
+
+/// Thread `me` ran `op` as event `step` (recorded if below the recording
+/// bound): updates the model and, for an atomic load, decides what it
+/// reads (`choice`) and records it in the channel.
+pub fn after_event(
+    st: &mut State,
+    me: u32,
+    op: &Op,
+    step: u64,
+    choice: Choice,
+) -> Result<(), Unsupported> {
+    let t = me as usize;
+    if t >= MODEL_THREADS {
+        return Err(Unsupported::TooManyThreads);
+    }
+    let m = model();
+    let announced = core::mem::replace(&mut m.threads[t].announced, Announced::NONE);
+    let ordering = if announced.valid {
+        announced.ordering & 0xff
+    } else {
+        SEQ_CST
+    };
+    let (addr, size) = (op.object, op.aux);
+    match op.kind {
+        OpKind::AtomicLoad => {
+            let follows = announced.valid && announced.ordering & ORDERING_VALUE_FOLLOWS != 0;
+            let record = load(m, t, addr, size, ordering, follows, choice);
+            if step < st.record_steps {
+                st.chan.write_read(
+                    step,
+                    &ReadRecord {
+                        tag: ReadRecord::tag_of(step),
+                        ..record
+                    },
+                );
+            }
+        }
+        OpKind::AtomicStore => store(m, t, addr, size, ordering, step, false, true),
+        OpKind::AtomicRmw => store(m, t, addr, size, ordering, step, true, true),
+        OpKind::CmpXchg => {
+            let mask = if size >= 8 {
+                u64::MAX
+            } else {
+                (1u64 << (size * 8)) - 1
+            };
+            let succeeds = announced.valid
+                && read_int(addr, size).is_some_and(|cur| cur == announced.expected & mask);
+            if succeeds {
+                store(m, t, addr, size, ordering, step, true, true);
+            } else {
+                let failure = match (announced.ordering >> ORDERING_FAILURE_SHIFT) & 0xff {
+                    0 => match ordering {
+                        ACQ_REL => ACQUIRE,
+                        RELEASE => MONOTONIC,
+                        o => o,
+                    },
+                    o => o,
+                };
+                load(m, t, addr, size, failure, false, Choice::Latest);
+            }
+        }
+        OpKind::Fence => fence(m, t, ordering),
+        OpKind::Store if m.locations.find(addr).is_some() => {
+            store(m, t, addr, size, MONOTONIC, step, false, false);
+        }
+        OpKind::ThreadCreate => {
+            let child = op.object as usize;
+            if child >= MODEL_THREADS {
+                return Err(Unsupported::TooManyThreads);
+            }
+            tick(m, t);
+            let view = m.threads[t].clock;
+            m.threads[child] = ThreadModel::EMPTY;
+            m.threads[child].clock = view;
+        }
+        OpKind::ThreadJoin => {
+            if let Some(child) = m.threads.get(op.object as usize) {
+                let view = child.clock;
+                tick(m, t);
+                m.threads[t].clock.join(&view);
+            }
+        }
+        OpKind::CondWait | OpKind::CondRelock => {
+            synchronise(m, t, op.object);
+            synchronise(m, t, op.aux);
+        }
+        OpKind::MutexLock
+        | OpKind::MutexTryLock
+        | OpKind::MutexTimedLock
+        | OpKind::MutexUnlock
+        | OpKind::CondSignal
+        | OpKind::CondBroadcast
+        | OpKind::RwReadLock
+        | OpKind::RwWriteLock
+        | OpKind::RwUnlock
+        | OpKind::SemWait
+        | OpKind::SemPost
+        | OpKind::SemGetValue
+        | OpKind::BarrierArrive
+        | OpKind::BarrierLeave
+        | OpKind::SpinLock
+        | OpKind::SpinUnlock
+        | OpKind::Once
+        | OpKind::FutexWait
+        | OpKind::FutexWake => synchronise(m, t, op.object),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Advances thread `t`'s own timestamp: the timestamp of its event now.
+#[inline]
+fn tick(m: &mut Model, t: usize) -> u32 {
+    let own = &mut m.threads[t].clock.0[t];
+    *own += 1;
+    *own
+}
+
+/// Thread `t` synchronises with `object` both ways (acquire, then release).
+fn synchronise(m: &mut Model, t: usize, object: u64) {
+    tick(m, t);
+    let th = &mut m.threads[t];
+    let clock = m.sync.clock(object);
+    th.clock.join(clock);
+    *clock = th.clock;
+}
+
+/// An access the model cannot follow: thread `t` synchronises like a
+/// `seq_cst` fence.
+fn unfollowed(m: &mut Model, t: usize) {
+    tick(m, t);
+    let th = &mut m.threads[t];
+    th.clock.join(&m.sc);
+    m.sc = th.clock;
+    th.release_fence = th.clock;
+}
+
+/// Takes a store's release view in: into the view for an acquire, else
+/// kept for the next acquire fence.
+fn acquire(th: &mut ThreadModel, rel: &VClock, ordering: u32) {
+    if is_acquire(ordering) {
+        th.clock.join(rel);
+    } else {
+        th.acquire_pending.join(rel);
+    }
+}
+
+/// A fence of `ordering` by thread `t`.
+fn fence(m: &mut Model, t: usize, ordering: u32) {
+    tick(m, t);
+    let th = &mut m.threads[t];
+    if is_acquire(ordering) {
+        let pending = th.acquire_pending;
+        th.clock.join(&pending);
+    }
+    if ordering == SEQ_CST {
+        th.clock.join(&m.sc);
+        m.sc = th.clock;
+    }
+    if is_release(ordering) {
+        th.release_fence = th.clock;
+    }
+}
+
+/// An atomic load of `size` bytes at `addr` by thread `t`: its candidates,
+/// the one `choice` picks, and the synchronisation of reading it. The
+/// value to return is left in the thread's record when it is not the
+/// latest store's. `follows`: the program takes the value from
+/// `__reach_atomic_load_value` (else only the latest can be read).
+fn load(
+    m: &mut Model,
+    t: usize,
+    addr: u64,
+    size: u64,
+    ordering: u32,
+    follows: bool,
+    choice: Choice,
+) -> ReadRecord {
+    let native = read_int(addr, size);
+    let unknown = ReadRecord {
+        tag: 0,
+        candidates: 1,
+        choice: 0,
+        writer: INITIAL_WRITER,
+        latest_writer: INITIAL_WRITER,
+        writer_step: u64::MAX,
+        latest_step: u64::MAX,
+        value: native.unwrap_or(0),
+        latest_value: native.unwrap_or(0),
+    };
+    let Some(native) = native else {
+        unfollowed(m, t);
+        return unknown;
+    };
+    let Some(slot) = m.locations.find_or_insert(addr, native) else {
+        unfollowed(m, t);
+        return unknown;
+    };
+    let ts = tick(m, t);
+    let Model {
+        threads, locations, ..
+    } = m;
+    let th = &mut threads[t];
+    let loc = locations.get_mut(slot);
+    let mut floor = loc.oldest();
+    for p in (loc.oldest()..loc.count).rev() {
+        if th.clock.saw_any(&loc.store(p).seen) {
+            floor = p;
+            break;
+        }
+    }
+    if ordering == SEQ_CST && loc.last_sc > 0 {
+        floor = floor.max(loc.last_sc - 1);
+    }
+    let n = if follows { loc.count - floor } else { 1 };
+    let pick = match choice {
+        Choice::Prefix(c) => u32::from(c),
+        Choice::Random(r) => (r % u64::from(n)) as u32,
+        Choice::Latest => 0,
+    }
+    .min(n - 1);
+    let latest = loc.latest();
+    let (latest_writer, latest_step) = (loc.store(latest).writer, loc.store(latest).step);
+    let read = loc.store_mut(latest - pick);
+    acquire(th, &read.rel, ordering);
+    if read.seen.0[t] == 0 {
+        read.seen.0[t] = ts;
+    }
+    let value = if pick > 0 { read.value } else { native };
+    th.value = value;
+    th.chosen = pick > 0;
+    ReadRecord {
+        tag: 0,
+        candidates: n.min(u32::from(u16::MAX)) as u16,
+        choice: pick as u16,
+        writer: read.writer,
+        latest_writer,
+        writer_step: read.step,
+        latest_step,
+        value,
+        latest_value: native,
+    }
+}
+
+/// A store (`rmw`: a read-modify-write, which reads the latest store
+/// first) of `size` bytes at `addr` by thread `t` at event `step`.
+/// `track`: a location not tracked yet starts being (atomics); plain
+/// stores only extend tracked ones.
+#[allow(clippy::too_many_arguments)]
+fn store(
+    m: &mut Model,
+    t: usize,
+    addr: u64,
+    size: u64,
+    ordering: u32,
+    step: u64,
+    rmw: bool,
+    track: bool,
+) {
+    let Some(native) = read_int(addr, size) else {
+        unfollowed(m, t);
+        return;
+    };
+    let slot = if track {
+        m.locations.find_or_insert(addr, native)
+    } else {
+        m.locations.find(addr)
+    };
+    let Some(slot) = slot else {
+        unfollowed(m, t);
+        return;
+    };
+    let ts = tick(m, t);
+    let Model {
+        threads, locations, ..
+    } = m;
+    let th = &mut threads[t];
+    let loc = locations.get_mut(slot);
+    let latest = loc.latest();
+    loc.store_mut(latest).value = native;
+    if rmw {
+        let read = loc.store_mut(latest);
+        acquire(th, &read.rel, ordering);
+        if read.seen.0[t] == 0 {
+            read.seen.0[t] = ts;
+        }
+    }
+    let mut new = new_store(t as u32, step, ordering == SEQ_CST);
+    if is_release(ordering) {
+        new.own_rel = th.clock;
+    } else {
+        new.own_rel = th.release_fence;
+        let earlier = (loc.oldest()..loc.count)
+            .rev()
+            .find(|&p| loc.store(p).writer == t as u32);
+        if let Some(p) = earlier {
+            new.own_rel.join(&loc.store(p).own_rel);
+        }
+    }
+    new.rel = new.own_rel;
+    if rmw {
+        new.rel.join(&loc.store(latest).rel);
+    }
+    new.seen.0[t] = ts;
+    loc.push(new);
+}
+
+/// Reads `size` bytes at `addr` as an integer (sizes 1, 2, 4, 8).
+fn read_int(addr: u64, size: u64) -> Option<u64> {
+    // SAFETY: the instrumented atomic operation is about to access these
+    // bytes (or, for a plain store, is about to write them).
+    unsafe {
+        Some(match size {
+            1 => u64::from((addr as *const u8).read_volatile()),
+            2 => u64::from((addr as *const u16).read_volatile()),
+            4 => u64::from((addr as *const u32).read_volatile()),
+            8 => (addr as *const u64).read_volatile(),
+            _ => return None,
+        })
+    }
+}

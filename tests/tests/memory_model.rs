@@ -1,0 +1,221 @@
+//! `--memory-model rc11`: atomic loads read what RC11 allows, chosen by
+//! the search. The exhaustive strategy's distinct reads-from graphs equal
+//! the RC11 oracle's consistent executions (`reach-rc11`) for the litmus
+//! tests whose modification order is the order the stores run in; the
+//! bugs only weak memory shows are found (and replayed), their correct
+//! twins are clean, and `--memory-model sc` keeps today's counts.
+
+use reach_rc11::litmus::{Op, Order, Program};
+use reach_rc11::Model;
+use reach_tests::{build_example, reach, schedule_of};
+
+const RC11: &[&str] = &["--memory-model", "rc11", "--strategy", "exhaustive"];
+
+/// The store and load orderings of `mm_litmus`'s ORDER argument.
+fn orders(order: &str) -> (Order, Order) {
+    match order {
+        "rlx" => (Order::Relaxed, Order::Relaxed),
+        "ra" => (Order::Release, Order::Acquire),
+        _ => (Order::SeqCst, Order::SeqCst),
+    }
+}
+
+/// `mm_litmus`'s test `name` with `order`, for the oracle.
+fn litmus(name: &str, order: &str) -> Program {
+    let (st, ld) = orders(order);
+    let data = if order == "sc" {
+        Order::SeqCst
+    } else {
+        Order::Relaxed
+    };
+    let p = Program::new();
+    match name {
+        "sb" => p
+            .thread([Op::store("x", 1, st), Op::load("y", ld).to("r0")])
+            .thread([Op::store("y", 1, st), Op::load("x", ld).to("r1")]),
+        "mp" => p
+            .thread([Op::store("data", 1, data), Op::store("flag", 1, st)])
+            .thread([
+                Op::load("flag", ld).to("r0"),
+                Op::load("data", data).to("r1"),
+            ]),
+        "lb" => p
+            .thread([Op::load("x", ld).to("r0"), Op::store("y", 1, st)])
+            .thread([Op::load("y", ld).to("r1"), Op::store("x", 1, st)]),
+        "iriw" => p
+            .thread([Op::store("x", 1, st)])
+            .thread([Op::store("y", 1, st)])
+            .thread([Op::load("x", ld).to("a"), Op::load("y", ld).to("b")])
+            .thread([Op::load("y", ld).to("c"), Op::load("x", ld).to("d")]),
+        "wrc" => p
+            .thread([Op::store("x", 1, st)])
+            .thread([Op::load("x", ld).to("r0"), Op::store("y", 1, st)])
+            .thread([Op::load("y", ld).to("r1"), Op::load("x", ld).to("r2")]),
+        _ => p
+            .thread([Op::store("x", 1, st), Op::store("y", 1, st)])
+            .thread([Op::store("y", 2, st), Op::load("x", ld).to("r0")]),
+    }
+}
+
+/// Every litmus test and ordering: the exhaustive search under RC11 ends
+/// without a bug, and its distinct reads-from graphs are exactly the
+/// oracle's RC11-consistent executions (SB 4/4/3, MP 4/3/3, LB 3, IRIW
+/// 16/16/15, WRC 8/7/7, R 4/4/3 for rlx/ra/sc).
+#[test]
+fn exhaustive_reads_from_graphs_equal_the_oracle() {
+    let program = build_example("mm_litmus.c");
+    for name in ["sb", "mp", "lb", "iriw", "wrc", "r"] {
+        for order in ["rlx", "ra", "sc"] {
+            let expected = reach_rc11::enumerate(&litmus(name, order), Model::Rc11)
+                .expect("a valid litmus program")
+                .len() as u64;
+            let run = reach(&program, RC11, &[name, order]);
+            assert_eq!(
+                run.code, 0,
+                "{name} {order}: {}\n{}",
+                run.stdout, run.stderr
+            );
+            assert!(run.complete(), "{name} {order}: not complete");
+            assert_eq!(
+                run.json["reads_from_graphs"].as_u64(),
+                Some(expected),
+                "{name} {order}: reads-from graphs ({} executions)",
+                run.executions()
+            );
+        }
+    }
+}
+
+/// The outcomes only weak memory allows are found under RC11 and replayed
+/// from the schedule file; under `--memory-model sc` (the default) and
+/// with `seq_cst` they never happen, and the all-`seq_cst` programs run
+/// as many executions under both models. LB never reads out of thin air.
+#[test]
+fn weak_outcomes_are_found_and_replayed_and_seq_cst_forbids_them() {
+    let program = build_example("mm_litmus.c");
+    for (name, order) in [("sb", "rlx"), ("mp", "rlx"), ("iriw", "rlx"), ("r", "rlx")] {
+        let run = reach(&program, RC11, &[name, order, "check"]);
+        assert_eq!(
+            run.bug_kind().as_deref(),
+            Some("assertion"),
+            "{name} {order}: {}",
+            run.stdout
+        );
+        assert_replays(&program, &[name, order, "check"], &run);
+        let sc = reach(
+            &program,
+            &["--strategy", "exhaustive"],
+            &[name, order, "check"],
+        );
+        assert_eq!(sc.code, 0, "{name} {order} under sc: {}", sc.stdout);
+    }
+    for name in ["sb", "mp", "iriw", "lb"] {
+        let args = [name, "sc", "check"];
+        let rc11 = reach(&program, RC11, &args);
+        let sc = reach(&program, &["--strategy", "exhaustive"], &args);
+        assert_eq!(rc11.code, 0, "{name} sc under rc11: {}", rc11.stdout);
+        assert!(rc11.complete() && sc.complete(), "{name}");
+        assert_eq!(
+            rc11.executions(),
+            sc.executions(),
+            "{name}: seq_cst executions"
+        );
+    }
+    let lb = reach(&program, RC11, &["lb", "rlx", "check"]);
+    assert_eq!(lb.code, 0, "lb: {}", lb.stdout);
+    assert!(lb.complete(), "lb");
+}
+
+/// Message passing with a relaxed flag: the reader sees the flag and the
+/// initial value, and the report says which store it did not see. The
+/// release/acquire twin is clean; so is the relaxed one under SC, with
+/// today's 2 executions.
+#[test]
+fn relaxed_message_passing_is_found_and_its_release_twin_is_clean() {
+    let program = build_example("mm_message_passing.c");
+    let run = reach(&program, RC11, &[]);
+    assert_eq!(
+        run.bug_kind().as_deref(),
+        Some("assertion"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("read value = 0, the initial value, although T1 stored 42 at step"),
+        "{}",
+        run.stdout
+    );
+    let stale = run.json["bug"]["stale_reads"][0]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        stale.contains("read value = 0, the initial value"),
+        "{stale}"
+    );
+    assert_replays(&program, &[], &run);
+    let twin = reach(&program, RC11, &["release"]);
+    assert_eq!(twin.code, 0, "{}", twin.stdout);
+    assert!(twin.complete());
+    let sc = reach(&program, &[], &[]);
+    assert_eq!(sc.code, 0, "{}", sc.stdout);
+    assert_eq!(sc.executions(), 2);
+    for strategy in ["random", "pct"] {
+        let run = reach(
+            &program,
+            &[
+                "--memory-model",
+                "rc11",
+                "--strategy",
+                strategy,
+                "--seed",
+                "1",
+                "--max-executions",
+                "2000",
+            ],
+            &[],
+        );
+        assert_eq!(
+            run.bug_kind().as_deref(),
+            Some("assertion"),
+            "{strategy}: {}",
+            run.stdout
+        );
+        assert_replays(&program, &[], &run);
+    }
+}
+
+/// A strategy that does not explore reads-from choices says so and runs
+/// sequentially consistent.
+#[test]
+fn other_strategies_say_they_run_sc() {
+    let program = build_example("mm_message_passing.c");
+    let run = reach(
+        &program,
+        &["--memory-model", "rc11", "--strategy", "dpor"],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("--strategy dpor does not explore reads-from choices yet"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.executions(), 2);
+}
+
+/// `run`'s bug replays from its schedule file (which records the memory
+/// model and the reads-from choices) with the same trace.
+fn assert_replays(program: &std::path::Path, args: &[&str], run: &reach_tests::Run) {
+    let schedule = schedule_of(program).to_string_lossy().into_owned();
+    let text = std::fs::read_to_string(&schedule).expect("the schedule file");
+    assert!(text.contains("\"memory_model\": \"rc11\""), "{text}");
+    let replay = reach(program, &["--replay", schedule.as_str()], args);
+    assert_eq!(replay.code, 1, "replay: {}", replay.stdout);
+    assert_eq!(replay.bug_kind(), run.bug_kind(), "replay");
+    assert_eq!(
+        replay.json["bug"]["trace"], run.json["bug"]["trace"],
+        "the replay did not reproduce the interleaving"
+    );
+}
