@@ -23,11 +23,36 @@ fn examples_dir() -> &'static Path {
     DIR.get_or_init(|| build_examples("rust-examples", &[]).join("debug"))
 }
 
-/// The `rust-examples` workspace in an optimised build (cargo's release
-/// profile), built once per test process into `target/rust-examples-release`.
+/// The programs the tests explore in an optimised build. Each is a
+/// whole-program build of std with the program, optimised: only these
+/// are built.
+const RELEASE_PROGRAMS: &[&str] = &[
+    "crossbeam_array_queue",
+    "crossbeam_bounded",
+    "parking_lot_three",
+    "sync_channel_producers",
+];
+
+/// [`RELEASE_PROGRAMS`] in an optimised build (cargo's release profile),
+/// built once per test process into `target/rust-examples-release`.
 fn release_examples_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| build_examples("rust-examples-release", &["--release"]).join("release"))
+    DIR.get_or_init(|| {
+        let mut options = vec!["--release", "-p", "programs"];
+        for program in RELEASE_PROGRAMS {
+            options.extend(["--bin", program]);
+        }
+        build_examples("rust-examples-release", &options).join("release")
+    })
+}
+
+/// A program of [`RELEASE_PROGRAMS`], built.
+fn release_program(name: &str) -> PathBuf {
+    assert!(
+        RELEASE_PROGRAMS.contains(&name),
+        "{name} is not in RELEASE_PROGRAMS"
+    );
+    release_examples_dir().join(name)
 }
 
 /// Builds the `rust-examples` workspace with `options` into the target
@@ -379,7 +404,7 @@ fn strategies_agree(program: &Path, args: &[&str], orders: u64) {
 /// false verdict; every strategy explores the same partial orders.
 #[test]
 fn crossbeam_array_queue_release_strategies_agree() {
-    let program = release_examples_dir().join("crossbeam_array_queue");
+    let program = release_program("crossbeam_array_queue");
     strategies_agree(&program, &["1"], 8);
 }
 
@@ -388,7 +413,7 @@ fn crossbeam_array_queue_release_strategies_agree() {
 /// same partial orders, with no false verdict.
 #[test]
 fn crossbeam_bounded_channel_release_strategies_agree() {
-    let program = release_examples_dir().join("crossbeam_bounded");
+    let program = release_program("crossbeam_bounded");
     strategies_agree(&program, &["1"], 689);
 }
 
@@ -397,7 +422,7 @@ fn crossbeam_bounded_channel_release_strategies_agree() {
 /// reports no bug and no internal error within its bound.
 #[test]
 fn parking_lot_mutex_release_has_no_false_verdict() {
-    let program = release_examples_dir().join("parking_lot_three");
+    let program = release_program("parking_lot_three");
     // A busy machine may stretch one execution past the default time-out.
     let options = ["--stats", "--max-executions", "1000", "--timeout", "100"];
     let run = reach(&program, &options, &[]);
@@ -415,7 +440,7 @@ fn parking_lot_mutex_release_has_no_false_verdict() {
 /// internal error within the bound.
 #[test]
 fn sync_channel_release_has_no_false_verdict() {
-    let program = release_examples_dir().join("sync_channel_producers");
+    let program = release_program("sync_channel_producers");
     for producers in ["1", "2"] {
         let options = ["--stats", "--max-executions", "400", "--timeout", "100"];
         let run = reach(&program, &options, &[producers]);
