@@ -105,9 +105,13 @@ fn an_address_dependent_branch_is_deterministic_without_address_randomisation() 
 fn an_address_dependent_branch_under_address_randomisation_names_it() {
     let program = build_example("nondet_address.c");
     let json = reach_tests::scratch().join(format!("aslr-{}.json", std::process::id()));
+    // A working directory of its own: other tests write into the scratch
+    // directory, and a file changed during the run would be named first.
+    let workdir = reach_tests::scratch().join(format!("cwd-aslr-{}", std::process::id()));
+    std::fs::create_dir_all(&workdir).expect("create a working directory");
     let mut command = Command::new(reach_tests::bin("reach-native"));
     command
-        .current_dir(reach_tests::scratch())
+        .current_dir(&workdir)
         .args(["--jobs", "1", "--no-fork-server", "--json"])
         .arg(&json)
         .arg(&program);
