@@ -105,11 +105,14 @@ fn check(opt: &str) {
     let unknown_rmw = format!("i32 {unknown}, i64 0");
     let (ir, stats) = instrumented(opt);
 
-    // "+m" (an output and an input on one pointer): one seq_cst RMW, before the asm.
+    // "+m" with `lock; xadd` (an output and an input on one pointer): one
+    // seq_cst fetch-add of its register operand (the constant 1 once
+    // optimised, a loaded value at -O0), before the asm.
     let xadd = function_body(&ir, "asm_xadd");
     assert_eq!(hooks(xadd, "__reach_atomic_rmw"), 1, "{opt}: {xadd}");
+    let add = reach_channel::hooks::RmwOp::Add.code(true);
     assert!(
-        xadd.contains(&format!(", i64 4, i32 7, {unknown_rmw})")),
+        xadd.contains(&format!(", i64 4, i32 7, i32 {add}, i64 ")),
         "{opt}: {xadd}"
     );
     let hook_at = xadd.find("@__reach_atomic_rmw.guard(").expect("rmw hook");
@@ -130,10 +133,10 @@ fn check(opt: &str) {
     assert!(load.contains("ptr @g, i64 4, i32 7)"), "{opt}: {load}");
     assert_eq!(every_hook(load), 1, "{opt}: {load}");
 
-    // Sizes come from the operand's element type.
+    // Sizes come from the operand's element type; `lock; incq` is an add of 1.
     let sizes = function_body(&ir, "asm_sizes");
     assert!(
-        sizes.contains(&format!("ptr @wide, i64 8, i32 7, {unknown_rmw})")),
+        sizes.contains(&format!("ptr @wide, i64 8, i32 7, i32 {add}, i64 1)")),
         "{opt}: {sizes}"
     );
     assert!(

@@ -102,7 +102,10 @@ fn shared_accesses_atomics_ranges_and_calls_are_hooked() {
         "{worker}"
     );
     assert!(has("@__reach_cmpxchg.guard(i64 "), "{worker}");
-    assert!(has("i32 6)"), "{worker}");
+    // The compare-and-swap passes its failure ordering too: acq_rel on
+    // success, acquire (4) on failure.
+    let cas_orderings = 6 | (4 << reach_channel::memory_model::ORDERING_FAILURE_SHIFT);
+    assert!(has(&format!("i32 {cas_orderings})")), "{worker}");
     assert!(has("@__reach_atomic_store.guard(i64 "), "{worker}");
     assert!(has("ptr @flag, i64 4, i32 5)"), "{worker}");
     assert!(has("@__reach_fence.guard(i64 "), "{worker}");
