@@ -244,3 +244,35 @@ pub fn schedule_of(program: &Path) -> PathBuf {
     .replace(['(', ')'], "");
     scratch().join(format!("{unique}.schedule"))
 }
+
+/// Runs of one program under several strategies (named, the first the
+/// reference) each complete without a bug or an internal error and explore
+/// the same `orders` partial orders as the first; `what` names the program
+/// in messages.
+pub fn assert_runs_agree(what: &str, runs: &[(&str, Run)], orders: u64) {
+    for (strategy, run) in runs {
+        assert!(
+            run.complete(),
+            "{what} ({strategy}): {}\n{}",
+            run.stdout,
+            run.stderr
+        );
+        assert!(
+            run.json["bug"].is_null(),
+            "{what} ({strategy}): {}",
+            run.stdout
+        );
+        assert_eq!(
+            run.json["internal_errors"], 0,
+            "{what} ({strategy}): {}",
+            run.stderr
+        );
+        assert_eq!(run.partial_orders(), orders, "{what} ({strategy})");
+        assert_eq!(
+            run.fingerprints(),
+            runs[0].1.fingerprints(),
+            "{what} ({strategy}): other partial orders than {}",
+            runs[0].0
+        );
+    }
+}

@@ -373,30 +373,7 @@ fn strategies_agree(program: &Path, args: &[&str], orders: u64) {
         ("dpor", run(Some("dpor"))),
         ("rt", run(Some("rt"))),
     ];
-    for (strategy, run) in &runs {
-        assert!(
-            run.complete(),
-            "{name} ({strategy}): {}\n{}",
-            run.stdout,
-            run.stderr
-        );
-        assert!(
-            run.json["bug"].is_null(),
-            "{name} ({strategy}): {}",
-            run.stdout
-        );
-        assert_eq!(
-            run.json["internal_errors"], 0,
-            "{name} ({strategy}): {}",
-            run.stderr
-        );
-        assert_eq!(run.partial_orders(), orders, "{name} ({strategy})");
-        assert_eq!(
-            run.fingerprints(),
-            runs[0].1.fingerprints(),
-            "{name} ({strategy}): other partial orders than the default search"
-        );
-    }
+    reach_tests::assert_runs_agree(&name.to_string(), &runs, orders);
 }
 
 /// crossbeam's `ArrayQueue` in an optimised build: a producer retrying a

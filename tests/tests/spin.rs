@@ -145,30 +145,7 @@ fn strategies_agree(program: &Path, args: &[&str], orders: u64) {
         ("dpor", explore(program, "dpor", args)),
         ("rt", explore(program, "rt", args)),
     ];
-    for (strategy, run) in &runs {
-        assert!(
-            run.complete(),
-            "{name} {args:?} ({strategy}): {}\n{}",
-            run.stdout,
-            run.stderr
-        );
-        assert!(
-            run.json["bug"].is_null(),
-            "{name} ({strategy}): {}",
-            run.stdout
-        );
-        assert_eq!(
-            run.json["internal_errors"], 0,
-            "{name} ({strategy}): {}",
-            run.stderr
-        );
-        assert_eq!(run.partial_orders(), orders, "{name} {args:?} ({strategy})");
-        assert_eq!(
-            run.fingerprints(),
-            runs[0].1.fingerprints(),
-            "{name} {args:?} ({strategy}): other partial orders than the default search"
-        );
-    }
+    reach_tests::assert_runs_agree(&format!("{name} {args:?}"), &runs, orders);
 }
 
 /// A lock-free stack of the classic "safe stack" shape: pop spins while
