@@ -4,6 +4,7 @@
 
 use crate::api::mk;
 use crate::awaits::HeadAction;
+use crate::memory_model::read_int;
 use crate::sched::{run_access, run_op};
 use crate::state::{me, set_call_site, state};
 use core::ffi::c_void;
@@ -152,20 +153,6 @@ fn leaves_unchanged(rmw: RmwOp, addr: u64, size: u64, operand: u64) -> bool {
     read_int(addr, size)
         .and_then(|cur| rmw.result(cur, operand, size).map(|new| new == cur))
         .unwrap_or(false)
-}
-
-/// Reads `size` bytes at `addr` as an integer (sizes 1, 2, 4, 8).
-fn read_int(addr: u64, size: u64) -> Option<u64> {
-    // SAFETY: the instrumented atomic operation is about to access these bytes.
-    unsafe {
-        Some(match size {
-            1 => u64::from((addr as *const u8).read_volatile()),
-            2 => u64::from((addr as *const u16).read_volatile()),
-            4 => u64::from((addr as *const u32).read_volatile()),
-            8 => (addr as *const u64).read_volatile(),
-            _ => return None,
-        })
-    }
 }
 
 /// Before a compare-and-exchange: compared with `expected` when the thread

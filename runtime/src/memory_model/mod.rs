@@ -536,8 +536,10 @@ fn store(
     loc.push(new);
 }
 
-/// Reads `size` bytes at `addr` as an integer (sizes 1, 2, 4, 8).
-fn read_int(addr: u64, size: u64) -> Option<u64> {
+/// Reads `size` bytes at `addr` as an integer (sizes 1, 2, 4, 8); `None`
+/// for other sizes. Only for an address an instrumented access is about to
+/// read or write.
+pub(crate) fn read_int(addr: u64, size: u64) -> Option<u64> {
     // SAFETY: the instrumented atomic operation is about to access these
     // bytes (or, for a plain store, is about to write them).
     unsafe {
