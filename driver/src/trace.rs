@@ -59,8 +59,9 @@ pub struct Trace {
     /// library in progress (a site id, 0 if none), for placing its steps
     /// in reports ([`Trace::caller`]); empty for a trace built otherwise.
     pub callers: Vec<u64>,
-    /// Under RC11, what each atomic load read (parallel to `events`;
-    /// `None` for other events; empty for a trace built otherwise).
+    /// Under RC11, what each atomic access read and where its store went
+    /// (parallel to `events`; `None` for other events; empty for a trace
+    /// built otherwise).
     pub reads: Vec<Option<ReadRecord>>,
     /// Index of the next event of the same thread after event `i`, if any.
     next_same_thread: Vec<Option<usize>>,
@@ -213,7 +214,8 @@ impl Trace {
         self.events.iter().map(|e| e.thread).collect()
     }
 
-    /// What event `i` read, if it is an atomic load under RC11.
+    /// What event `i` read and where its store went, if it is an atomic
+    /// access under RC11.
     pub fn read(&self, i: usize) -> Option<ReadRecord> {
         self.reads.get(i).copied().flatten()
     }

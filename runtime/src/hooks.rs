@@ -56,6 +56,7 @@ fn is_read(kind: OpKind) -> bool {
 /// `site` on `object` ([`crate::awaits::fast_forwards`])?
 #[inline]
 fn forwarding(me: u32, site: u64, object: u64) -> bool {
+    crate::memory_model::restore_memory();
     // SAFETY: a controlled thread calling into the runtime holds the right
     // to run.
     crate::awaits::fast_forwards(unsafe { state() }, me, site, object)

@@ -651,6 +651,7 @@ fn stop_recording(st: &mut State, enabled: &ThreadSet) {
 /// beyond the event itself.
 #[inline(always)]
 pub fn schedule(me: u32, op: Op, site: u64) {
+    crate::memory_model::restore_memory();
     // SAFETY: `me` holds the right to run.
     let st = unsafe { state() };
     crate::awaits::scheduling_point(st, me);
@@ -779,13 +780,18 @@ pub fn run_op<R>(
 }
 
 /// Event `idx` (`op` of thread `me`) under the RC11 memory model: where an
-/// atomic load's reads-from choice comes from (the prefix entry, a random
+/// atomic access's choice (the store a load reads, the place a store takes
+/// in modification order) comes from (the prefix entry, a random
 /// number under the randomised policies, else the latest store), then the
 /// model's update ([`crate::memory_model::after_event`]).
 #[inline(never)]
 fn model_event(st: &mut State, me: u32, op: &Op, idx: u64, site: u64) {
     use crate::memory_model::Choice;
-    let choice = if op.kind != OpKind::AtomicLoad {
+    let chooses = matches!(
+        op.kind,
+        OpKind::AtomicLoad | OpKind::AtomicStore | OpKind::AtomicRmw | OpKind::CmpXchg
+    );
+    let choice = if !chooses {
         Choice::Latest
     } else if idx < st.prefix_len {
         Choice::Prefix(st.chan.prefix_choice(idx))
@@ -817,6 +823,7 @@ pub fn run_access(me: u32, kind: OpKind, object: u64, size: u64, site: u64) {
 /// The calling thread `me` has finished: it leaves the schedule and hands the
 /// right to run on (no event is recorded for a thread's exit).
 pub fn thread_finished(me: u32) {
+    crate::memory_model::restore_memory();
     // SAFETY: `me` holds the right to run.
     let st = unsafe { state() };
     let i = me as usize;

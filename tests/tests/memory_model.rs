@@ -51,6 +51,27 @@ fn litmus(name: &str, order: &str) -> Program {
             .thread([Op::store("x", 1, st)])
             .thread([Op::load("x", ld).to("r0"), Op::store("y", 1, st)])
             .thread([Op::load("y", ld).to("r1"), Op::load("x", ld).to("r2")]),
+        "2+2w" => p
+            .thread([Op::store("x", 1, st), Op::store("y", 2, st)])
+            .thread([Op::store("y", 1, st), Op::store("x", 2, st)]),
+        "s" => p
+            .thread([Op::store("x", 2, st), Op::store("y", 1, st)])
+            .thread([Op::load("y", ld).to("r0"), Op::store("x", 1, st)]),
+        "cas" => p
+            .thread([Op::store("x", 1, st), Op::store("y", 1, st)])
+            .thread([
+                Op::load("y", ld).to("r0"),
+                Op::cas("x", 1, 2, ld, ld).to("r1"),
+            ]),
+        "fadd" => p
+            .thread([Op::store("x", 1, st), Op::store("y", 1, st)])
+            .thread([
+                Op::load("y", ld).to("r0"),
+                Op::fetch_add("x", 1, ld).to("r1"),
+            ]),
+        "2fadd" => p
+            .thread([Op::fetch_add("x", 1, ld).to("r0")])
+            .thread([Op::fetch_add("x", 1, ld).to("r1")]),
         _ => p
             .thread([Op::store("x", 1, st), Op::store("y", 1, st)])
             .thread([Op::store("y", 2, st), Op::load("x", ld).to("r0")]),
@@ -60,11 +81,16 @@ fn litmus(name: &str, order: &str) -> Program {
 /// Every litmus test and ordering: the exhaustive search under RC11 ends
 /// without a bug, and its distinct reads-from graphs are exactly the
 /// oracle's RC11-consistent executions (SB 4/4/3, MP 4/3/3, LB 3, IRIW
-/// 16/16/15, WRC 8/7/7, R 4/4/3 for rlx/ra/sc).
+/// 16/16/15, WRC 8/7/7, R 4/4/3, 2+2W 4/4/3, S 4/3/3 for rlx/ra/sc; 2+2W
+/// and S need stores placed before the latest in modification order; a
+/// compare-and-exchange or fetch_add may read an older store, two
+/// fetch_adds never read the same one).
 #[test]
 fn exhaustive_reads_from_graphs_equal_the_oracle() {
     let program = build_example("mm_litmus.c");
-    for name in ["sb", "mp", "lb", "iriw", "wrc", "r"] {
+    for name in [
+        "sb", "mp", "lb", "iriw", "wrc", "r", "2+2w", "s", "cas", "fadd", "2fadd",
+    ] {
         for order in ["rlx", "ra", "sc"] {
             let expected = reach_rc11::enumerate(&litmus(name, order), Model::Rc11)
                 .expect("a valid litmus program")
@@ -89,11 +115,24 @@ fn exhaustive_reads_from_graphs_equal_the_oracle() {
 /// The outcomes only weak memory allows are found under RC11 and replayed
 /// from the schedule file; under `--memory-model sc` (the default) and
 /// with `seq_cst` they never happen, and the all-`seq_cst` programs run
-/// as many executions under both models. LB never reads out of thin air.
+/// as many executions under both models. LB never reads out of thin air,
+/// an acquire compare-and-exchange or fetch_add that follows an acquire
+/// read of the flag never reads the older store, and two fetch_adds
+/// always add up (atomicity).
 #[test]
 fn weak_outcomes_are_found_and_replayed_and_seq_cst_forbids_them() {
     let program = build_example("mm_litmus.c");
-    for (name, order) in [("sb", "rlx"), ("mp", "rlx"), ("iriw", "rlx"), ("r", "rlx")] {
+    for (name, order) in [
+        ("sb", "rlx"),
+        ("mp", "rlx"),
+        ("iriw", "rlx"),
+        ("r", "rlx"),
+        ("2+2w", "rlx"),
+        ("2+2w", "ra"),
+        ("s", "rlx"),
+        ("cas", "rlx"),
+        ("fadd", "rlx"),
+    ] {
         let run = reach(&program, RC11, &[name, order, "check"]);
         assert_eq!(
             run.bug_kind().as_deref(),
@@ -109,7 +148,7 @@ fn weak_outcomes_are_found_and_replayed_and_seq_cst_forbids_them() {
         );
         assert_eq!(sc.code, 0, "{name} {order} under sc: {}", sc.stdout);
     }
-    for name in ["sb", "mp", "iriw", "lb"] {
+    for name in ["sb", "mp", "iriw", "lb", "2+2w", "s", "cas", "fadd"] {
         let args = [name, "sc", "check"];
         let rc11 = reach(&program, RC11, &args);
         let sc = reach(&program, &["--strategy", "exhaustive"], &args);
@@ -121,9 +160,16 @@ fn weak_outcomes_are_found_and_replayed_and_seq_cst_forbids_them() {
             "{name}: seq_cst executions"
         );
     }
-    let lb = reach(&program, RC11, &["lb", "rlx", "check"]);
-    assert_eq!(lb.code, 0, "lb: {}", lb.stdout);
-    assert!(lb.complete(), "lb");
+    for (name, order) in [
+        ("lb", "rlx"),
+        ("cas", "ra"),
+        ("fadd", "ra"),
+        ("2fadd", "rlx"),
+    ] {
+        let run = reach(&program, RC11, &[name, order, "check"]);
+        assert_eq!(run.code, 0, "{name} {order}: {}", run.stdout);
+        assert!(run.complete(), "{name} {order}");
+    }
 }
 
 /// Message passing with a relaxed flag: the reader sees the flag and the

@@ -1,11 +1,12 @@
 //! The reads-from graph of an execution under RC11: which store each atomic
 //! load read and the order of each location's stores (modification order,
-//! the order they ran in). Two executions with the same graph are the same
-//! behaviour of the program's atomics, whatever the interleaving of the
-//! rest; the count of distinct graphs is what the RC11 oracle counts.
+//! as the runtime placed each store: [`reach_channel::memory_model::ReadRecord::later_stores`]). Two
+//! executions with the same graph are the same behaviour of the program's
+//! atomics, whatever the interleaving of the rest; the count of distinct
+//! graphs is what the RC11 oracle counts.
 
 use crate::trace::Trace;
-use reach_channel::{EventFlags, OpKind};
+use reach_channel::OpKind;
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
@@ -31,6 +32,10 @@ pub fn graph_key(trace: &Trace) -> Option<u64> {
         .enumerate()
         .filter_map(|(i, read)| {
             let read = read.as_ref()?;
+            let kind = trace.events.get(i)?.op.kind;
+            if matches!(kind, OpKind::AtomicStore | OpKind::Store) {
+                return None;
+            }
             Some((
                 name(i),
                 usize::try_from(read.writer_step).ok().and_then(name),
@@ -40,13 +45,13 @@ pub fn graph_key(trace: &Trace) -> Option<u64> {
     reads.hash(&mut hasher);
     let mut stores: BTreeMap<u64, Vec<ThreadStep>> = BTreeMap::new();
     for (i, e) in trace.events.iter().enumerate() {
-        let store = match e.op.kind {
-            OpKind::AtomicStore | OpKind::AtomicRmw => true,
-            OpKind::CmpXchg => !e.op.flags.has(EventFlags::FAILED),
-            _ => false,
+        let Some(read) = trace.read(i).filter(|r| r.placed != 0) else {
+            continue;
         };
-        if let (true, Some(n)) = (store, name(i)) {
-            stores.entry(e.op.object).or_default().push(n);
+        if let Some(n) = name(i) {
+            let order = stores.entry(e.op.object).or_default();
+            let place = order.len().saturating_sub(read.later_stores as usize);
+            order.insert(place, n);
         }
     }
     for order in stores.values() {

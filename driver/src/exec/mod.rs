@@ -171,8 +171,9 @@ pub struct Outcome {
     /// thread id below `threads.len()`. Only the first events when
     /// recording stopped (`cut` is set).
     pub events: Vec<Event>,
-    /// Under RC11, for each event that is an atomic load, what it read
-    /// (parallel to `events`; `None` elsewhere and under SC).
+    /// Under RC11, for each atomic access (and plain store to an atomic
+    /// location), what it read and where its store went (parallel to
+    /// `events`; `None` elsewhere and under SC).
     pub reads: Vec<Option<reach_channel::memory_model::ReadRecord>>,
     /// Steps executed, recorded or not (at least `events.len()`; for an
     /// execution killed after recording stopped, as far as the runtime

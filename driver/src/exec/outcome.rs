@@ -53,7 +53,14 @@ pub fn read(
         .iter()
         .enumerate()
         .map(|(i, ev)| {
-            if ev.kind != OpKind::AtomicLoad as u16 {
+            let modelled = [
+                OpKind::AtomicLoad,
+                OpKind::AtomicStore,
+                OpKind::AtomicRmw,
+                OpKind::CmpXchg,
+                OpKind::Store,
+            ];
+            if !modelled.iter().any(|k| ev.kind == *k as u16) {
                 return None;
             }
             view.read_record(i).ok().filter(|r| {

@@ -1,14 +1,18 @@
-//! The loads of a reported execution that did not read the latest store
-//! (under `--memory-model rc11`): which store each read, and which one it
-//! did not see.
+//! The accesses of a reported execution that did not read the latest
+//! store (under `--memory-model rc11`): which store each read, and which
+//! one it did not see; and the stores placed before the latest in
+//! modification order.
 
 use super::names::Names;
 use crate::trace::Trace;
 use reach_channel::memory_model::INITIAL_WRITER;
+use reach_channel::OpKind;
 
-/// One line per atomic load of `trace` that read an older store than the
-/// latest: "step 9, T2 read `value` = 0, the initial value, although T1
-/// stored 42 at step 3".
+/// One line per atomic access of `trace` that read an older store than
+/// the latest: "step 9, T2 read `value` = 0, the initial value, although
+/// T1 stored 42 at step 3"; and per store placed before the latest: "step
+/// 7, T1's store to `x` is before T2's store of 2 at step 5 in
+/// modification order, although it ran later".
 pub fn stale_reads(trace: &Trace, names: &Names) -> Vec<String> {
     trace
         .events
@@ -17,6 +21,28 @@ pub fn stale_reads(trace: &Trace, names: &Names) -> Vec<String> {
         .filter_map(|(i, e)| {
             let read = trace.read(i).filter(|r| r.choice > 0)?;
             let what = names.object_at(e.op.object, &trace.objects, i);
+            if read.placed != 0 && matches!(e.op.kind, OpKind::AtomicStore | OpKind::Store) {
+                let latest = if read.latest_writer == INITIAL_WRITER {
+                    "the initial value".to_string()
+                } else {
+                    format!(
+                        "T{}'s store of {}{}",
+                        read.latest_writer,
+                        value(read.latest_value),
+                        at_step(read.latest_step)
+                    )
+                };
+                return Some(format!(
+                    "step {i}, T{}'s store to {what} is before {latest} in modification order, although it ran later",
+                    e.thread
+                ));
+            }
+            let access = match e.op.kind {
+                OpKind::AtomicRmw => " (read-modify-write)",
+                OpKind::CmpXchg if read.placed != 0 => " (compare-and-exchange, succeeded)",
+                OpKind::CmpXchg => " (compare-and-exchange, failed)",
+                _ => "",
+            };
             let source = if read.writer == INITIAL_WRITER {
                 "the initial value".to_string()
             } else {
@@ -28,7 +54,7 @@ pub fn stale_reads(trace: &Trace, names: &Names) -> Vec<String> {
                 format!("T{} stored", read.latest_writer)
             };
             Some(format!(
-                "step {i}, T{} read {what} = {}, {source}, although {latest} {}{}",
+                "step {i}, T{} read {what} = {}{access}, {source}, although {latest} {}{}",
                 e.thread,
                 value(read.value),
                 value(read.latest_value),

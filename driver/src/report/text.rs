@@ -103,7 +103,7 @@ pub fn render(finding: &Finding, names: &Names, style: Style) -> String {
     if !stale.is_empty() {
         let _ = writeln!(
             out,
-            "\nReads of older stores (--memory-model rc11; no happens-before edge made the later store visible: a release store read by an acquire load, or fences, would):"
+            "\nReads of older stores and stores placed before earlier-run ones (--memory-model rc11; no happens-before edge ordered them: a release store read by an acquire load, or fences, would):"
         );
         for line in stale {
             let _ = writeln!(out, "  {line}");

@@ -76,17 +76,25 @@ pub const ORDERING_FAILURE_SHIFT: u32 = 8;
 /// (or a value the runtime saw in memory before it tracked the location).
 pub const INITIAL_WRITER: u32 = u32::MAX;
 
-/// What one atomic load read, written by the runtime under
-/// [`MemoryModel::Rc11`] at the load's event index in the reads region.
+/// What one atomic access read and where its store went, written by the
+/// runtime under [`MemoryModel::Rc11`] at the access's event index in the
+/// reads region.
+///
+/// For a load (and a failed compare-and-exchange) the choice is the store
+/// it read. For a store, a read-modify-write or a successful
+/// compare-and-exchange ([`ReadRecord::placed`]) the choice is its place in
+/// modification order, 0 after the latest store; a read-modify-write reads
+/// the store just before that place.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReadRecord {
     /// The event index plus one, truncated to 32 bits: a record whose tag
     /// does not match its index is stale (the event made no choice).
     pub tag: u32,
-    /// Stores the load could read (at least 1).
+    /// Choices it had (at least 1): stores a load could read, places a
+    /// store could take.
     pub candidates: u16,
-    /// The one it read: 0 the latest in modification order.
+    /// The one taken: 0 reads the latest store, or places after it.
     pub choice: u16,
     /// Thread of the store it read, [`INITIAL_WRITER`] for the initial value.
     pub writer: u32,
@@ -101,6 +109,13 @@ pub struct ReadRecord {
     pub value: u64,
     /// The latest store's value (what memory held).
     pub latest_value: u64,
+    /// For a store: how many of the location's stores are after it in
+    /// modification order when it is placed (0: it is the latest).
+    pub later_stores: u32,
+    /// 1 if the access is a store placed in modification order (a store,
+    /// a read-modify-write, a successful compare-and-exchange), 0 if it
+    /// only read.
+    pub placed: u32,
 }
 
 impl ReadRecord {
@@ -110,7 +125,7 @@ impl ReadRecord {
     }
 }
 
-const _: () = assert!(core::mem::size_of::<ReadRecord>() == 48);
+const _: () = assert!(core::mem::size_of::<ReadRecord>() == 56);
 
 #[cfg(test)]
 mod tests {

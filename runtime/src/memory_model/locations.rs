@@ -23,6 +23,9 @@ pub struct Store {
     pub writer: u32,
     /// A `seq_cst` store.
     pub sc: bool,
+    /// A read-modify-write: it reads the store just before it in
+    /// modification order, and no store may come between them.
+    pub rmw: bool,
     /// What an acquire that reads it synchronises with: the release
     /// sequences it belongs to.
     pub rel: VClock,
@@ -42,6 +45,7 @@ impl Store {
         step: 0,
         writer: 0,
         sc: false,
+        rmw: false,
         rel: VClock::ZERO,
         own_rel: VClock::ZERO,
         seen: VClock::ZERO,
@@ -100,11 +104,26 @@ impl Location {
     /// Appends `store` as the latest in modification order; returns its place.
     #[inline]
     pub fn push(&mut self, store: Store) -> u32 {
-        let p = self.count;
+        self.insert(self.count, store)
+    }
+
+    /// Places `store` at `p` in modification order (`oldest() < p <=
+    /// count`; a `seq_cst` store after the latest `seq_cst` one): the
+    /// stores from `p` on move one place later, and the oldest kept one
+    /// falls out of a full history. Returns `p`.
+    #[inline]
+    pub fn insert(&mut self, p: u32, store: Store) -> u32 {
+        let mut q = self.count;
+        while q > p {
+            self.stores[q as usize % HISTORY] = self.stores[(q - 1) as usize % HISTORY];
+            q -= 1;
+        }
         self.stores[p as usize % HISTORY] = store;
         self.count += 1;
         if store.sc {
             self.last_sc = p + 1;
+        } else if self.last_sc > p {
+            self.last_sc += 1;
         }
         p
     }
@@ -229,5 +248,29 @@ mod tests {
         assert_eq!(t.find(0x1000), Some(i));
         t.reset();
         assert_eq!(t.find(0x1000), None);
+    }
+
+    #[test]
+    fn a_store_placed_before_the_latest_moves_the_later_ones() {
+        let mut t = Box::new(Locations::EMPTY);
+        t.reset();
+        let i = t.find_or_insert(0x2000, 0).unwrap();
+        let loc = t.get_mut(i);
+        loc.push(new_store(1, 1, true));
+        loc.push(new_store(1, 2, false));
+        assert_eq!(loc.last_sc, 2);
+        loc.insert(1, new_store(2, 3, false));
+        let steps: Vec<u64> = (0..loc.count).map(|p| loc.store(p).step).collect();
+        assert_eq!(steps, [u64::MAX, 3, 1, 2]);
+        assert_eq!(loc.last_sc, 3, "the seq_cst store moved to place 2");
+        for k in 0..HISTORY as u64 {
+            loc.push(new_store(1, 10 + k, false));
+        }
+        let oldest = loc.oldest();
+        loc.insert(oldest + 1, new_store(3, 99, false));
+        assert_eq!(loc.oldest(), oldest + 1, "the oldest fell out");
+        assert_eq!(loc.store(oldest + 1).step, 99);
+        assert_eq!(loc.store(oldest + 2).step, 11);
+        assert_eq!(loc.store(loc.latest()).step, 10 + HISTORY as u64 - 1);
     }
 }

@@ -13,12 +13,15 @@
 //! randomised policies), the load's event records it (a
 //! [`reach_channel::memory_model::ReadRecord`]), and
 //! `__reach_atomic_load_value` returns its value after the native load.
-//! Memory always holds the latest store's value: a store's own value is
-//! what memory holds when the next store to the location comes.
+//! Memory holds the latest store's value: a store's own value is what
+//! memory holds when the next store to the location comes, and an access
+//! placed elsewhere ([`writes`]) runs on memory set up for it and is
+//! undone at its thread's next scheduling point ([`restore`]).
 //!
 //! The rules:
-//! - *Modification order* is the order in which stores execute (2+2W and
-//!   S with relaxed stores need another order: not explored yet).
+//! - *Modification order*: a store goes at any place coherence allows
+//!   (after every store its thread has seen), chosen like a load's store
+//!   ([`writes`]; 2+2W and S need it).
 //! - *Release/acquire*: an acquire load (or RMW) that reads a store joins
 //!   the store's release view into its thread's view; a relaxed one keeps
 //!   it for a later acquire fence. A store's release view is its thread's
@@ -27,9 +30,12 @@
 //!   to the location carried (RC11's `po|loc` in release sequences); an RMW
 //!   adds the release view of the store it read (release sequences
 //!   continue through RMWs).
-//! - *RMWs* read the latest store (atomicity) and stay native.
+//! - *RMWs* read the store just before their place in modification order
+//!   and no store goes between them (atomicity); they run natively on
+//!   that store's value.
 //! - *seq_cst*: a `seq_cst` load reads no store older than the latest
-//!   `seq_cst` store to its location (taking execution order as RC11's
+//!   `seq_cst` store to its location, and a `seq_cst` store goes after it
+//!   (taking execution order as RC11's
 //!   order of `seq_cst` events: necessary for psc to be acyclic with that
 //!   order, not sufficient where non-`seq_cst` accesses and fences mix with
 //!   `seq_cst` ones, so some such executions RC11 forbids may be run);
@@ -40,8 +46,9 @@
 //!   condition variables, semaphores, barriers, once, futex words, thread
 //!   creation and joining synchronise as release/acquire pairs (each
 //!   operation both, on its object).
-//! - A failed compare-and-swap reads the latest store, with its failure
-//!   ordering.
+//! - A compare-and-swap reads any store a load could: one holding the
+//!   expected value makes it succeed (an RMW just after it), another makes
+//!   it fail (a load with its failure ordering).
 //! - Accesses the model cannot follow (sizes other than 1, 2, 4, 8 bytes,
 //!   a full location table) read the latest store and synchronise like a
 //!   `seq_cst` fence: more synchronisation, never less.
@@ -51,17 +58,21 @@
 
 pub mod clock;
 pub mod locations;
+mod restore;
 pub mod sync;
+mod writes;
 
 use crate::state::State;
 use clock::{VClock, MODEL_THREADS};
 use core::sync::atomic::{AtomicBool, Ordering};
-use locations::{new_store, Locations};
+use locations::{Location, Locations};
 use reach_channel::memory_model::{
     ReadRecord, INITIAL_WRITER, ORDERING_FAILURE_SHIFT, ORDERING_VALUE_FOLLOWS,
 };
 use reach_channel::{Op, OpKind};
+use restore::Restore;
 use sync::SyncObjects;
+use writes::{write, Write};
 
 /// LLVM's numeric orderings, as the hooks receive them.
 const MONOTONIC: u32 = 2;
@@ -132,6 +143,8 @@ struct Model {
     /// The clock `seq_cst` fences (and accesses the model cannot follow)
     /// synchronise through.
     sc: VClock,
+    /// Memory to put back before the next operation.
+    restore: Restore,
 }
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -141,6 +154,7 @@ static mut MODEL: Model = Model {
     locations: Locations::EMPTY,
     sync: SyncObjects::EMPTY,
     sc: VClock::ZERO,
+    restore: Restore::NONE,
 };
 
 /// The model. Only the running thread calls in (one thread runs at a time).
@@ -166,6 +180,8 @@ pub fn start_execution(rc11: bool) {
         m.locations.reset();
         m.sync.reset();
         m.sc = VClock::ZERO;
+        m.restore = Restore::NONE;
+        restore::set_pending(false);
         for t in m.threads.iter_mut() {
             *t = ThreadModel::EMPTY;
         }
@@ -231,8 +247,8 @@ impl Unsupported {
 }
 
 /// Thread `me` ran `op` as event `step` (recorded if below the recording
-/// bound): updates the model and, for an atomic load, decides what it
-/// reads (`choice`) and records it in the channel.
+/// bound): updates the model and, for an atomic access, decides what it
+/// reads and where its store goes (`choice`) and records it in the channel.
 pub fn after_event(
     st: &mut State,
     me: u32,
@@ -252,48 +268,39 @@ pub fn after_event(
         SEQ_CST
     };
     let (addr, size) = (op.object, op.aux);
-    match op.kind {
+    let record = match op.kind {
         OpKind::AtomicLoad => {
             let follows = announced.valid && announced.ordering & ORDERING_VALUE_FOLLOWS != 0;
-            let record = load(m, t, addr, size, ordering, follows, choice);
-            if step < st.record_steps {
-                st.chan.write_read(
-                    step,
-                    &ReadRecord {
-                        tag: ReadRecord::tag_of(step),
-                        ..record
-                    },
-                );
-            }
+            Some(load(m, t, addr, size, ordering, follows, choice))
         }
-        OpKind::AtomicStore => store(m, t, addr, size, ordering, step, false, true),
-        OpKind::AtomicRmw => store(m, t, addr, size, ordering, step, true, true),
-        OpKind::CmpXchg => {
+        OpKind::AtomicStore => write(m, t, addr, size, ordering, step, Write::Store, choice),
+        OpKind::AtomicRmw => write(m, t, addr, size, ordering, step, Write::Rmw, choice),
+        OpKind::CmpXchg if announced.valid => {
             let mask = if size >= 8 {
                 u64::MAX
             } else {
                 (1u64 << (size * 8)) - 1
             };
-            let succeeds = announced.valid
-                && read_int(addr, size).is_some_and(|cur| cur == announced.expected & mask);
-            if succeeds {
-                store(m, t, addr, size, ordering, step, true, true);
-            } else {
-                let failure = match (announced.ordering >> ORDERING_FAILURE_SHIFT) & 0xff {
-                    0 => match ordering {
-                        ACQ_REL => ACQUIRE,
-                        RELEASE => MONOTONIC,
-                        o => o,
-                    },
+            let failure = match (announced.ordering >> ORDERING_FAILURE_SHIFT) & 0xff {
+                0 => match ordering {
+                    ACQ_REL => ACQUIRE,
+                    RELEASE => MONOTONIC,
                     o => o,
-                };
-                load(m, t, addr, size, failure, false, Choice::Latest);
-            }
+                },
+                o => o,
+            };
+            let kind = Write::Cas {
+                expected: announced.expected & mask,
+                failure,
+            };
+            write(m, t, addr, size, ordering, step, kind, choice)
         }
-        OpKind::Fence => fence(m, t, ordering),
-        OpKind::Store if m.locations.find(addr).is_some() => {
-            store(m, t, addr, size, MONOTONIC, step, false, false);
+        OpKind::CmpXchg => Some(load(m, t, addr, size, ordering, false, Choice::Latest)),
+        OpKind::Fence => {
+            fence(m, t, ordering);
+            None
         }
+        OpKind::Store => write(m, t, addr, size, MONOTONIC, step, Write::Plain, choice),
         OpKind::ThreadCreate => {
             let child = op.object as usize;
             if child >= MODEL_THREADS {
@@ -303,6 +310,7 @@ pub fn after_event(
             let view = m.threads[t].clock;
             m.threads[child] = ThreadModel::EMPTY;
             m.threads[child].clock = view;
+            None
         }
         OpKind::ThreadJoin => {
             if let Some(child) = m.threads.get(op.object as usize) {
@@ -310,10 +318,12 @@ pub fn after_event(
                 tick(m, t);
                 m.threads[t].clock.join(&view);
             }
+            None
         }
         OpKind::CondWait | OpKind::CondRelock => {
             synchronise(m, t, op.object);
             synchronise(m, t, op.aux);
+            None
         }
         OpKind::MutexLock
         | OpKind::MutexTryLock
@@ -333,10 +343,59 @@ pub fn after_event(
         | OpKind::SpinUnlock
         | OpKind::Once
         | OpKind::FutexWait
-        | OpKind::FutexWake => synchronise(m, t, op.object),
-        _ => {}
+        | OpKind::FutexWake => {
+            synchronise(m, t, op.object);
+            None
+        }
+        _ => None,
+    };
+    if let Some(record) = record {
+        if step < st.record_steps {
+            st.chan.write_read(
+                step,
+                &ReadRecord {
+                    tag: ReadRecord::tag_of(step),
+                    ..record
+                },
+            );
+        }
     }
     Ok(())
+}
+
+/// Before thread `me`'s next operation (or its end): memory holds the
+/// latest store again if the last access ran on another value
+/// ([`restore`]). One load when nothing is pending.
+#[inline]
+pub fn restore_memory() {
+    if restore::pending() {
+        restore_now();
+    }
+}
+
+#[inline(never)]
+fn restore_now() {
+    restore::set_pending(false);
+    let m = model();
+    let r = core::mem::replace(&mut m.restore, Restore::NONE);
+    if let Some(p) = r.place {
+        let written = read_int(r.addr, r.size).unwrap_or(0);
+        let loc = m.locations.get_mut(r.slot);
+        if p >= loc.oldest() && p < loc.count {
+            loc.store_mut(p).value = written;
+        }
+    }
+    restore::write_int(r.addr, r.size, r.latest);
+}
+
+/// The place of the latest store of `loc` that a thread with view `clock`
+/// has seen (coherence: it must read no older one, and its stores go
+/// after it); the oldest kept if none.
+fn coherence_floor(clock: &VClock, loc: &Location) -> u32 {
+    (loc.oldest()..loc.count)
+        .rev()
+        .find(|&p| clock.saw_any(&loc.store(p).seen))
+        .unwrap_or(loc.oldest())
 }
 
 /// Advances thread `t`'s own timestamp: the timestamp of its event now.
@@ -418,6 +477,8 @@ fn load(
         latest_step: u64::MAX,
         value: native.unwrap_or(0),
         latest_value: native.unwrap_or(0),
+        later_stores: 0,
+        placed: 0,
     };
     let Some(native) = native else {
         unfollowed(m, t);
@@ -433,13 +494,7 @@ fn load(
     } = m;
     let th = &mut threads[t];
     let loc = locations.get_mut(slot);
-    let mut floor = loc.oldest();
-    for p in (loc.oldest()..loc.count).rev() {
-        if th.clock.saw_any(&loc.store(p).seen) {
-            floor = p;
-            break;
-        }
-    }
+    let mut floor = coherence_floor(&th.clock, loc);
     if ordering == SEQ_CST && loc.last_sc > 0 {
         floor = floor.max(loc.last_sc - 1);
     }
@@ -470,70 +525,9 @@ fn load(
         latest_step,
         value,
         latest_value: native,
+        later_stores: 0,
+        placed: 0,
     }
-}
-
-/// A store (`rmw`: a read-modify-write, which reads the latest store
-/// first) of `size` bytes at `addr` by thread `t` at event `step`.
-/// `track`: a location not tracked yet starts being (atomics); plain
-/// stores only extend tracked ones.
-#[allow(clippy::too_many_arguments)]
-fn store(
-    m: &mut Model,
-    t: usize,
-    addr: u64,
-    size: u64,
-    ordering: u32,
-    step: u64,
-    rmw: bool,
-    track: bool,
-) {
-    let Some(native) = read_int(addr, size) else {
-        unfollowed(m, t);
-        return;
-    };
-    let slot = if track {
-        m.locations.find_or_insert(addr, native)
-    } else {
-        m.locations.find(addr)
-    };
-    let Some(slot) = slot else {
-        unfollowed(m, t);
-        return;
-    };
-    let ts = tick(m, t);
-    let Model {
-        threads, locations, ..
-    } = m;
-    let th = &mut threads[t];
-    let loc = locations.get_mut(slot);
-    let latest = loc.latest();
-    loc.store_mut(latest).value = native;
-    if rmw {
-        let read = loc.store_mut(latest);
-        acquire(th, &read.rel, ordering);
-        if read.seen.0[t] == 0 {
-            read.seen.0[t] = ts;
-        }
-    }
-    let mut new = new_store(t as u32, step, ordering == SEQ_CST);
-    if is_release(ordering) {
-        new.own_rel = th.clock;
-    } else {
-        new.own_rel = th.release_fence;
-        let earlier = (loc.oldest()..loc.count)
-            .rev()
-            .find(|&p| loc.store(p).writer == t as u32);
-        if let Some(p) = earlier {
-            new.own_rel.join(&loc.store(p).own_rel);
-        }
-    }
-    new.rel = new.own_rel;
-    if rmw {
-        new.rel.join(&loc.store(latest).rel);
-    }
-    new.seen.0[t] = ts;
-    loc.push(new);
 }
 
 /// Reads `size` bytes at `addr` as an integer (sizes 1, 2, 4, 8); `None`
