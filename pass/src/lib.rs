@@ -41,19 +41,31 @@ pub use stats::Stats;
 use inkwell::context::Context;
 use std::path::Path;
 
-/// Reads `input`, instruments it, verifies the result, inlines the hook
-/// guards if `inline_guards` (for code generation without the optimiser)
+/// What [`instrument_file`] does besides instrumenting.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FileOptions {
+    /// Inline the hooks' guards (for code generation without the optimiser).
+    pub inline_guards: bool,
+    /// Delete the code nothing in the module can reach before instrumenting
+    /// ([`load::drop_dead_code`]).
+    pub drop_dead_code: bool,
+}
+
+/// Reads `input`, instruments it, verifies the result, applies `options`
 /// and writes bitcode to `output`. Returns the counts.
 pub fn instrument_file(
     input: &Path,
     output: &Path,
-    inline_guards: bool,
+    options: FileOptions,
 ) -> Result<Stats, PassError> {
     let ctx = Context::create();
     let module = load::read_module(&ctx, input)?;
+    if options.drop_dead_code {
+        load::drop_dead_code(&module, input)?;
+    }
     let outcome = instrument_module(&module, input)?;
     load::verify(&module, input)?;
-    if inline_guards {
+    if options.inline_guards {
         load::inline_guards(&module, input)?;
     }
     load::write_bitcode(&module, output)?;

@@ -75,12 +75,32 @@ pub fn verify(module: &Module<'_>, path: &Path) -> Result<(), PassError> {
 /// callers, so that code generation alone, without the optimisation
 /// pipeline, turns each into a compare and a branch.
 pub fn inline_guards(module: &Module<'_>, path: &Path) -> Result<(), PassError> {
+    run_passes(module, path, c"always-inline", "inlining the hook guards")
+}
+
+/// Deletes the functions and globals nothing in the module can reach: the
+/// internal definitions no kept symbol refers to (`globaldce`). An
+/// unoptimised whole-program module (a Rust binary's fat-LTO module in a
+/// debug build) holds every function of every crate it links, most of them
+/// never called; they cannot run, so instrumenting and compiling them is
+/// wasted work.
+pub fn drop_dead_code(module: &Module<'_>, path: &Path) -> Result<(), PassError> {
+    run_passes(module, path, c"globaldce", "deleting unreachable code")
+}
+
+/// Runs the new pass manager's pipeline `passes` on `module`; `what` names
+/// it in an error.
+fn run_passes(
+    module: &Module<'_>,
+    path: &Path,
+    passes: &std::ffi::CStr,
+    what: &str,
+) -> Result<(), PassError> {
     use inkwell::llvm_sys::error::{LLVMDisposeErrorMessage, LLVMGetErrorMessage};
     use inkwell::llvm_sys::transforms::pass_builder as pb;
-    let passes = c"always-inline";
     // SAFETY: the module is live for the call; the options are created and
-    // disposed here; a null target machine is allowed (no target-specific
-    // analyses are needed by the inliner); the error message is copied
+    // disposed here; a null target machine is allowed (the passes run here
+    // need no target-specific analyses); the error message is copied
     // before it is disposed.
     let error = unsafe {
         let options = pb::LLVMCreatePassBuilderOptions();
@@ -104,7 +124,7 @@ pub fn inline_guards(module: &Module<'_>, path: &Path) -> Result<(), PassError> 
         None => Ok(()),
         Some(message) => Err(PassError::Internal {
             path: path.to_path_buf(),
-            message: format!("inlining the hook guards: {message}"),
+            message: format!("{what}: {message}"),
         }),
     }
 }

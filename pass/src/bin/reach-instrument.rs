@@ -1,4 +1,4 @@
-//! `reach-instrument [--stats] [--inline-guards] INPUT(.bc|.ll) -o OUTPUT.bc`:
+//! `reach-instrument [--stats] [--inline-guards] [--drop-dead-code] INPUT(.bc|.ll) -o OUTPUT.bc`:
 //! instruments one module for reach-native.
 
 use anyhow::Context as _;
@@ -17,6 +17,11 @@ struct Cli {
     /// generation without the optimisation pipeline (what reach-cc does).
     #[arg(long)]
     inline_guards: bool,
+    /// Delete the functions and globals nothing in the module can reach
+    /// before instrumenting (what reach-cc and reach-rustc do: an
+    /// unoptimised Rust binary's module holds every function of its crates).
+    #[arg(long)]
+    drop_dead_code: bool,
     /// Output bitcode file.
     #[arg(short = 'o', value_name = "OUTPUT.bc")]
     output: PathBuf,
@@ -26,8 +31,15 @@ struct Cli {
 }
 
 fn run(cli: &Cli) -> anyhow::Result<()> {
-    let stats = reach_pass::instrument_file(&cli.input, &cli.output, cli.inline_guards)
-        .with_context(|| format!("reach-instrument {}", cli.input.display()))?;
+    let stats = reach_pass::instrument_file(
+        &cli.input,
+        &cli.output,
+        reach_pass::FileOptions {
+            inline_guards: cli.inline_guards,
+            drop_dead_code: cli.drop_dead_code,
+        },
+    )
+    .with_context(|| format!("reach-instrument {}", cli.input.display()))?;
     if cli.stats {
         use std::io::Write as _;
         // A closed stdout (e.g. piped into `head`) is not an error of ours.

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! clang -emit-llvm -c <front-end flags> -fPIE [-gline-tables-only] [-MF/-MT fixes] -x c a.c -o T/0-a.bc
-//! reach-instrument --inline-guards T/0-a.bc -o T/0-a.inst.bc
+//! reach-instrument --inline-guards --drop-dead-code T/0-a.bc -o T/0-a.inst.bc
 //! clang -c <codegen flags> -fPIE -x ir -Xclang -disable-llvm-passes T/0-a.inst.bc -o a.o
 //!                                               (or T/0-a.o before a link)
 //! ```

@@ -105,6 +105,7 @@ impl Tools {
                 &self.instrument,
                 vec![
                     "--inline-guards".to_string(),
+                    "--drop-dead-code".to_string(),
                     input.to_string_lossy().into_owned(),
                     "-o".to_string(),
                     output.to_string_lossy().into_owned(),

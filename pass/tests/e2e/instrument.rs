@@ -303,3 +303,48 @@ define i32 @results() {
         assert!(call.contains(&want), "`{call}` lacks `{want}`");
     }
 }
+
+/// `--drop-dead-code` deletes the internal functions nothing kept refers
+/// to (and so never instruments them) and keeps what `main` reaches;
+/// without it the module keeps them.
+#[test]
+fn drop_dead_code_deletes_only_the_unreachable_functions() {
+    let ir = r#"
+@g = internal global i32 0
+define internal void @reached() {
+  store i32 1, ptr @g
+  ret void
+}
+define internal void @never_called() {
+  store i32 2, ptr @g
+  ret void
+}
+define i32 @main() {
+  call void @reached()
+  ret i32 0
+}
+"#;
+    let dir = tempdir();
+    std::fs::write(dir.path().join("d.ll"), ir).expect("write");
+    ok_in(
+        dir.path(),
+        bin("reach-instrument"),
+        &["--drop-dead-code", "d.ll", "-o", "dropped.bc"],
+    );
+    ok_in(
+        dir.path(),
+        bin("reach-instrument"),
+        &["d.ll", "-o", "kept.bc"],
+    );
+    let dropped = disassemble(&dir.path().join("dropped.bc"));
+    assert!(
+        dropped.contains("define internal void @reached"),
+        "{dropped}"
+    );
+    assert!(!dropped.contains("@never_called"), "{dropped}");
+    let kept = disassemble(&dir.path().join("kept.bc"));
+    assert!(
+        kept.contains("define internal void @never_called"),
+        "{kept}"
+    );
+}
