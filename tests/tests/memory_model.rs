@@ -253,7 +253,7 @@ fn other_strategies_say_they_run_sc() {
 
 /// `run`'s bug replays from its schedule file (which records the memory
 /// model and the reads-from choices) with the same trace.
-fn assert_replays(program: &std::path::Path, args: &[&str], run: &reach_tests::Run) {
+pub(crate) fn assert_replays(program: &std::path::Path, args: &[&str], run: &reach_tests::Run) {
     let schedule = schedule_of(program).to_string_lossy().into_owned();
     let text = std::fs::read_to_string(&schedule).expect("the schedule file");
     assert!(text.contains("\"memory_model\": \"rc11\""), "{text}");

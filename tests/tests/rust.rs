@@ -662,3 +662,47 @@ fn relaxed_publish_is_found_under_rc11() {
     assert_eq!(sc.code, 0, "{}", sc.stdout);
     assert!(sc.complete() && sc.json["bug"].is_null());
 }
+
+/// A reference count shaped like `Arc`'s drop (`refcount_drop`): freeing
+/// after a `Release` decrement without `fence(Acquire)` reads the other
+/// thread's last use as its initial 0 under `--memory-model rc11` (2,000
+/// random executions, seed 1: std's own atomics make the exhaustive
+/// search too large), and the replay shows it again; with `arc` (the
+/// fence) the same 2,000 executions are clean, and under sequential
+/// consistency both are.
+#[test]
+fn arc_drop_needs_an_acquire_fence_under_rc11() {
+    let program = examples_dir().join("refcount_drop");
+    let options = [
+        "--memory-model",
+        "rc11",
+        "--strategy",
+        "random",
+        "--seed",
+        "1",
+        "--max-executions",
+        "2000",
+    ];
+    let run = reach(&program, &options, &[]);
+    assert_eq!(run.bug_kind().as_deref(), Some("panic"), "{}", run.stdout);
+    let message = run.json["bug"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("freed before the other thread's last use was visible"),
+        "{message}"
+    );
+    let schedule = schedule_of(&program).to_string_lossy().into_owned();
+    let replay = reach(&program, &["--replay", schedule.as_str()], &[]);
+    assert_eq!(replay.code, 1, "replay\n{}", replay.stdout);
+    assert_eq!(
+        replay.json["bug"]["trace"], run.json["bug"]["trace"],
+        "the replay did not reproduce the interleaving"
+    );
+    let twin = reach(&program, &options, &["arc"]);
+    assert!(twin.json["bug"].is_null(), "{}", twin.stdout);
+    assert_eq!(twin.executions(), 2000);
+    for args in [&[][..], &["arc"][..]] {
+        let sc = reach(&program, &[], args);
+        assert_eq!(sc.code, 0, "{args:?}: {}", sc.stdout);
+        assert!(sc.complete() && sc.json["bug"].is_null());
+    }
+}
