@@ -21,7 +21,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # The slowest binaries first, so that the last to start are short ones.
-SLOW_FIRST="persistent optimal_model rt long examples dpor_model unfold shard corpus rt_model oracle spin rust fork_server unfold_inputs_model pass_e2e parallel randomised"
+SLOW_FIRST="rust corpus persistent unfold spin optimal_model examples harness long dpor_model fork_server rt parallel oracle rt_model memory_model shard install unfold_inputs_model pass_e2e"
 # `make check`: unit tests, the model tests against their oracles (the RC11
 # oracle's litmus tests among them), and the examples with one example per
 # strategy (tests/tests/strategies.rs).
