@@ -3,8 +3,9 @@
 //! A pointer is traced back through GEPs and casts to its underlying object.
 //! Accesses are left uninstrumented when that object is
 //!
-//! * an `alloca` whose address provably never leaves the function (see
-//!   [`EscapeAnalysis::escapes`]),
+//! * an `alloca` whose address provably never leaves its thread: it is
+//!   used in the function or passed to functions of the module that only
+//!   access memory through it (see [`EscapeAnalysis::escapes`]),
 //! * a thread-local global (directly or through `llvm.threadlocal.address`),
 //! * a `constant` global (nobody can write it, so reads never conflict),
 //! * in a non-default address space (`fs`/`gs`-relative, thread-private).
@@ -22,7 +23,8 @@
 
 use crate::inline_asm;
 use crate::llvm::{self, Value};
-use inkwell::llvm_sys::LLVMOpcode as Op;
+use inkwell::llvm_sys::core as c;
+use inkwell::llvm_sys::{LLVMLinkage, LLVMOpcode as Op};
 use std::collections::HashMap;
 
 /// Whether the object a pointer refers to may be shared between threads.
@@ -44,6 +46,8 @@ pub enum Sharing {
 #[derive(Default)]
 pub struct EscapeAnalysis {
     escapes: HashMap<Value, bool>,
+    /// Whether a module function's pointer parameter may escape.
+    params: HashMap<(Value, u32), bool>,
 }
 
 /// Intrinsics whose pointer arguments never capture a stack object's address.
@@ -119,80 +123,155 @@ impl EscapeAnalysis {
         Sharing::Shared
     }
 
-    /// True if the address of `alloca` may leave its function: it (or a
-    /// pointer derived from it through GEP/cast/phi/select) is stored as a
-    /// value, passed to a call other than lifetime/debug/mem* intrinsics or
-    /// the library functions that keep no pointer, given to inline assembly
-    /// other than as a memory operand (`"m"(x)` lets the asm access `x`, a
-    /// register operand hands it the address), returned, converted to an
-    /// integer, or used in any way not known to be harmless.
+    /// True if the address of `alloca` may leave its function's thread: it
+    /// (or a pointer derived from it through GEP/cast/phi/select, or kept
+    /// in a stack slot that only holds it, as unoptimised code spills
+    /// every pointer) is stored as a value elsewhere, passed to a call other
+    /// than lifetime/debug/mem* intrinsics, the library functions that keep
+    /// no pointer and the module's functions that only access memory
+    /// through that argument (see [`Self::param_captures`]), given to inline
+    /// assembly other than as a memory operand (`"m"(x)` lets the asm access
+    /// `x`, a register operand hands it the address), returned, converted to
+    /// an integer, or used in any way not known to be harmless.
     pub(crate) fn escapes(&mut self, alloca: Value) -> bool {
         if let Some(&e) = self.escapes.get(&alloca) {
             return e;
         }
-        let e = derived_pointer_escapes(alloca);
+        let e = self.derived_pointer_escapes(alloca);
         self.escapes.insert(alloca, e);
         e
     }
-}
 
-fn derived_pointer_escapes(root: Value) -> bool {
-    let mut work = vec![root];
-    let mut seen = vec![root];
-    while let Some(p) = work.pop() {
-        for (user, idx) in llvm::uses(p) {
-            let derived = match llvm::opcode(user) {
-                Some(Op::LLVMLoad) => false,
-                // Operand 0 is the stored value, 1 the address.
-                Some(Op::LLVMStore) => {
-                    if idx == 0 {
-                        return true;
+    /// True if the function `f` of the module may keep or publish the
+    /// pointer passed as its parameter `idx`: by the rules of
+    /// [`Self::escapes`] applied to the parameter. A function in the middle
+    /// of this question (recursion) is assumed to capture.
+    fn param_captures(&mut self, f: Value, idx: u32) -> bool {
+        if let Some(&c) = self.params.get(&(f, idx)) {
+            return c;
+        }
+        // SAFETY: `f` is a function of a live module.
+        let (count, variadic) = unsafe {
+            (
+                c::LLVMCountParams(f),
+                c::LLVMIsFunctionVarArg(c::LLVMGlobalGetValueType(f)) != 0,
+            )
+        };
+        // SAFETY: as above.
+        let linkage = unsafe { c::LLVMGetLinkage(f) };
+        // A definition another object file may replace says nothing.
+        let replaceable = matches!(
+            linkage,
+            LLVMLinkage::LLVMWeakAnyLinkage
+                | LLVMLinkage::LLVMLinkOnceAnyLinkage
+                | LLVMLinkage::LLVMExternalWeakLinkage
+                | LLVMLinkage::LLVMCommonLinkage
+        );
+        if llvm::is_declaration(f) || idx >= count || variadic || replaceable {
+            return true;
+        }
+        self.params.insert((f, idx), true);
+        // SAFETY: `idx` is below the function's parameter count.
+        let param = unsafe { c::LLVMGetParam(f, idx) };
+        let captures = self.derived_pointer_escapes(param);
+        self.params.insert((f, idx), captures);
+        captures
+    }
+
+    fn derived_pointer_escapes(&mut self, root: Value) -> bool {
+        let mut work = vec![root];
+        let mut seen = vec![root];
+        while let Some(p) = work.pop() {
+            for (user, idx) in llvm::uses(p) {
+                let derived: Vec<Value> = match llvm::opcode(user) {
+                    Some(Op::LLVMLoad) => Vec::new(),
+                    // Operand 0 is the stored value, 1 the address.
+                    Some(Op::LLVMStore) => {
+                        if idx == 0 {
+                            match holding_slot_loads(llvm::operand(user, 1)) {
+                                Some(loads) => loads,
+                                None => return true,
+                            }
+                        } else {
+                            Vec::new()
+                        }
                     }
-                    false
-                }
-                Some(Op::LLVMAtomicRMW | Op::LLVMAtomicCmpXchg) => {
-                    if idx != 0 {
-                        return true;
+                    Some(Op::LLVMAtomicRMW | Op::LLVMAtomicCmpXchg) => {
+                        if idx != 0 {
+                            return true;
+                        }
+                        Vec::new()
                     }
-                    false
-                }
-                Some(Op::LLVMICmp) => false,
-                Some(
-                    Op::LLVMGetElementPtr
-                    | Op::LLVMBitCast
-                    | Op::LLVMAddrSpaceCast
-                    | Op::LLVMPHI
-                    | Op::LLVMSelect,
-                ) => true,
-                Some(Op::LLVMCall | Op::LLVMInvoke | Op::LLVMCallBr)
-                    if llvm::called_inline_asm(user).is_some() =>
-                {
-                    // A memory operand lets the asm access the object, not
-                    // learn its address; a register operand may publish it.
-                    if !inline_asm::is_memory_operand(user, idx) {
-                        return true;
+                    Some(Op::LLVMICmp) => Vec::new(),
+                    Some(
+                        Op::LLVMGetElementPtr
+                        | Op::LLVMBitCast
+                        | Op::LLVMAddrSpaceCast
+                        | Op::LLVMPHI
+                        | Op::LLVMSelect,
+                    ) => vec![user],
+                    Some(Op::LLVMCall | Op::LLVMInvoke | Op::LLVMCallBr)
+                        if llvm::called_inline_asm(user).is_some() =>
+                    {
+                        // A memory operand lets the asm access the object, not
+                        // learn its address; a register operand may publish it.
+                        if !inline_asm::is_memory_operand(user, idx) {
+                            return true;
+                        }
+                        Vec::new()
                     }
-                    false
-                }
-                Some(Op::LLVMCall) => {
-                    let harmless = llvm::called_function(user)
-                        .map(|f| {
-                            let name = llvm::name(f);
-                            is_harmless_intrinsic(&name) || library_does_not_capture(&name, idx)
-                        })
-                        .unwrap_or(false);
-                    if !harmless || idx >= llvm::num_args(user) {
-                        return true;
+                    Some(Op::LLVMCall) => {
+                        let Some(f) = llvm::called_function(user) else {
+                            return true;
+                        };
+                        if idx >= llvm::num_args(user) {
+                            return true;
+                        }
+                        let name = llvm::name(f);
+                        let harmless = is_harmless_intrinsic(&name)
+                            || name.starts_with("__reach_")
+                            || library_does_not_capture(&name, idx)
+                            || !self.param_captures(f, idx);
+                        if !harmless {
+                            return true;
+                        }
+                        Vec::new()
                     }
-                    false
+                    _ => return true,
+                };
+                for d in derived {
+                    if !seen.contains(&d) {
+                        seen.push(d);
+                        work.push(d);
+                    }
                 }
-                _ => return true,
-            };
-            if derived && !seen.contains(&user) {
-                seen.push(user);
-                work.push(user);
             }
         }
+        false
     }
-    false
+}
+
+/// If `slot` is a stack slot used only to hold values (every use a load of
+/// it or a store into it, as unoptimised code keeps a pointer variable),
+/// the loads of it: a pointer stored there comes back through them.
+fn holding_slot_loads(slot: Value) -> Option<Vec<Value>> {
+    if llvm::opcode(slot) != Some(Op::LLVMAlloca) {
+        return None;
+    }
+    let mut loads = Vec::new();
+    for (user, idx) in llvm::uses(slot) {
+        match llvm::opcode(user) {
+            Some(Op::LLVMLoad) => loads.push(user),
+            Some(Op::LLVMStore) if idx == 1 => {}
+            Some(Op::LLVMCall) => {
+                let lifetime = llvm::called_function(user)
+                    .is_some_and(|f| llvm::name(f).starts_with("llvm.lifetime."));
+                if !lifetime {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(loads)
 }

@@ -29,6 +29,20 @@ int escaping(void) {
   return x; /* ESCAPED_LOAD */
 }
 
+int *kept;
+static void put(int *p, int v) { *p = v; }
+static void keep(int *p) { kept = p; }
+int through_helper(void) {
+  int x;
+  put(&x, 3);
+  return x;
+}
+int through_keeper(void) {
+  int y = 0;
+  keep(&y);
+  return y;
+}
+
 void *worker(void *arg) {
   pthread_mutex_lock(&m);
   counter++;
@@ -142,6 +156,14 @@ fn non_escaping_locals_thread_locals_and_constants_are_not_hooked() {
     );
     let escaping = function_body(&ir, "escaping");
     assert!(escaping.contains("@__reach_load.guard("), "{escaping}");
+    // A local whose address only goes to a function of the module that
+    // writes through it (unoptimised: via the parameter's own stack slot)
+    // stays private; one that function stores away is shared.
+    let helper = function_body(&ir, "through_helper");
+    assert!(!helper.contains("@__reach_"), "{helper}");
+    assert!(function_body(&ir, "put").contains("@__reach_store"), "{ir}");
+    let keeper = function_body(&ir, "through_keeper");
+    assert!(keeper.contains("@__reach_load.guard("), "{keeper}");
     assert!(stats.contains("skipped: non-escaping alloca"), "{stats}");
     let count = |label: &str| -> u64 {
         stats
