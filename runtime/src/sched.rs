@@ -505,7 +505,6 @@ fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
         stop_recording(st, &enabled);
     }
     let yielded = st.yielded;
-    st.yielded = NONE;
     let pick = if step < st.prefix_len {
         let t = st.chan.prefix(step);
         if !enabled.contains(t) && held_back_only(st, t) && !st.drop_held {
@@ -562,10 +561,18 @@ fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
             );
         };
         match st.policy {
-            // Past the recording bound only: while recording, the
-            // search's own bookkeeping (optimal DPOR's sleep sets and
-            // wakeup trees) expects the plain continuation.
-            Policy::ContinueThenLowest if cur != NONE && cur == yielded && st.cut => {
+            // A continuation the search did not choose (past its prefix):
+            // a thread that yielded, slept or timed out hands the
+            // processor on, so it never starves the thread it waits for.
+            // Past the recording bound at once; while recording, once it
+            // yielded HANDOVER_STREAK times with no other thread running
+            // (optimal DPOR finds other partial orders than dpor when a
+            // single yield reorders the continuation).
+            Policy::ContinueThenLowest
+                if cur != NONE
+                    && cur == yielded
+                    && (st.cut || st.yield_streak >= HANDOVER_STREAK) =>
+            {
                 next_after(&cand, cur).unwrap_or(lowest)
             }
             Policy::ContinueThenLowest if cur != NONE && cand.contains(cur) => cur,
@@ -579,7 +586,31 @@ fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
         }
     };
     st.enabled = enabled;
+    // A thread that yielded keeps its lower priority until another thread
+    // runs: a timed wait that timed out re-takes its mutex, so the threads
+    // waiting for that mutex can run only at its next scheduling point.
+    if pick != yielded {
+        st.yielded = NONE;
+        st.yield_streak = 0;
+    }
     pick
+}
+
+/// Yields in a row (with no other thread running between them) after which
+/// the "continue" policy hands the processor on while recording: a retry
+/// loop that yields, or a timed wait that times out, over and over never
+/// starves the thread it waits for.
+pub const HANDOVER_STREAK: u32 = 8;
+
+/// Notes that thread `me` yielded the processor (a yield, a sleep, a spin
+/// hint, a timed wait that timed out).
+pub fn note_yield(st: &mut State, me: u32) {
+    if st.yielded == me {
+        st.yield_streak = st.yield_streak.saturating_add(1);
+    } else {
+        st.yielded = me;
+        st.yield_streak = 1;
+    }
 }
 
 /// The thread of `cand` that follows `cur` in round-robin order, if
@@ -767,7 +798,7 @@ pub fn run_op<R>(
     if matches!(op.kind, OpKind::Yield | OpKind::Sleep)
         || op.flags.has(reach_channel::EventFlags::TIMED_OUT)
     {
-        st.yielded = me;
+        note_yield(st, me);
     }
     crate::awaits::after_event(st, me, &op, site);
     if st.threads[me as usize].region.touching {
@@ -921,6 +952,7 @@ pub fn load_request(st: &mut State) {
     st.awaiting = reach_channel::ThreadSet::EMPTY;
     st.iterating = reach_channel::ThreadSet::EMPTY;
     st.yielded = crate::state::NONE;
+    st.yield_streak = 0;
     st.threads[0].awaits = crate::awaits::Awaits::EMPTY;
     st.exit_waiting_since = u64::MAX;
     st.spin_threshold = u64::from(h.spin_threshold);

@@ -252,10 +252,13 @@ pub struct State {
     /// being taken (`REQ_DROP_HELD`).
     pub drop_held: bool,
     /// The thread that last yielded the processor (a yield, a sleep, a
-    /// spin hint, a timed wait that timed out): the "continue" policy
-    /// hands the processor to another enabled thread at its next
-    /// scheduling point ([`NONE`]: none).
+    /// spin hint, a timed wait that timed out), until another thread runs
+    /// ([`NONE`]: none): past the search's prefix the "continue" policy
+    /// hands the processor on from it (see `sched::HANDOVER_STREAK`).
     pub yielded: u32,
+    /// How many times [`Self::yielded`] yielded since another thread last
+    /// ran.
+    pub yield_streak: u32,
     /// Threads created and not finished (starting, parked or running).
     pub live_threads: u32,
     /// Current sleep set (after the prefix).
@@ -341,6 +344,7 @@ static GLOBAL: Global = Global(UnsafeCell::new(State {
     drop_held: false,
     awaits_off: false,
     yielded: NONE,
+    yield_streak: 0,
     live_threads: 0,
     sleep: ThreadSet::EMPTY,
     sleep_sets: false,

@@ -389,3 +389,47 @@ fn random_spin_programs_under_the_default_strategy() {
     assert!(compared > 150, "{compared}");
     eprintln!("{compared} programs compared with the oracle, {orders} partial orders");
 }
+
+/// Executions that end: under `strategy`, 200 executions of `program` with
+/// `args`, none cut by a bound, no bug, no internal error.
+fn every_execution_ends(program: &Path, strategy: &str, args: &[&str]) {
+    let name = program.display();
+    let options = ["--strategy", strategy, "--stats", "--max-executions", "200"];
+    let run = reach(program, &options, args);
+    assert!(
+        run.json["bug"].is_null(),
+        "{name} ({strategy}): {}",
+        run.stdout
+    );
+    assert_eq!(run.json["internal_errors"], 0, "{name}: {}", run.stderr);
+    assert_eq!(
+        run.json["truncated_executions"], 0,
+        "{name}: {}",
+        run.stdout
+    );
+    assert_eq!(run.executions(), 200, "{name} ({strategy}): {}", run.stdout);
+}
+
+/// The CHESS shape whose retry loop stores its count of attempts in
+/// memory (progress, so no await) and sleeps for zero time: the sleep
+/// hands the processor to the holder in the search's own continuation, so
+/// no execution spins until a bound (each was a false hang).
+#[test]
+fn retry_loop_that_counts_in_memory_and_sleeps_does_not_starve_the_holder() {
+    let program = build_example("spin_retry_counted_yield.c");
+    for strategy in ["optimal", "dpor"] {
+        every_execution_ends(&program, strategy, &["2", "2"]);
+    }
+}
+
+/// liblzma's shape: main polls its workers with a timed condition wait in
+/// a loop; a wait that timed out hands the processor on, so the workers
+/// take the mutex main released (it timed out forever while both waited
+/// at the mutex: a false hang).
+#[test]
+fn timed_wait_that_times_out_does_not_starve_the_workers() {
+    let program = build_example("timedwait_poll.c");
+    for strategy in ["optimal", "dpor"] {
+        every_execution_ends(&program, strategy, &["2"]);
+    }
+}
