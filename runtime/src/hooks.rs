@@ -217,7 +217,6 @@ pub extern "C" fn __reach_spin_hint(_site: u64) {
         // right to run.
         let st = unsafe { state() };
         crate::spin::hint(st, me);
-        crate::sched::note_yield(st, me);
     }
 }
 
