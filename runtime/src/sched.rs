@@ -602,17 +602,6 @@ fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
 /// starves the thread it waits for.
 pub const HANDOVER_STREAK: u32 = 8;
 
-/// Notes that thread `me` yielded the processor (a yield, a sleep, a spin
-/// hint, a timed wait that timed out).
-pub fn note_yield(st: &mut State, me: u32) {
-    if st.yielded == me {
-        st.yield_streak = st.yield_streak.saturating_add(1);
-    } else {
-        st.yielded = me;
-        st.yield_streak = 1;
-    }
-}
-
 /// The thread of `cand` that follows `cur` in round-robin order, if
 /// another than `cur` is there: where a thread that yielded hands the
 /// processor (CHESS's fairness: a yielding thread never starves the
@@ -798,7 +787,7 @@ pub fn run_op<R>(
     if matches!(op.kind, OpKind::Yield | OpKind::Sleep)
         || op.flags.has(reach_channel::EventFlags::TIMED_OUT)
     {
-        note_yield(st, me);
+        st.note_yield(me);
     }
     crate::awaits::after_event(st, me, &op, site);
     if st.threads[me as usize].region.touching {

@@ -68,7 +68,7 @@ fn goes_round(s: &Spin, op: &Op) -> bool {
 
 /// Thread `me` executed a spin hint (`pause`): if it has made no progress
 /// since it last read something, it busy-waits, and it yields the
-/// processor (`sched::note_yield`). Inside an await loop neither: the
+/// processor (`State::note_yield`). Inside an await loop neither: the
 /// loop's back edge decides whether the iteration did anything.
 pub fn hint(st: &mut State, me: u32) {
     if in_await_loop(st, me) {
@@ -77,7 +77,7 @@ pub fn hint(st: &mut State, me: u32) {
     if st.spinners.contains(me) {
         st.threads[me as usize].spin.hinted = true;
     }
-    crate::sched::note_yield(st, me);
+    st.note_yield(me);
 }
 
 /// Is thread `me` inside a loop the pass marked as an await candidate?

@@ -394,6 +394,19 @@ pub fn go_word(t: u32) -> &'static AtomicU32 {
 
 static DEBUG: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
 
+impl State {
+    /// Notes that thread `me` yielded the processor (a yield, a sleep, a
+    /// spin hint outside an await loop, a timed wait that timed out).
+    pub fn note_yield(&mut self, me: u32) {
+        if self.yielded == me {
+            self.yield_streak = self.yield_streak.saturating_add(1);
+        } else {
+            self.yielded = me;
+            self.yield_streak = 1;
+        }
+    }
+}
+
 /// True when `REACH_DEBUG=1`: the runtime prints why an execution ended.
 pub fn debug() -> bool {
     DEBUG.load(Ordering::Relaxed)
