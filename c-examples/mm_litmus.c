@@ -13,6 +13,7 @@
  *   cas   x = 1; y = 1           || r0 = y; r1 = cas(x, 1 -> 2)
  *   fadd  x = 1; y = 1           || r0 = y; r1 = fetch_add(x, 1)
  *   2fadd r0 = fetch_add(x, 1)   || r1 = fetch_add(x, 1)
+ *   mp2   data = 1; data = 2; flag = 1 || r0 = flag; r1 = data
  *
  * ORDER: rlx (every access relaxed), ra (stores release, loads, CAS and
  * fetch_add acquire; mp's data accesses relaxed), sc (every access seq_cst).  The tester
@@ -24,14 +25,14 @@
  * wrc: y = 1 seen, x = 0 read after; r: y ends 2 and x read 0; 2+2w: x and
  * y both end 1; s: y = 1 read and x ends 2; cas and fadd: y = 1 read and
  * x = 0 read by the CAS, which fails, or the fetch_add; 2fadd: x does not
- * end 2, which atomicity forbids).  2+2w and s need a
+ * end 2, which atomicity forbids; mp2: flag 1, data not 2).  2+2w and s need a
  * modification order other than the order the stores run in.
  *
  * Usage:    ./mm_litmus TEST ORDER [check]
  * Expected: no bug without check, and with check under --memory-model sc;
  *           under rc11 an assertion failure for sb rlx and ra, mp rlx,
  *           iriw rlx and ra, wrc rlx, r rlx and ra, 2+2w rlx and ra, s rlx,
- *           cas rlx, fadd rlx; never for lb and 2fadd.
+ *           cas rlx, fadd rlx, mp2 rlx; never for lb and 2fadd.
  */
 #include <assert.h>
 #include <pthread.h>
@@ -114,10 +115,12 @@ static void *s1(void *arg) { int r = ld(&y, O); st(&x, 1, O); RET(r); }
 static void *cas1(void *arg) { int r = ld(&y, O); RET(r | cas(&x, 1, 2, O) << 2); }
 static void *fadd1(void *arg) { int r = ld(&y, O); RET(r | fadd(&x, 1, O) << 2); }
 static void *fadd0(void *arg) { RET(fadd(&x, 1, O)); }
+static void *mp20(void *arg) { st(&data, 1, data_order(O)); st(&data, 2, data_order(O)); st(&flag, 1, O); RET(0); }
+static void *mp21(void *arg) { int f = ld(&flag, O); RET(f | ld(&data, data_order(O)) << 2); }
 
 _Noreturn static void usage(void)
 {
-    fprintf(stderr, "usage: mm_litmus sb|mp|lb|iriw|wrc|r|2+2w|s|cas|fadd|2fadd rlx|ra|sc [check]\n");
+    fprintf(stderr, "usage: mm_litmus sb|mp|lb|iriw|wrc|r|2+2w|s|cas|fadd|2fadd|mp2 rlx|ra|sc [check]\n");
     exit(2);
 }
 
@@ -159,6 +162,8 @@ int main(int argc, char **argv)
         threads[0] = r0, threads[1] = fadd1;
     } else if (strcmp(t, "2fadd") == 0) {
         threads[0] = fadd0, threads[1] = fadd0;
+    } else if (strcmp(t, "mp2") == 0) {
+        threads[0] = mp20, threads[1] = mp21;
     } else {
         usage();
     }
@@ -192,6 +197,8 @@ int main(int argc, char **argv)
             assert(r[1] != 1);
         else if (strcmp(t, "2fadd") == 0)
             assert(atomic_load(&x) == 2);
+        else if (strcmp(t, "mp2") == 0)
+            assert(!((r[1] & 3) == 1 && r[1] >> 2 != 2));
         else
             assert(!(atomic_load(&y) == 2 && r[1] == 0));
     }

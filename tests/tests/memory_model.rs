@@ -69,6 +69,16 @@ fn litmus(name: &str, order: &str) -> Program {
                 Op::load("y", ld).to("r0"),
                 Op::fetch_add("x", 1, ld).to("r1"),
             ]),
+        "mp2" => p
+            .thread([
+                Op::store("data", 1, data),
+                Op::store("data", 2, data),
+                Op::store("flag", 1, st),
+            ])
+            .thread([
+                Op::load("flag", ld).to("r0"),
+                Op::load("data", data).to("r1"),
+            ]),
         "2fadd" => p
             .thread([Op::fetch_add("x", 1, ld).to("r0")])
             .thread([Op::fetch_add("x", 1, ld).to("r1")]),
@@ -84,12 +94,12 @@ fn litmus(name: &str, order: &str) -> Program {
 /// 16/16/15, WRC 8/7/7, R 4/4/3, 2+2W 4/4/3, S 4/3/3 for rlx/ra/sc; 2+2W
 /// and S need stores placed before the latest in modification order; a
 /// compare-and-exchange or fetch_add may read an older store, two
-/// fetch_adds never read the same one).
+/// fetch_adds never read the same one; MP with two data stores 6/4/4).
 #[test]
 fn exhaustive_reads_from_graphs_equal_the_oracle() {
     let program = build_example("mm_litmus.c");
     for name in [
-        "sb", "mp", "lb", "iriw", "wrc", "r", "2+2w", "s", "cas", "fadd", "2fadd",
+        "sb", "mp", "lb", "iriw", "wrc", "r", "2+2w", "s", "cas", "fadd", "2fadd", "mp2",
     ] {
         for order in ["rlx", "ra", "sc"] {
             let expected = reach_rc11::enumerate(&litmus(name, order), Model::Rc11)
@@ -264,4 +274,72 @@ pub(crate) fn assert_replays(program: &std::path::Path, args: &[&str], run: &rea
         replay.json["bug"]["trace"], run.json["bug"]["trace"],
         "the replay did not reproduce the interleaving"
     );
+}
+
+/// The steps a stale-access line names: its own and the other store's
+/// ("step 9, T2 read data = 1, T1's store at step 5, ..." gives (9, 5);
+/// "step 9, T2's store to x is before T1's store of 1 at step 5 ..."
+/// gives (9, 5)).
+fn stale_steps(line: &str) -> Option<(u64, u64)> {
+    let own = line
+        .strip_prefix("step ")?
+        .split(',')
+        .next()?
+        .parse()
+        .ok()?;
+    let other = line
+        .split(" at step ")
+        .nth(1)?
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()?;
+    Some((own, other))
+}
+
+/// The HTML picture of a bug found through stale accesses draws them: a
+/// dashed reads-from arrow from the older store a load read to the load
+/// (mp2: the writer's first store of `data`), a modification-order arrow
+/// from a store to the earlier-run store it precedes (2+2W), and the
+/// report's line in the step's tooltip.
+#[test]
+fn html_draws_stale_reads_from_and_modification_order() {
+    let program = build_example("mm_litmus.c");
+    for (test, class) in [("mp2", "rf"), ("2+2w", "mo")] {
+        let page = reach_tests::scratch().join(format!("mm_litmus_{class}.html"));
+        let page_arg = page.to_string_lossy().into_owned();
+        let mut options = RC11.to_vec();
+        options.extend(["--html", page_arg.as_str()]);
+        let run = reach(&program, &options, &[test, "rlx", "check"]);
+        assert_eq!(
+            run.bug_kind().as_deref(),
+            Some("assertion"),
+            "{test}: {}",
+            run.stdout
+        );
+        let line = run.json["bug"]["stale_reads"][0]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let (own, other) = stale_steps(&line).unwrap_or_else(|| panic!("{test}: {line}"));
+        let (from, to) = if class == "rf" {
+            (other, own)
+        } else {
+            (own, other)
+        };
+        let html = std::fs::read_to_string(&page).expect("the HTML file");
+        assert!(
+            html.contains(&format!(
+                "class=\"edge {class}\" data-from=\"{from}\" data-to=\"{to}\""
+            )),
+            "{test}: no {class} arrow {from} -> {to} for {line}:\n{html}"
+        );
+        assert_eq!(
+            html.matches("class=\"edge rf\"").count() + html.matches("class=\"edge mo\"").count(),
+            1,
+            "{test}: one stale arrow"
+        );
+        let tip = line.replace('\'', "&apos;");
+        assert!(html.contains(&tip), "{test}: tooltip {line}");
+    }
 }

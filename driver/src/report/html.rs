@@ -3,10 +3,14 @@
 //! run's summary and a space-time diagram of one execution: a vertical lane
 //! per thread, time going down, each step a labelled point on its thread's
 //! lane, arrows for synchronisation (unlock → lock, signal → wake-up,
-//! create, join, post → wait), the bug's steps in red and a racing pair
-//! joined by a dashed line. Hovering a step shows its source line.
+//! create, join, post → wait), under `--memory-model rc11` dashed arrows
+//! for stale accesses (from the older store a load read, from a store to
+//! the earlier-run store it precedes in modification order), the bug's
+//! steps in red and a racing pair joined by a dashed line. Hovering a step
+//! shows its source line (and, for a stale access, what it read).
 
 use super::names::Names;
+use super::stale::{stale_edges, stale_lines, StaleEdge};
 use super::{bug_steps, object_text, sync_edges, EdgeKind, Role};
 use crate::explore::{Finding, Summary};
 use crate::trace::Trace;
@@ -134,12 +138,19 @@ fn diagram(out: &mut String, trace: &Trace, finding: Option<&Finding>, names: &N
     let height = TOP + rows.len() * ROW + 20;
     let x = |t: usize| LEFT + t * LANE + 20;
     let y = |r: usize| TOP + r * ROW + ROW / 2;
+    let stale = stale_edges(trace);
+    let stale_legend = if stale.is_empty() {
+        ""
+    } else {
+        " Dashed (--memory-model rc11): <span class=\"k-rf\">the older store → the load that read it</span>, \
+         <span class=\"k-mo\">a store → the earlier-run store it precedes in modification order</span>."
+    };
     let _ = writeln!(
         out,
         "<h2>Interleaving</h2>\n<p class=\"legend\">Time goes down; one lane per thread. \
          <span class=\"k-bug\">Red</span>: the bug's steps. Arrows: \
          <span class=\"k-lock\">unlock → lock</span>, <span class=\"k-signal\">signal → wake-up</span>, \
-         <span class=\"k-create\">create / join</span>, <span class=\"k-post\">post → wait</span>. \
+         <span class=\"k-create\">create / join</span>, <span class=\"k-post\">post → wait</span>.{stale_legend} \
          Hover a step for its source line.</p>\n<div id=\"info\">{}</div>",
         esc(&info_text(trace, &bug, names))
     );
@@ -169,15 +180,25 @@ fn diagram(out: &mut String, trace: &Trace, finding: Option<&Finding>, names: &N
             height - 10
         );
     }
-    for (from, to, kind) in sync_edges(trace) {
-        let (Some(&a), Some(&b)) = (row_of.get(&from), row_of.get(&to)) else {
-            continue;
-        };
+    let sync = sync_edges(trace).into_iter().map(|(from, to, kind)| {
         let class = match kind {
             EdgeKind::Lock => "lock",
             EdgeKind::Signal => "signal",
             EdgeKind::Create | EdgeKind::Join => "create",
             EdgeKind::Post => "post",
+        };
+        (from, to, class)
+    });
+    let stale_arrows = stale.iter().map(|&(from, to, kind)| {
+        let class = match kind {
+            StaleEdge::ReadsFrom => "rf",
+            StaleEdge::ModificationOrder => "mo",
+        };
+        (from, to, class)
+    });
+    for (from, to, class) in sync.chain(stale_arrows) {
+        let (Some(&a), Some(&b)) = (row_of.get(&from), row_of.get(&to)) else {
+            continue;
         };
         let (ta, tb) = (
             trace.events[from].thread as usize,
@@ -204,6 +225,7 @@ fn diagram(out: &mut String, trace: &Trace, finding: Option<&Finding>, names: &N
             );
         }
     }
+    let stale_text = stale_lines(trace, names);
     for (r, item) in rows.iter().enumerate() {
         let i = match item {
             Ok(i) => *i,
@@ -247,6 +269,9 @@ fn diagram(out: &mut String, trace: &Trace, finding: Option<&Finding>, names: &N
         }
         if let Some(role) = role {
             tip.push_str(&format!("\n({})", role.word()));
+        }
+        if let Some((_, line)) = stale_text.iter().find(|(s, _)| *s == i) {
+            tip.push_str(&format!("\n{line}"));
         }
         let _ = writeln!(
             out,
@@ -317,9 +342,11 @@ svg text { font-family: ui-monospace, monospace; font-size: 12px; }
 .edge { stroke-width: 1.5; fill: none; }
 .edge.lock { stroke: #4e9a06; } .edge.signal { stroke: #c4a000; }
 .edge.create { stroke: #75507b; } .edge.post { stroke: #ce5c00; }
+.edge.rf { stroke: #06989a; stroke-dasharray: 5 3; } .edge.mo { stroke: #5c3566; stroke-dasharray: 2 3; }
 .race-link { stroke: #cc0000; stroke-width: 2; stroke-dasharray: 6 4; }
 .k-bug { color: #cc0000; } .k-lock { color: #4e9a06; } .k-signal { color: #c4a000; }
 .k-create { color: #75507b; } .k-post { color: #ce5c00; }
+.k-rf { color: #06989a; } .k-mo { color: #5c3566; }
 pre.output { background: #f4f4f4; padding: 6px; }
 </style>
 ";

@@ -14,6 +14,14 @@ use reach_channel::OpKind;
 /// 7, T1's store to `x` is before T2's store of 2 at step 5 in
 /// modification order, although it ran later".
 pub fn stale_reads(trace: &Trace, names: &Names) -> Vec<String> {
+    stale_lines(trace, names)
+        .into_iter()
+        .map(|(_, line)| line)
+        .collect()
+}
+
+/// [`stale_reads`] with the step of each line.
+pub fn stale_lines(trace: &Trace, names: &Names) -> Vec<(usize, String)> {
     trace
         .events
         .iter()
@@ -32,9 +40,12 @@ pub fn stale_reads(trace: &Trace, names: &Names) -> Vec<String> {
                         at_step(read.latest_step)
                     )
                 };
-                return Some(format!(
-                    "step {i}, T{}'s store to {what} is before {latest} in modification order, although it ran later",
-                    e.thread
+                return Some((
+                    i,
+                    format!(
+                        "step {i}, T{}'s store to {what} is before {latest} in modification order, although it ran later",
+                        e.thread
+                    ),
                 ));
             }
             let access = match e.op.kind {
@@ -53,13 +64,52 @@ pub fn stale_reads(trace: &Trace, names: &Names) -> Vec<String> {
             } else {
                 format!("T{} stored", read.latest_writer)
             };
-            Some(format!(
-                "step {i}, T{} read {what} = {}{access}, {source}, although {latest} {}{}",
-                e.thread,
-                value(read.value),
-                value(read.latest_value),
-                at_step(read.latest_step)
+            Some((
+                i,
+                format!(
+                    "step {i}, T{} read {what} = {}{access}, {source}, although {latest} {}{}",
+                    e.thread,
+                    value(read.value),
+                    value(read.latest_value),
+                    at_step(read.latest_step)
+                ),
             ))
+        })
+        .collect()
+}
+
+/// What an arrow of [`stale_edges`] shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StaleEdge {
+    /// From the store an access read to the access, an older store than
+    /// the latest (reads-from).
+    ReadsFrom,
+    /// From a store to the store that ran earlier but is after it in
+    /// modification order.
+    ModificationOrder,
+}
+
+/// The arrows of `trace`'s stale accesses (from, to, kind): each access
+/// that read an older store than the latest, from the store it read (none
+/// for the initial value); each store placed before the latest, to that
+/// store.
+pub fn stale_edges(trace: &Trace) -> Vec<(usize, usize, StaleEdge)> {
+    let recorded = |step: u64| {
+        usize::try_from(step)
+            .ok()
+            .filter(|&s| s < trace.events.len())
+    };
+    trace
+        .events
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| {
+            let read = trace.read(i).filter(|r| r.choice > 0)?;
+            if read.placed != 0 && matches!(e.op.kind, OpKind::AtomicStore | OpKind::Store) {
+                Some((i, recorded(read.latest_step)?, StaleEdge::ModificationOrder))
+            } else {
+                Some((recorded(read.writer_step)?, i, StaleEdge::ReadsFrom))
+            }
         })
         .collect()
 }
