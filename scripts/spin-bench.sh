@@ -38,6 +38,9 @@ shapes=(
   "compare-and-swap-lock spin_cas_lock.c -/90"
   "seqlock(1-writer-2-updates,2-readers) spin_seqlock.c 9/9"
   "sense-reversing-barrier(3x2-phases) spin_barrier.c 1296/1296"
+  # Queue and decrement locks in C11 (Concurrency Kit's MCS and dec shapes)
+  "MCS-queue-lock spin_mcs_lock.c - 3 2"
+  "decrement-lock spin_dec_lock.c - 3 2"
   # Concurrency Kit's spin locks (libck-dev, asm atomics), as a program uses them
   "ck_spinlock_fas(exchange) ck/ck_spinlocks.c 90/90 fas"
   "ck_spinlock_cas(compare-and-swap) ck/ck_spinlocks.c -/90 cas"
