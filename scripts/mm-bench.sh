@@ -62,7 +62,8 @@ except Exception:
     sys.exit()
 bug = r.get("bug")
 found = bug["kind"] if bug else "none"
-print(r["executions"], f"{r['seconds']:.2f}", r.get("reads_from_graphs") or 0, r["stop_reason"], found)
+stop = r["stop_reason"].replace(" ", "-")
+print(r["executions"], f"{r['seconds']:.2f}", r.get("reads_from_graphs") or 0, stop, found)
 EOF
 }
 
@@ -81,9 +82,10 @@ for file in ainc.c checker_overtakes_setters.c lockfree_bounded_queue.c lockfree
   exe=$(build "$file") || { echo "mm-bench: cannot build $file" >&2; continue; }
   read -r e1 t1 _ s1 _ <<<"$(explore sc "$exe")"
   read -r e2 t2 g2 s2 _ <<<"$(explore rc11 "$exe")"
-  # Only complete searches are compared: one stopped by a bound ran as
-  # many executions as the bound let it.
-  if [ "$s1" = complete ] && [ "$s2" = complete ]; then
+  # Only searches that ended by themselves are compared (complete, or at
+  # the same first bug): one stopped by a bound ran as many executions as
+  # the bound let it.
+  if [ "$s1" = "$s2" ] && { [ "$s1" = complete ] || [ "$s1" = bug ]; }; then
     equal=yes
     if [ "$e1" != "$e2" ]; then equal=NO; status=1; fi
   else
@@ -152,7 +154,8 @@ if [ "$write" = 1 ]; then
     echo "Programs whose atomics are all \`seq_cst\` (or that synchronise only"
     echo "through locks): the same executions under both models, as they must be"
     echo "(a \`seq_cst\` load reads the latest \`seq_cst\` store, a \`seq_cst\` store goes"
-    echo "after it); a search stopped by the bound is not compared."
+    echo "after it): a complete search, or one that ends at its first bug, runs"
+    echo "as many executions under both; a search stopped by a bound is not compared."
     echo
     echo "$sc_header"
     echo "|---|---|---|---|---|---|---|---|"
@@ -174,6 +177,13 @@ if [ "$write" = 1 ]; then
     echo "$ex_header"
     echo "|---|---|---|---|---|---|---|---|---|---|"
     printf '%s\n' "${ex_rows[@]}"
+    echo
+    echo "Under sc, rc11 costs the pass's call after each atomic load, which"
+    echo "returns at once, and one load per scheduling point (is memory to be put"
+    echo "back?; not measured apart): 3000 random executions of"
+    echo "\`lockfree_index_stack\` took 0.15–0.27 s before the call was added and"
+    echo "0.18–0.22 s after (three runs each, noise of the loaded machine; measured"
+    echo "once, 2026-11-28)."
   } >"$section"
   "$root/scripts/replace-section.py" "$root/BENCHMARKS.md" "## Memory model" "$section"
   rm -f "$section"
