@@ -195,11 +195,12 @@ fn random_programs_split_into_shards_match_the_oracle() {
 /// process exits, 1372 random programs of 2–3 threads: RT never invents a
 /// partial order, and on all but a handful of programs exercises exactly
 /// the oracle's partial orders, each once, with the same deadlocks. The
-/// remaining programs (measured: 5, four with a duplicate, one with one
-/// order missed) involve a tangled cycle broken through a receive whose
+/// remaining programs (measured: 7, each with partial orders run twice,
+/// none missed) involve a tangled cycle broken through a receive whose
 /// gray colour is lost when it is recollected with a changed prime
-/// structure (see `strategy::rt`, "Remaining gap"); the bound keeps that
-/// from growing unnoticed.
+/// structure, or a read that reads an old partner write again at the
+/// place a variant moved it to (see `strategy::rt`, "Remaining gap"); the
+/// bound keeps that from growing unnoticed.
 #[test]
 fn random_racy_programs_match_the_oracle() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
@@ -242,8 +243,30 @@ fn random_racy_programs_match_the_oracle() {
          ({missed} orders missed, {repeated} repeated)"
     );
     assert!(checked > 1300);
-    assert!(inexact <= 5, "{inexact} of {checked} programs inexact");
-    assert!(missed <= 1 && repeated <= 10);
+    assert!(inexact <= 7, "{inexact} of {checked} programs inexact");
+    assert!(
+        missed == 0 && repeated <= 15,
+        "{missed} missed, {repeated} repeated"
+    );
+}
+
+/// Three threads read a variable and two of them then write it: the
+/// combination in which both of the first two reads read the second
+/// writer's write, placed before the first writer's, is reached only
+/// from the execution in which that write was moved before the other;
+/// there the first read's partner was pruned as old (Fig. 4, step 1), as
+/// if the parent's variant that read it had covered it, but that variant
+/// read it after the other write. RT ran 11 of the 12 partial orders.
+#[test]
+fn reads_of_a_write_moved_before_another_are_not_pruned() {
+    let model = Model::new(vec![
+        vec![op(OpKind::Load, X)],
+        vec![op(OpKind::Load, X), op(OpKind::Store, X)],
+        vec![op(OpKind::Load, X), op(OpKind::Store, X)],
+    ]);
+    let (oracle, rt) = check(&model);
+    assert_eq!(oracle.orders.len(), 12);
+    assert_eq!(rt.executions, 12);
 }
 
 /// Two racing writers and a reader: 2 orders of the writes times 3 places

@@ -121,3 +121,28 @@ fn an_await_loop_reads_the_write_in_another_execution() {
     assert_eq!(oracle.orders.len(), 2);
     assert_eq!(optimal.await_blocked, 1);
 }
+
+/// Compare-and-swap increments retried until they succeed (a failed one
+/// reloads the expected value), as in `oracle_cas_counter.c` with three
+/// threads: optimal DPOR and reachability testing run the oracle's
+/// partial orders (48 with one increment each, 272 when one thread
+/// increments twice).
+#[test]
+fn compare_and_swap_increments_match_the_oracle() {
+    use reach_native::strategy::rt::ReachabilityTesting;
+    for (twice, expected) in [(false, 48), (true, 272)] {
+        let mut threads = vec![vec![Inst::CasInc(X)]; 3];
+        if twice {
+            threads[0].push(Inst::CasInc(X));
+        }
+        let model = SpinModel {
+            threads,
+            holds: false,
+        };
+        let oracle = explore_spin(&model, &mut Exhaustive::default());
+        assert_eq!(oracle.orders.len(), expected);
+        check(&model, &oracle);
+        let rt = explore_spin(&model, &mut ReachabilityTesting::new());
+        assert_eq!(rt.orders, oracle.orders, "rt in\n{}", describe_spin(&model));
+    }
+}

@@ -118,9 +118,31 @@
 //! broken loses its colour when it is removed and recollected with a
 //! changed prime structure (by Def. 3 it is then a new event), so a later
 //! variant may reconcile it against the happens-before order. On 1372
-//! random racy model programs (`driver/tests/rt_model.rs`) 5 are inexact
-//! this way (4 with a repeated order, one with one order missed); no order
-//! is ever invented.
+//! random racy model programs (`driver/tests/rt_model.rs`) 7 are inexact
+//! (15 orders run twice, none missed); no order is ever invented.
+//!
+//! * **Old partners of reads, revived** (Fig. 4, step 1). A write that a
+//!   variant placed before another write (the new partner of a write
+//!   receive, [`variants::Variant::placed`]) is the same send by Def. 3,
+//!   but a read reading it now sits before the write it moved past,
+//!   where in the parent's variant that read it, it sat after. Pruning it
+//!   from the read's race set lost the orders in which that read and a
+//!   read the parent could not change both read it (three threads that
+//!   each read a variable, two of them then writing it: 11 of 12). Such
+//!   a partner stays, in rows that also change a receive the parent's
+//!   table did not have (alone, the parent's row already ran it).
+//!
+//! A compare-and-swap or exchange that wrote nothing is a read as
+//! executed but a write receive as a call (it may write). A call taking
+//! its place is linearised at the call's own position, after the writes
+//! that followed the receive and stay in the variant (they do not depend
+//! on a receive that wrote nothing), so the order with the call in the
+//! receive's place is not exercised: three threads each incrementing a
+//! counter twice with a compare-and-swap retry loop get 26,256 of 28,032
+//! partial orders (`driver/tests/model/spin.rs`, `Inst::CasInc`, gives the
+//! same counts as the C program). Giving the call the receive's slot
+//! needs the linearisation to respect the call's own thread and reads;
+//! not done.
 //!
 //! A crash, like an exit from a thread other than the one ending the
 //! program, is a receive dependent with everything that may itself take

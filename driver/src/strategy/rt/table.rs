@@ -42,6 +42,10 @@ pub struct Choice {
     pub partners: Vec<usize>,
     /// How the receive changes.
     pub how: How,
+    /// A read reading an old partner write again, now at the new place
+    /// the parent variant gave that write: only new together with a
+    /// change the parent's table did not have.
+    pub revived: bool,
 }
 
 impl Choice {
@@ -206,6 +210,7 @@ pub fn choices(seq: &SynSequence, e: usize, race_set: &[Race], old: &[usize]) ->
             .map(|r| Choice {
                 partners: vec![r.partner],
                 how: r.how,
+                revived: false,
             })
             .collect();
     }
@@ -257,6 +262,7 @@ pub fn choices(seq: &SynSequence, e: usize, race_set: &[Race], old: &[usize]) ->
         .map(|partners| Choice {
             partners,
             how: How::Take,
+            revived: false,
         })
         .collect()
 }

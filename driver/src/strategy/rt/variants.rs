@@ -167,6 +167,10 @@ pub struct Variant {
     /// they had in the parent sequence, restricted to sending events that
     /// are in the variant (old sends).
     pub old_races: Vec<(EventId, Vec<EventId>)>,
+    /// The writes that take another write's place in the variant (the new
+    /// partner calls of its changed write receives): their place among the
+    /// writes of their objects is new.
+    pub placed: Vec<EventId>,
 }
 
 impl Variant {
@@ -218,7 +222,7 @@ impl Variant {
             } else {
                 0
             }
-            + self.changed.len() * 16
+            + (self.changed.len() + self.placed.len()) * 16
             + self.colours.footprint()
             + self
                 .old_races
@@ -305,11 +309,20 @@ pub fn generate_variants(
             None => None,
         };
         let is_old = |f: usize| pruned.is_some_and(|p| p.contains(&seq.events[f].id));
+        // A read's old partner write that the parent variant placed
+        // elsewhere among the writes: reading it now puts the read on the
+        // other side of the writes it moved past, an order the parent's
+        // table could only give together with its own changes.
+        let revived = |r: &Race| {
+            r.how != How::Take
+                && is_old(r.partner)
+                && parent.placed.contains(&seq.events[r.partner].id)
+        };
         let exit = seq.events[e].op.cuts_threads();
         let race_set: Vec<Race> = set
             .iter()
             .copied()
-            .filter(|r| exit || !is_old(r.partner))
+            .filter(|r| exit || !is_old(r.partner) || revived(r))
             .filter(|r| link.is_none_or(|l| l != usize::MAX && completes_cycle(seq, e, *r, l)))
             .collect();
         let old_sends: Vec<usize> = race_set
@@ -317,7 +330,12 @@ pub fn generate_variants(
             .map(|r| r.partner)
             .filter(|&f| is_old(f))
             .collect();
-        let choices = choices(seq, e, &race_set, &old_sends);
+        let mut choices = choices(seq, e, &race_set, &old_sends);
+        for choice in &mut choices {
+            choice.revived = race_set
+                .iter()
+                .any(|r| r.how == choice.how && r.partner == choice.partners[0] && revived(r));
+        }
         if !choices.is_empty() {
             columns.push(Column {
                 receive: e,
@@ -350,6 +368,10 @@ pub fn generate_variants(
             .filter(|(v, _)| **v > 0)
             .map(|(v, column)| (column.receive, &column.choices[*v as usize - 1]))
             .collect();
+        if changes.iter().all(|(_, c)| c.revived) {
+            // The parent's table had this row, with its own changes.
+            return true;
+        }
         if let Some(mut variant) = derive(seq, &base, &raw, colours, &changes, cancel) {
             variant.owns_base = generated.variants.is_empty();
             bytes += variant.footprint();
@@ -509,6 +531,7 @@ fn derive(
             .collect(),
         colours,
         old_races,
+        placed: calls.iter().map(|&s| seq.events[s].id).collect(),
     })
 }
 
