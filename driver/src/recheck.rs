@@ -14,6 +14,7 @@ use crate::causes;
 use crate::exec::{DirSnapshot, ExecConfig, ExecError, Executor, Request};
 use crate::trace::Trace;
 use reach_channel::sources::Seen;
+use std::sync::Arc;
 use std::time::SystemTime;
 
 /// Re-runs of a diverged execution.
@@ -30,7 +31,7 @@ pub struct Recheck {
     /// it (no `--isolate-files`): files the executions changed there are a
     /// cause the re-runs cannot show, since they start from the same
     /// changed files.
-    workdir: Option<DirSnapshot>,
+    workdir: Option<Arc<DirSnapshot>>,
     /// When the run started: a file the executions opened that changed
     /// since is a cause the re-runs cannot show either.
     started: SystemTime,
@@ -73,7 +74,7 @@ pub fn perturbed(request: &Request, number: u64) -> Option<Request> {
 impl Recheck {
     /// Re-runs with executors built from `config`; `workdir`: the working
     /// directory as the run found it, if the executions share it.
-    pub fn new(config: ExecConfig, workdir: Option<DirSnapshot>) -> Recheck {
+    pub fn new(config: ExecConfig, workdir: Option<Arc<DirSnapshot>>) -> Recheck {
         Recheck {
             config,
             workdir,
@@ -95,7 +96,7 @@ impl Recheck {
         diverged_at: usize,
     ) -> Result<Judgement, String> {
         let mut evidence = Vec::new();
-        let changed = self.workdir.as_ref().map(DirSnapshot::changes);
+        let changed = self.workdir.as_deref().map(DirSnapshot::changes);
         if let Some(first_change) = changed.as_ref().and_then(|c| c.first()) {
             evidence.push(causes::Cause {
                 kind: "working_directory",

@@ -10,8 +10,10 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// Entries looked at, breadth first (the top level first): a larger
-/// directory is compared in its first this many entries only.
-const MAX_ENTRIES: usize = 20_000;
+/// directory is compared in its first this many entries only. Each entry
+/// costs a `stat` twice per run: 20,000 made a run started in a source
+/// tree with a build directory take 0.6 s longer.
+const MAX_ENTRIES: usize = 5_000;
 
 /// What identifies an entry's state: directory or not, size, modification
 /// time (seconds and nanoseconds) and inode.

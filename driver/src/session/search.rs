@@ -39,7 +39,7 @@ pub fn explore(session: Session) -> Result<Outcome> {
     let workdir = (executor.config().isolate.is_none())
         .then(|| std::env::current_dir().ok())
         .flatten()
-        .map(|dir| DirSnapshot::take(&dir));
+        .map(|dir| Arc::new(DirSnapshot::take(&dir)));
     let options = ExploreOptions {
         max_executions: cli.max_executions,
         max_time: cli
@@ -56,9 +56,7 @@ pub fn explore(session: Session) -> Result<Outcome> {
             .map(|_| Arc::new(Recorder::new(cli.record_execution))),
         recheck: Some(Arc::new(Recheck::new(
             worker_config.clone(),
-            workdir
-                .as_ref()
-                .map(|_| DirSnapshot::take(&std::env::current_dir().unwrap_or_default())),
+            workdir.clone(),
         ))),
         random_share: super::checks::random_share(&cli, shard.is_some(), concolic),
     };
