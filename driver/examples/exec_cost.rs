@@ -78,6 +78,7 @@ fn executor_mode(
         symbolic_args: false,
         symbolic_stdin: 0,
         trace_shared: false,
+        private_accesses: false,
         env_layout: Default::default(),
         isolate: None,
     };

@@ -291,10 +291,7 @@ pub fn classify_all(
         if let Some(race) = first_race(trace) {
             bugs.push(Bug {
                 kind: BugKind::DataRace,
-                message: format!(
-                    "data race on address {:#x} between step {} and step {}",
-                    race.address, race.first, race.second
-                ),
+                message: race_message(&race),
                 race: Some(race),
                 lockset: None,
                 causes: Vec::new(),
@@ -312,6 +309,26 @@ pub fn classify_all(
     Ok(bugs)
 }
 
+/// The message of a happens-before race: its address and its two steps,
+/// or for an earlier access that was no step (a private access), its
+/// thread and the step of that thread it followed or preceded.
+pub fn race_message(race: &Race) -> String {
+    match race.first_private {
+        None => format!(
+            "data race on address {:#x} between step {} and step {}",
+            race.address, race.first, race.second
+        ),
+        Some(p) => format!(
+            "data race on address {:#x} between an access of thread {} {} step {} (no step of its own: the memory was its thread's alone until then) and step {}",
+            race.address,
+            p.thread,
+            if race.first < p.position as usize { "after" } else { "before" },
+            race.first,
+            race.second
+        ),
+    }
+}
+
 /// A lockset finding as a bug: a race is a `data_race`, an unlock without
 /// lock a `misuse`. `caller` gives each step's call into the standard
 /// library in progress ([`Trace::caller`]), for placing its site.
@@ -324,6 +341,7 @@ pub fn lockset_bug(found: LocksetRace, caller: &dyn Fn(usize) -> u64) -> Bug {
                 first: previous.step,
                 second: found.access.step,
                 address: found.address,
+                first_private: None,
             }),
         ),
         (LocksetKind::Race, None) => (BugKind::DataRace, None),
@@ -559,7 +577,8 @@ mod lockset_tests {
             Some(Race {
                 first: 4,
                 second: 9,
-                address: 0x5000
+                address: 0x5000,
+                first_private: None
             })
         );
         assert_eq!(

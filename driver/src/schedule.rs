@@ -173,6 +173,12 @@ pub struct ScheduleFile {
     /// `--user-threads` is given, as then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<ThreadMode>,
+    /// The execution ran with private accesses (a plain access to memory
+    /// only its thread had touched was no step), which `--replay` then
+    /// does too whatever the options say. Absent in older files: every
+    /// access a step.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub private_accesses: bool,
     /// The `--spin-threshold` the execution ran under, which `--replay`
     /// uses whatever the options say (absent in older files: the option's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -378,6 +384,7 @@ impl ScheduleFile {
             } else {
                 ThreadMode::Kernel
             }),
+            private_accesses: trace.private_mode,
             spin_threshold: None,
             memory_model: None,
             reads_from: trace
@@ -485,6 +492,7 @@ impl ScheduleFile {
                     env_layout: None,
                     isolate_files: None,
                     threads: None,
+                    private_accesses: false,
                     spin_threshold: None,
                     memory_model: None,
                     reads_from: Vec::new(),
@@ -612,6 +620,9 @@ impl ScheduleFile {
         if let Some(mode) = &self.threads {
             scalar(&mut out, "threads", serde_json::to_string(mode)?);
         }
+        if self.private_accesses {
+            scalar(&mut out, "private_accesses", "true".into());
+        }
         if let Some(threshold) = self.spin_threshold {
             scalar(&mut out, "spin_threshold", threshold.to_string());
         }
@@ -705,11 +716,13 @@ mod setting_tests {
         trace.user_threads = true;
         let mut file = ScheduleFile::of_trace("p".into(), Vec::new(), None, &trace, None, None);
         file.spin_threshold = Some(3);
+        file.private_accesses = true;
         let text = file.to_text().expect("text");
         assert!(text.contains("\"threads\": \"user\""), "{text}");
         let back = ScheduleFile::parse(&text, "test").expect("parse");
         assert_eq!(back.threads, Some(ThreadMode::User));
         assert_eq!(back.spin_threshold, Some(3));
+        assert!(back.private_accesses);
         assert!(back.user_threads(false));
         trace.user_threads = false;
         let kernel = ScheduleFile::of_trace("p".into(), Vec::new(), None, &trace, None, None);

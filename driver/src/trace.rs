@@ -15,6 +15,7 @@
 use crate::exec::Outcome;
 use crate::objects::ObjectLog;
 use reach_channel::memory_model::{prefix_entry, ReadRecord};
+use reach_channel::private::PrivateRecord;
 use reach_channel::{EventFlags, Op, OpKind, ThreadSet, ThreadState};
 
 /// One executed visible operation.
@@ -63,6 +64,13 @@ pub struct Trace {
     /// (parallel to `events`; `None` for other events; empty for a trace
     /// built otherwise).
     pub reads: Vec<Option<ReadRecord>>,
+    /// The execution ran with private accesses: a plain access to memory
+    /// only its thread had touched was no event ([`reach_channel::private`]).
+    pub private_mode: bool,
+    /// The private accesses of memory another thread touched later, in
+    /// trace order (by position): what the race detector compares besides
+    /// the events.
+    pub private: Vec<PrivateRecord>,
     /// Index of the next event of the same thread after event `i`, if any.
     next_same_thread: Vec<Option<usize>>,
     /// Indices of each thread's events, in order.
@@ -123,6 +131,8 @@ impl Trace {
         trace.user_threads = outcome.user_threads;
         trace.callers = callers;
         trace.reads = outcome.reads.clone();
+        trace.private_mode = outcome.private_mode;
+        trace.private = outcome.private.clone();
         if trace.truncated {
             // The process ended past the recorded steps.
             return trace;
@@ -181,6 +191,8 @@ impl Trace {
             user_threads: false,
             callers: Vec::new(),
             reads: Vec::new(),
+            private_mode: false,
+            private: Vec::new(),
             next_same_thread,
             thread_events,
             first_event,

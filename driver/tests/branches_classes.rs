@@ -77,6 +77,7 @@ fn classes(program: &Path, strategy: impl Strategy, trace_shared: bool) -> (BTre
         symbolic_args: false,
         symbolic_stdin: 0,
         trace_shared,
+        private_accesses: false,
         env_layout: Default::default(),
         isolate: None,
     })

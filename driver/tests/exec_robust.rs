@@ -159,6 +159,7 @@ fn long_executor(record: u64, fork_server: bool) -> Executor {
         symbolic_args: false,
         symbolic_stdin: 0,
         trace_shared: false,
+        private_accesses: false,
         env_layout: Default::default(),
         isolate: None,
     })
@@ -262,6 +263,7 @@ fn bad_configurations_are_clear_errors() {
         symbolic_args: false,
         symbolic_stdin: 0,
         trace_shared: false,
+        private_accesses: false,
         env_layout: Default::default(),
         isolate: None,
     };

@@ -75,6 +75,7 @@ fn config(program: &Path, args: &[&str], fork_server: bool) -> ExecConfig {
         symbolic_args: false,
         symbolic_stdin: 0,
         trace_shared: false,
+        private_accesses: false,
         env_layout: Default::default(),
         isolate: None,
     }

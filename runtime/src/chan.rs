@@ -4,6 +4,7 @@
 use core::sync::atomic::Ordering;
 use reach_channel::layout::MESSAGE_BYTES;
 use reach_channel::memory_model::{entry_choice, entry_thread, ReadRecord};
+use reach_channel::private::{PrivateRecord, PRIVATE_CAPACITY};
 use reach_channel::{
     Event, Header, Layout, ObjectRecord, RunStatus, ThreadSlot, MAGIC, MAX_THREADS, VERSION,
 };
@@ -23,6 +24,7 @@ pub struct Chan {
     sym: *mut u8,
     objects: *mut ObjectRecord,
     reads: *mut ReadRecord,
+    private: *mut PrivateRecord,
     /// Object record capacity (records).
     object_capacity: u32,
     /// Prefix capacity (entries).
@@ -50,6 +52,7 @@ impl Chan {
         sym: core::ptr::null_mut(),
         objects: core::ptr::null_mut(),
         reads: core::ptr::null_mut(),
+        private: core::ptr::null_mut(),
         object_capacity: 0,
         prefix_capacity: 0,
         event_capacity: 0,
@@ -127,6 +130,7 @@ impl Chan {
                 sym: b.add(layout.sym_offset()),
                 objects: b.add(layout.objects_offset()) as *mut ObjectRecord,
                 reads: b.add(layout.reads_offset()) as *mut ReadRecord,
+                private: b.add(layout.private_offset()) as *mut PrivateRecord,
                 object_capacity: layout.object_capacity,
                 prefix_capacity: layout.prefix_capacity,
                 event_capacity: layout.event_capacity,
@@ -182,6 +186,23 @@ impl Chan {
             // SAFETY: in bounds (one record per event slot).
             unsafe { self.reads.add(i as usize).write_volatile(*record) };
         }
+    }
+
+    /// Writes private-access record `i` ([`reach_channel::private`]);
+    /// false beyond the capacity or without a channel.
+    pub fn write_private(&self, i: u32, record: &PrivateRecord) -> bool {
+        if self.private.is_null() || i >= PRIVATE_CAPACITY {
+            return false;
+        }
+        // SAFETY: in bounds of the private region.
+        unsafe { self.private.add(i as usize).write(*record) };
+        true
+    }
+
+    /// Publishes the number of private-access records.
+    pub fn set_private_count(&self, n: u32) {
+        // SAFETY: valid header (records exist only with a channel).
+        unsafe { (*self.hdr()).private_count.store(n, Ordering::Relaxed) };
     }
 
     /// Thread slot `t` (in the shared mapping, not borrowed from `self`).

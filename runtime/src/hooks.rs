@@ -1,6 +1,7 @@
 //! The hooks called by instrumented code (see `reach_channel::hooks`). Each
 //! one except `__reach_call_site` is a scheduling point before the memory
-//! access it announces.
+//! access it announces, except a plain access to memory only its thread has
+//! touched ([`crate::private`]).
 
 use crate::api::mk;
 use crate::awaits::HeadAction;
@@ -26,6 +27,11 @@ pub(crate) fn visible_me(site: u64) -> Option<u32> {
 fn access(kind: OpKind, site: u64, addr: *const c_void, size: u64) {
     if let Some(me) = visible_me(site) {
         if is_read(kind) && forwarding(me, site, addr as u64) {
+            return;
+        }
+        // SAFETY: a controlled thread calling into the runtime holds the
+        // right to run.
+        if crate::private::try_private(unsafe { state() }, me, kind, addr as u64, size, site) {
             return;
         }
         run_access(me, kind, addr as u64, size, site);

@@ -28,6 +28,7 @@ pub mod memory_model;
 pub mod models;
 pub mod objects_log;
 pub mod persist;
+pub mod private;
 pub mod real;
 pub mod region;
 pub mod sched;

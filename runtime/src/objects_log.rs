@@ -62,6 +62,9 @@ fn record(kind: ObjectKind, address: u64, size: u64, origin: u64) {
             thread: t,
             kind: kind as u32,
         });
+        if kind == ObjectKind::Heap {
+            crate::private::fresh_block(st, address, size);
+        }
     }
     RECORDING.with(|r| r.set(false));
 }

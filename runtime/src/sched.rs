@@ -759,6 +759,8 @@ pub fn run_op<R>(
     site: u64,
     effect: impl FnOnce(&mut State, u32, &mut Op) -> R,
 ) -> R {
+    // SAFETY: `me` holds the right to run.
+    crate::private::scheduled(unsafe { state() }, me, &op);
     schedule(me, op, site);
     // SAFETY: `me` was chosen and holds the right to run.
     let st = unsafe { state() };
@@ -938,6 +940,7 @@ pub fn load_request(st: &mut State) {
     st.awaits_off = h.request_flags & REQ_AWAITS_OFF != 0;
     st.drop_held = h.request_flags & REQ_DROP_HELD != 0;
     crate::memory_model::start_execution(h.request_flags & REQ_RC11 != 0);
+    crate::private::start_execution(h.request_flags);
     st.awaiting = reach_channel::ThreadSet::EMPTY;
     st.iterating = reach_channel::ThreadSet::EMPTY;
     st.yielded = crate::state::NONE;

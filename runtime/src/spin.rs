@@ -107,6 +107,17 @@ pub fn after_event(st: &mut State, me: u32, op: &Op) {
     }
 }
 
+/// Thread `me` wrote memory only it has touched, with no event
+/// (`crate::private`): progress, as a write event would be, for itself and
+/// for the spinners waiting for any progress (no other thread read that
+/// memory).
+#[inline]
+pub fn wrote_privately(st: &mut State, me: u32) {
+    if !st.spinners.is_empty() {
+        progressed(st, me, None);
+    }
+}
+
 /// Thread `me` touched its library region (`crate::region`): not progress
 /// of its own, but the region code it runs may write what a spinner waits
 /// for, so the spinners without visible reads, and those that read `op`'s

@@ -1,4 +1,4 @@
-//! Real third-party C code under reach-native: SQLite and zstd (sources from
+//! Real third-party C code under reach-native: SQLite, zstd and liblzma (sources from
 //! the crates pinned in `tests/corpus/Cargo.toml`, built once with the
 //! wrappers, see `reach_tests::corpus`) driven by the threaded programs in
 //! `tests/corpus/programs/`. Each program is correct, so each time-bounded
@@ -231,7 +231,7 @@ fn sqlite_shared_connection_serialized() {
     check(Case {
         name: "sqlite_shared",
         args: &[],
-        steps: (50_000, 220_000),
+        steps: (30_000, 120_000),
         intended_race: None,
     });
 }
@@ -241,7 +241,7 @@ fn sqlite_wal_two_connections() {
     check(Case {
         name: "sqlite_wal",
         args: &[],
-        steps: (60_000, 260_000),
+        steps: (18_000, 80_000),
         intended_race: Some(("walIndexWriteHdr", "walIndexTryHdr")),
     });
 }
@@ -251,7 +251,7 @@ fn zstd_multithreaded_compression() {
     check(Case {
         name: "zstd_mt",
         args: &[],
-        steps: (120_000, 500_000),
+        steps: (85_000, 340_000),
         intended_race: None,
     });
 }
@@ -261,7 +261,17 @@ fn zstd_thread_pool() {
     check(Case {
         name: "zstd_pool",
         args: &[],
-        steps: (80_000, 320_000),
+        steps: (50_000, 200_000),
+        intended_race: None,
+    });
+}
+
+#[test]
+fn xz_multithreaded_encoder() {
+    check(Case {
+        name: "xz_mt",
+        args: &[],
+        steps: (130_000, 520_000),
         intended_race: None,
     });
 }

@@ -27,6 +27,7 @@ use super::clock::VClock;
 use super::objects::{first_common_byte, touched, touched_bytes, Bytes, Group, Mode, ObjectKey};
 use crate::trace::Trace;
 use reach_channel::ops::Space;
+use reach_channel::private::PrivateRecord;
 use reach_channel::OpKind;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -34,12 +35,27 @@ use rustc_hash::FxHashMap as HashMap;
 /// accessed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Race {
-    /// Earlier access (event index).
+    /// Earlier access (event index). For a private access
+    /// (`first_private`), the event of its thread it followed (or, if it
+    /// came before the thread's first event, that event): where reports
+    /// place it.
     pub first: usize,
     /// Later access (event index).
     pub second: usize,
     /// Address of the first byte both accesses touch.
     pub address: u64,
+    /// The earlier access when it was no event but a private access
+    /// ([`reach_channel::private`]): its thread, kind, site and position.
+    pub first_private: Option<PrivateRecord>,
+}
+
+/// Who made an access the race detector remembers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    /// Event at this index.
+    Event(usize),
+    /// Private record at this index of `Trace::private`.
+    Private(usize),
 }
 
 /// The synchronisation clock of an object: the join of the atomic and
@@ -51,20 +67,26 @@ struct SyncClock {
     run: Option<(Group, VClock)>,
 }
 
+/// One remembered access: its thread, the index its thread's clock is
+/// compared with (the event's index, or a private access's position: it
+/// happens before another thread's access that has seen an event of its
+/// thread at that index or later), the bytes it still stands for, and who
+/// made it.
+type Seen = (u32, usize, Bytes, Source);
+
 /// The plain accesses of one granule the next access is compared with,
-/// byte by byte: for each byte its last write and the reads since it, kept
-/// as (thread, event, the bytes it still stands for).
+/// byte by byte: for each byte its last write and the reads since it.
 #[derive(Default)]
 struct Shadow {
-    writes: Vec<(u32, usize, Bytes)>,
-    reads: Vec<(u32, usize, Bytes)>,
+    writes: Vec<Seen>,
+    reads: Vec<Seen>,
 }
 
 impl Shadow {
-    /// The access of `p` at `index` to `bytes` becomes the last write of
-    /// those bytes (no read since), or one of the reads since their last
-    /// write.
-    fn record(&mut self, p: u32, index: usize, bytes: Bytes, writes: bool) {
+    /// The access `seen` becomes the last write of its bytes (no read
+    /// since), or one of the reads since their last write.
+    fn record(&mut self, seen: Seen, writes: bool) {
+        let bytes = seen.2;
         if writes {
             for list in [&mut self.writes, &mut self.reads] {
                 for entry in list.iter_mut() {
@@ -72,11 +94,40 @@ impl Shadow {
                 }
                 list.retain(|entry| entry.2 != 0);
             }
-            self.writes.push((p, index, bytes));
+            self.writes.push(seen);
         } else {
-            self.reads.push((p, index, bytes));
+            self.reads.push(seen);
         }
     }
+
+    /// The remembered accesses of other threads than `p` to a byte of
+    /// `bytes` that clock `cv` does not cover: the writes, and if the new
+    /// access writes, the reads too.
+    fn unordered(&self, p: u32, cv: &VClock, bytes: Bytes, writes: bool) -> Vec<(Source, Bytes)> {
+        let unordered = |&&(q, j, b, _): &&Seen| q != p && b & bytes != 0 && !cv.covers(q, j);
+        let reads = if writes { &self.reads[..] } else { &[] };
+        self.writes
+            .iter()
+            .chain(reads)
+            .filter(unordered)
+            .map(|&(_, _, b, source)| (source, b))
+            .collect()
+    }
+}
+
+/// The event of thread `t` a private access at `position` is shown at: its
+/// last event before it, else its first after.
+fn event_near(trace: &Trace, t: u32, position: usize) -> usize {
+    let mine = trace
+        .events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.thread == t)
+        .map(|(i, _)| i);
+    let before = mine.clone().take_while(|&i| i < position).last();
+    before
+        .or_else(|| mine.clone().next())
+        .unwrap_or(position.min(trace.events.len().saturating_sub(1)))
 }
 
 /// Forgets the accesses to the `size` bytes at `address` (a heap block
@@ -92,6 +143,17 @@ fn forget_block(shadow: &mut HashMap<ObjectKey, Shadow>, address: u64, size: u64
         }
     } else {
         shadow.retain(|(space, g), _| *space != Space::Memory || *g < first || *g > last);
+    }
+}
+
+/// A thread that finished before event `index` (joined there, or a
+/// detached one before a thread creation): clock `cv` covers all it did,
+/// also its private accesses after its last event (a thread's end is no
+/// event), whose positions are at most `index`.
+fn covers_finished(cv: &mut VClock, q: u32, index: usize) {
+    let all = index as u32 + 1;
+    if cv.get(q) < all {
+        cv.set(q, all);
     }
 }
 
@@ -126,6 +188,7 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
     };
     let mut detached = vec![false; threads];
     let mut allocations = trace.objects.allocations().peekable();
+    let mut private = trace.private.iter().enumerate().peekable();
     for (index, event) in trace.events.iter().enumerate() {
         while let Some(&(step, address, size)) = allocations.peek() {
             if step > index as u64 {
@@ -133,6 +196,26 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
             }
             allocations.next();
             forget_block(&mut shadow, address, size);
+        }
+        // The private accesses that ran before this event: compared and
+        // remembered with their thread's clock of then (a private access
+        // is never the later access of a race: its memory was its
+        // thread's alone).
+        while let Some(&(k, record)) = private.peek() {
+            if record.position as usize > index {
+                break;
+            }
+            private.next();
+            let q = u32::from(record.thread);
+            let key = (Space::Memory, record.granule / reach_channel::ops::GRANULE);
+            let writes = record.kind == reach_channel::private::PRIVATE_WRITE;
+            let seen = (
+                q,
+                record.position as usize,
+                record.bytes,
+                Source::Private(k),
+            );
+            shadow.entry(key).or_default().record(seen, writes);
         }
         let p = event.thread;
         let t = p as usize;
@@ -145,37 +228,31 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
             if plain {
                 let cell = shadow.entry(key).or_default();
                 // Only accesses of a byte this one touches race with it.
-                let unordered =
-                    |&(q, j, b): &(u32, usize, Bytes)| q != p && b & bytes != 0 && !cv.covers(q, j);
-                let mut conflicting: Vec<(usize, Bytes)> = cell
-                    .writes
-                    .iter()
-                    .filter(|w| unordered(w))
-                    .map(|w| (w.1, w.2))
-                    .collect();
-                if class.writes() {
-                    conflicting.extend(
-                        cell.reads
-                            .iter()
-                            .filter(|r| unordered(r))
-                            .map(|r| (r.1, r.2)),
-                    );
-                }
-                for (j, theirs) in conflicting {
-                    if found.len() < limit
-                        && !found.iter().any(|r| r.first == j && r.second == index)
-                    {
+                for (source, theirs) in cell.unordered(p, &cv, bytes, class.writes()) {
+                    let (first, first_private) = match source {
+                        Source::Event(j) => (j, None),
+                        Source::Private(k) => {
+                            let r = trace.private[k];
+                            let near = event_near(trace, u32::from(r.thread), r.position as usize);
+                            (near, Some(r))
+                        }
+                    };
+                    let known = found.iter().any(|r| {
+                        r.first == first && r.second == index && r.first_private == first_private
+                    });
+                    if found.len() < limit && !known {
                         found.push(Race {
-                            first: j,
+                            first,
                             second: index,
                             address: first_common_byte(key.1, bytes, theirs),
+                            first_private,
                         });
                     }
                 }
                 if found.len() >= limit {
                     return found;
                 }
-                cell.record(p, index, bytes, class.writes());
+                cell.record((p, index, bytes, Source::Event(index)), class.writes());
             } else {
                 let object = sync.entry(key).or_default();
                 match (class, &object.run) {
@@ -195,6 +272,7 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
                     let done = done.clone();
                     cv.join(&done);
                 }
+                covers_finished(&mut cv, q as u32, index);
             }
         }
         if event.op.kind == OpKind::ThreadJoin {
@@ -202,6 +280,7 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
                 let joined = joined.clone();
                 cv.join(&joined);
             }
+            covers_finished(&mut cv, event.op.object as u32, index);
         }
         cv.set(p, index as u32 + 1);
         if !plain {
@@ -384,5 +463,51 @@ mod tests {
             first_race(&racing).map(|r| (r.first, r.second)),
             Some((3, 6))
         );
+    }
+
+    /// A private write of thread 1 (no event) races with thread 2's load
+    /// unless thread 2 has seen an event of thread 1 at its position or
+    /// later: inside the lock section no race, after the unlock a race
+    /// named by the record, and a joined thread's write after its last
+    /// event none.
+    #[test]
+    fn private_accesses_race_by_their_position() {
+        use reach_channel::private::{PrivateRecord, PRIVATE_WRITE};
+        const X: u64 = 0x7000;
+        const M: u64 = 0x8000;
+        let events = vec![
+            event(0, OpKind::ThreadCreate, 0, 1),
+            event(0, OpKind::ThreadCreate, 0, 2),
+            event(1, OpKind::MutexLock, 0, M),
+            event(1, OpKind::MutexUnlock, 0, M),
+            event(2, OpKind::MutexLock, 0, M),
+            event(2, OpKind::Load, 0, X),
+            event(0, OpKind::ThreadJoin, 0, 1),
+            event(0, OpKind::Load, 0, X),
+        ];
+        let record = |position| PrivateRecord {
+            granule: X,
+            site: 7,
+            position,
+            thread: 1,
+            kind: PRIVATE_WRITE,
+            bytes: 0b1111,
+        };
+        let with = |position| {
+            let mut trace = Trace::new(events.clone(), vec![None, None, None]);
+            trace.private = vec![record(position)];
+            find_races(&trace, 10)
+        };
+        assert_eq!(with(3), vec![]);
+        let late = with(4);
+        assert_eq!(late.len(), 1);
+        assert_eq!((late[0].first, late[0].second), (3, 5));
+        assert_eq!(late[0].first_private, Some(record(4)));
+        // Thread 2 never synchronises with main: only its load races.
+        let mut no_t2 = events.clone();
+        no_t2.remove(5);
+        let mut trace = Trace::new(no_t2, vec![None, None, None]);
+        trace.private = vec![record(4)];
+        assert_eq!(find_races(&trace, 10), vec![]);
     }
 }

@@ -188,6 +188,9 @@ impl Channel {
             if config.drop_held {
                 flags |= REQ_DROP_HELD;
             }
+            if config.private_accesses {
+                flags |= reach_channel::layout::REQ_PRIVATE;
+            }
             (*h).request_flags = flags;
             (*h).spin_threshold = config.spin_threshold;
             (*h).sleep_set = request.sleep_set;

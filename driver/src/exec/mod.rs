@@ -91,6 +91,9 @@ pub struct ExecConfig {
     /// shared loads become expression leaves, stores of computed values
     /// record their definitions (a program built with `REACH_SYMBOLIC=1`).
     pub trace_shared: bool,
+    /// A plain access to memory only its thread has touched is no
+    /// scheduling point (`REQ_PRIVATE`, [`reach_channel::private`]).
+    pub private_accesses: bool,
     /// The room the program's arguments and environment take on its
     /// initial stack: padded to it, so that stack addresses do not depend on
     /// the environment the driver runs in (grown if they do not fit).
@@ -175,6 +178,12 @@ pub struct Outcome {
     /// location), what it read and where its store went (parallel to
     /// `events`; `None` elsewhere and under SC).
     pub reads: Vec<Option<reach_channel::memory_model::ReadRecord>>,
+    /// The execution ran with private accesses (`REQ_PRIVATE`): a plain
+    /// access to memory only its thread had touched was no event.
+    pub private_mode: bool,
+    /// Those accesses that another thread's later access made matter, in
+    /// trace order ([`reach_channel::private`]).
+    pub private: Vec<reach_channel::private::PrivateRecord>,
     /// Steps executed, recorded or not (at least `events.len()`; for an
     /// execution killed after recording stopped, as far as the runtime
     /// published it).

@@ -68,6 +68,24 @@ pub fn read(
             })
         })
         .collect();
+    let private_mode = view.request_flags()? & reach_channel::layout::REQ_PRIVATE != 0;
+    let mut private = if private_mode {
+        view.private_records()?
+    } else {
+        Vec::new()
+    };
+    if let Some(r) = private
+        .iter()
+        .find(|r| r.position as usize > count || usize::from(r.thread) >= thread_count)
+    {
+        return Err(corrupt(format!(
+            "a private access record at position {} names thread {} ({count} events, {thread_count} threads)",
+            r.position, r.thread
+        )));
+    }
+    // In trace order; at one position the write first (they ran between
+    // the same two events of their thread, with the same clock).
+    private.sort_by_key(|r| (r.position, r.kind));
     let cut_threads = view.cut_threads()?;
     let cut = if cut_threads == 0 {
         None
@@ -104,6 +122,8 @@ pub fn read(
         steps: view.step_count()?,
         events,
         reads,
+        private_mode,
+        private,
         cut,
         threads,
         message: view.message()?,

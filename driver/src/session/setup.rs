@@ -123,6 +123,7 @@ pub fn exec_config(
             .symbolic_stdin
             .max(schedule.map_or(0, |s| s.symbolic_stdin)),
         trace_shared,
+        private_accesses: private_accesses(cli, schedule, trace_shared),
         env_layout: schedule.and_then(|s| s.env_layout).unwrap_or_default(),
         isolate: isolation(cli, schedule)?,
     })
@@ -174,6 +175,26 @@ fn isolation(cli: &Cli, schedule: Option<&ScheduleFile>) -> Result<Option<Arc<Is
     let mut dirs = cli.isolate.clone();
     dirs.extend(recorded.into_iter().flatten().map(PathBuf::from));
     Ok(Some(Arc::new(Isolation::new(&dirs, true)?)))
+}
+
+/// Whether a plain access to memory only its thread has touched is no
+/// scheduling point ([`reach_channel::private`]): a replay as recorded;
+/// else unless `--every-access`, when races stop the search at the first
+/// one and the happens-before detector alone judges them (not
+/// `--ignore-races`, `--keep-going`, a lockset detector), under sequential
+/// consistency, and not for the branch-directed search (`trace_shared`),
+/// which reads shared loads from the trace.
+pub fn private_accesses(cli: &Cli, schedule: Option<&ScheduleFile>, trace_shared: bool) -> bool {
+    if let Some(file) = schedule {
+        return file.private_accesses;
+    }
+    !cli.every_access
+        && !cli.ignore_races
+        && !cli.keep_going
+        && !trace_shared
+        && cli.strategy != StrategyName::Branches
+        && memory_model(cli, None) == MemoryModel::Sc
+        && race_detector(cli, None).is_ok_and(|d| d == RaceDetector::Hb)
 }
 
 /// The data-race detector: `--race-detector`, else (replaying) the one

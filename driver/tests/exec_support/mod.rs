@@ -118,6 +118,7 @@ pub fn executor_full(program: &Path, args: &[&str], max_steps: u64, timeout: Dur
         symbolic_args: false,
         symbolic_stdin: 0,
         trace_shared: false,
+        private_accesses: false,
         env_layout: Default::default(),
         isolate: None,
     })

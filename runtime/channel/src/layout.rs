@@ -12,6 +12,8 @@
 //! | events   | `[Event; event_capacity]`    | runtime    |
 //! | objects  | `[ObjectRecord; object_capacity]` | runtime (valid for [`Header::object_count`] records) |
 //! | symbolic | [`crate::symbolic`] region (inputs, expressions, path constraints) | both |
+//! | reads    | `[ReadRecord; event_capacity]` ([`crate::memory_model`]) | runtime |
+//! | private  | `[PrivateRecord; PRIVATE_CAPACITY]` ([`crate::private`]) | runtime (valid for [`Header::private_count`] records) |
 //!
 //! Everything the runtime writes is untrusted for the driver: use
 //! [`crate::view::ChannelView`] to read it with validation.
@@ -266,6 +268,11 @@ pub const REQ_DROP_HELD: u32 = 256;
 /// model allows, chosen by the prefix entries' reads-from choices (read per
 /// execution).
 pub const REQ_RC11: u32 = 512;
+/// Request flag: a plain access to memory no other thread has accessed in
+/// the execution is no scheduling point and records no event; the runtime
+/// writes such accesses to the private region when a second thread
+/// reaches the memory ([`crate::private`]).
+pub const REQ_PRIVATE: u32 = 1024;
 /// Bit of [`Header::user_threads_off`]: the execution was abandoned (it
 /// called something contexts cannot do) and must run again with kernel
 /// threads; its result means nothing.
@@ -380,6 +387,8 @@ pub struct Header {
     /// (before `main` too: a fork server's are copied into each of its
     /// executions).
     pub sources: crate::sources::Sources,
+    /// Number of valid records in the private region ([`REQ_PRIVATE`]).
+    pub private_count: AtomicU32,
 }
 
 /// Life-cycle state of a thread slot.
@@ -590,10 +599,20 @@ impl Layout {
         (end + 63) & !63
     }
 
+    /// Byte offset of the private region (after the reads region, 64-byte
+    /// aligned): [`crate::private::PRIVATE_CAPACITY`] records.
+    pub const fn private_offset(&self) -> usize {
+        let end = self.reads_offset()
+            + self.event_capacity as usize
+                * core::mem::size_of::<crate::memory_model::ReadRecord>();
+        (end + 63) & !63
+    }
+
     /// Total bytes of the region.
     pub const fn total_bytes(&self) -> usize {
-        self.reads_offset()
-            + self.event_capacity as usize * core::mem::size_of::<crate::memory_model::ReadRecord>()
+        self.private_offset()
+            + crate::private::PRIVATE_CAPACITY as usize
+                * core::mem::size_of::<crate::private::PrivateRecord>()
     }
 }
 

@@ -13,6 +13,7 @@ pub mod layout;
 pub mod memory_model;
 pub mod models;
 pub mod ops;
+pub mod private;
 pub mod sites;
 pub mod sources;
 pub mod symbolic;

@@ -162,6 +162,36 @@ impl<'a> ChannelView<'a> {
         )
     }
 
+    /// The private-access records of the execution ([`crate::private`]),
+    /// checked against the capacity; a record of an unknown kind, of no
+    /// bytes or of an unaligned granule is corrupt.
+    pub fn private_records(&self) -> Result<Vec<crate::private::PrivateRecord>, ChannelError> {
+        use crate::private::{PrivateRecord, PRIVATE_CAPACITY, PRIVATE_READ, PRIVATE_WRITE};
+        let n: u32 = header_field!(self, private_count, u32)?;
+        if n > PRIVATE_CAPACITY {
+            return Err(ChannelError::Corrupt(
+                "private record count exceeds capacity",
+            ));
+        }
+        (0..n as usize)
+            .map(|i| {
+                let r: PrivateRecord = read(
+                    self.bytes,
+                    self.layout.private_offset() + i * size_of::<PrivateRecord>(),
+                )?;
+                let valid = matches!(r.kind, PRIVATE_WRITE | PRIVATE_READ)
+                    && r.bytes != 0
+                    && r.bytes < 16
+                    && r.granule.is_multiple_of(crate::ops::GRANULE);
+                if valid {
+                    Ok(r)
+                } else {
+                    Err(ChannelError::Corrupt("private record"))
+                }
+            })
+            .collect()
+    }
+
     /// The object records of the execution, checked against the capacity
     /// (their kinds and threads are validated by the reader), and the step
     /// from which objects went unrecorded, if the region filled up.
@@ -197,6 +227,11 @@ impl<'a> ChannelView<'a> {
     pub fn step_count(&self) -> Result<u64, ChannelError> {
         let n: u64 = header_field!(self, step_count, u64)?;
         Ok(n.max(self.event_count()? as u64))
+    }
+
+    /// The `REQ_*` bits the execution ran under.
+    pub fn request_flags(&self) -> Result<u32, ChannelError> {
+        header_field!(self, request_flags, u32)
     }
 
     /// The recording bound the execution ran under (capped at the capacity).
