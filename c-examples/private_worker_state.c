@@ -2,15 +2,15 @@
  * private_worker_state.c - workers that compute on state of their own on the
  * heap and publish one result under a lock.
  *
- * Each of THREADS workers allocates its own table, fills and mixes it
- * (ROUNDS passes of plain loads and stores that no other thread touches),
- * then adds its checksum to a shared total under a mutex. Main checks the
- * total after joining them. Every access to a worker's table is to memory
- * only that worker has touched: none of them is a scheduling point, so an
- * execution is a handful of steps (the lock, the total, the joins) instead
- * of thousands (compare `--every-access`).
+ * Each of THREADS workers allocates its own array of SAMPLES numbers, fills
+ * it (rand_r with a seed of its own), sorts it with qsort and adds its
+ * median to a shared total under a mutex; main checks the total after
+ * joining them. Every access to a worker's array (the comparator's loads,
+ * the fill's stores) is to memory only that worker has touched: none is a
+ * scheduling point, so an execution is a few dozen steps (the lock, the
+ * total, the joins) instead of thousands (compare `--every-access`).
  *
- * Usage:    ./private_worker_state [THREADS [ROUNDS]]
+ * Usage:    ./private_worker_state [THREADS [SAMPLES]]
  * Expected: no bug; THREADS! executions (the orders of the lock sections).
  */
 #include <assert.h>
@@ -18,33 +18,34 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define CELLS 64
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned total;
-static int rounds = 4;
+static long total;
+static int samples = 200;
 
-static unsigned mix(unsigned seed)
+static int by_value(const void *a, const void *b)
 {
-    unsigned *table = malloc(CELLS * sizeof *table);
-    assert(table);
-    for (int i = 0; i < CELLS; i++)
-        table[i] = seed * 2654435761u + (unsigned)i;
-    for (int r = 0; r < rounds; r++)
-        for (int i = 1; i < CELLS; i++)
-            table[i] ^= table[i - 1] >> 3;
-    unsigned sum = 0;
-    for (int i = 0; i < CELLS; i++)
-        sum += table[i];
-    free(table);
-    return sum;
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of `samples` numbers drawn with `seed`. */
+static int median(unsigned seed)
+{
+    int *values = malloc((size_t)samples * sizeof *values);
+    assert(values);
+    for (int i = 0; i < samples; i++)
+        values[i] = rand_r(&seed) % 1000;
+    qsort(values, (size_t)samples, sizeof *values, by_value);
+    int m = values[samples / 2];
+    free(values);
+    return m;
 }
 
 static void *worker(void *arg)
 {
-    unsigned sum = mix((unsigned)(uintptr_t)arg);
+    int m = median((unsigned)(uintptr_t)arg);
     pthread_mutex_lock(&lock);
-    total += sum;
+    total += m;
     pthread_mutex_unlock(&lock);
     return NULL;
 }
@@ -52,13 +53,13 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
     int threads = argc > 1 ? atoi(argv[1]) : 2;
-    rounds = argc > 2 ? atoi(argv[2]) : 4;
-    if (threads < 1 || threads > 8 || rounds < 0)
+    samples = argc > 2 ? atoi(argv[2]) : 200;
+    if (threads < 1 || threads > 8 || samples < 1)
         return 2;
-    pthread_t t[8];
-    unsigned expected = 0;
+    long expected = 0;
     for (int i = 0; i < threads; i++)
-        expected += mix((unsigned)i + 1);
+        expected += median((unsigned)i + 1);
+    pthread_t t[8];
     for (int i = 0; i < threads; i++)
         pthread_create(&t[i], NULL, worker, (void *)(uintptr_t)(i + 1));
     for (int i = 0; i < threads; i++)

@@ -235,6 +235,7 @@ pub fn try_private(st: &mut State, me: u32, kind: OpKind, addr: u64, size: u64, 
     if st.threads[me as usize].awaits.n > 0 {
         return false;
     }
+    let t = me as usize % MAX_THREADS;
     if st.thread_count <= 1 {
         // The main thread alone, before it created any thread: what it
         // does happens before everything other threads will do.
@@ -243,6 +244,7 @@ pub fn try_private(st: &mut State, me: u32, kind: OpKind, addr: u64, size: u64, 
     if size == 0 || size > MAX_BYTES || addr >> (GRANULE_BITS + 2) != 0 {
         return false;
     }
+
     let run = &mut p.run[me as usize % MAX_THREADS];
     if *run >= RUN_LIMIT {
         *run = 0;
@@ -279,9 +281,17 @@ pub fn try_private(st: &mut State, me: u32, kind: OpKind, addr: u64, size: u64, 
     if p.used + p.reserved + records > PRIVATE_CAPACITY {
         return false;
     }
-    p.run[me as usize % MAX_THREADS] += 1;
+    p.run[t] += 1;
     if writes {
         crate::spin::wrote_privately(st, me);
+    } else {
+        let op = Op {
+            kind,
+            flags: reach_channel::EventFlags(0),
+            object: addr,
+            aux: size,
+        };
+        crate::spin::read_privately(st, me, &op);
     }
     for (k, g) in (first..=last).enumerate() {
         let (i, u, claim) = plan[k];

@@ -118,6 +118,14 @@ pub fn wrote_privately(st: &mut State, me: u32) {
     }
 }
 
+/// Thread `me` read memory only it has touched, with no event
+/// (`crate::private`): an operation without progress, counted as a read
+/// event would be (a yield after it is a busy-wait).
+#[inline]
+pub fn read_privately(st: &mut State, me: u32, op: &Op) {
+    count(st, me, op);
+}
+
 /// Thread `me` touched its library region (`crate::region`): not progress
 /// of its own, but the region code it runs may write what a spinner waits
 /// for, so the spinners without visible reads, and those that read `op`'s

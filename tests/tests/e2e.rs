@@ -24,6 +24,7 @@ mod oracle;
 mod parallel;
 mod peers;
 mod persistent;
+mod private;
 mod random_share;
 mod randomised;
 mod reports;
