@@ -6,9 +6,9 @@
  * it (rand_r with a seed of its own), sorts it with qsort and adds its
  * median to a shared total under a mutex; main checks the total after
  * joining them. Every access to a worker's array (the comparator's loads,
- * the fill's stores) is to memory only that worker has touched: none is a
- * scheduling point, so an execution is a few dozen steps (the lock, the
- * total, the joins) instead of thousands (compare `--every-access`).
+ * the fill's stores) is to memory only that worker has touched: with
+ * --private-accesses none is a scheduling point, so an execution is a few
+ * hundred steps instead of tens of thousands.
  *
  * Usage:    ./private_worker_state [THREADS [SAMPLES]]
  * Expected: no bug; THREADS! executions (the orders of the lock sections).

@@ -312,13 +312,15 @@ pub struct Cli {
     /// Do not report data races.
     #[arg(help_heading = BUGS, long)]
     pub ignore_races: bool,
-    /// Make every plain memory access a scheduling point, also one to
-    /// memory no other thread has touched yet in the execution (by
-    /// default such an access is no step: docs/executions.md). Implied by
-    /// --ignore-races, --keep-going, a lockset race detector, --memory-model
-    /// rc11 and --strategy branches.
+    /// A plain memory access to memory no other thread has touched yet in
+    /// the execution is no scheduling point (docs/executions.md). Not yet
+    /// the default: when two threads only read the same memory, which of
+    /// them reads first decides which read is a step, and the search can
+    /// then ask for an order the program does not take (an internal
+    /// error). Ignored with --ignore-races, --keep-going, a lockset race
+    /// detector, --memory-model rc11 and --strategy branches.
     #[arg(help_heading = EXPLORE, long)]
-    pub every_access: bool,
+    pub private_accesses: bool,
     /// Which detector decides what a data race is: `hb` (happens-before,
     /// the default), `lockset` (Eraser's locking discipline: a location
     /// shared by threads and written by one must have a lock held at every

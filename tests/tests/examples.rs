@@ -116,19 +116,19 @@ examples! {
     bulk_buffers: "bulk_buffers.c", [], [] => Clean(2);
     bulk_buffers_unfold: "bulk_buffers.c", ["--strategy", "unfold"], [] => Clean(2);
     branch_flag_loop: "branch_flag_loop.c", [], [] => Bug("data_race");
-    // Each thread's flag is a byte of one granule no other thread writes:
-    // the first thread's write is private (no step), so the two writes no
-    // longer conflict as granules; --every-access keeps the granule order.
-    bytes_bool_flags: "bytes_bool_flags.c", [], [] => Clean(1);
-    bytes_bool_flags_every_access: "bytes_bool_flags.c", ["--every-access"], [] => Clean(2);
+    bytes_bool_flags: "bytes_bool_flags.c", [], [] => Clean(2);
     bytes_bool_flags_lockset: "bytes_bool_flags.c", ["--race-detector", "both"], [] => Clean(2);
-    bytes_char_slots: "bytes_char_slots.c", [], [] => Clean(4);
-    bytes_char_slots_every_access: "bytes_char_slots.c", ["--every-access"], [] => Clean(36);
+    bytes_char_slots: "bytes_char_slots.c", [], [] => Clean(36);
     bytes_char_slots_lockset: "bytes_char_slots.c", ["--race-detector", "both"], [] => Clean(36);
-    bytes_struct_flags: "bytes_struct_flags.c", [], [] => Clean(1);
-    bytes_struct_flags_every_access: "bytes_struct_flags.c", ["--every-access"], [] => Clean(3);
+    bytes_struct_flags: "bytes_struct_flags.c", [], [] => Clean(3);
     bytes_struct_flags_lockset: "bytes_struct_flags.c", ["--race-detector", "lockset"], [] => Clean(3);
     bytes_one_byte_race: "bytes_one_byte_race.c", [], [] => Bug("data_race");
+    // With private accesses each thread's flag or slot (a byte of a granule
+    // no other thread writes) is no step for its first writer, so the
+    // writes of different bytes no longer conflict as granules.
+    bytes_bool_flags_private: "bytes_bool_flags.c", ["--private-accesses"], [] => Clean(1);
+    bytes_char_slots_private: "bytes_char_slots.c", ["--private-accesses"], [] => Clean(4);
+    bytes_struct_flags_private: "bytes_struct_flags.c", ["--private-accesses"], [] => Clean(1);
     bytes_one_byte_race_lockset: "bytes_one_byte_race.c", ["--race-detector", "lockset"], [] => Bug("data_race");
     bytes_bitfield_race: "bytes_bitfield_race.c", [], [] => Bug("data_race");
     branch_free: "branch_free.c", [], [] => Bug("data_race");
@@ -182,12 +182,8 @@ examples! {
     safestack: "safestack.c", [], ["2", "1"] => Clean(160);
     safestack_three: "safestack.c", ["--max-executions", "20000"], [] => Limited(20000);
     lockfree_bounded_queue: "lockfree_bounded_queue.c", [], ["2", "2"] => Clean(156);
-    // The first worker's reads of `rounds` and `tries` are private (no
-    // step), so spin detection counts fewer reads before a yield and holds
-    // fewer retries back; --every-access keeps the earlier counts.
-    lockfree_stack_giveup: "lockfree_stack_giveup.c", ["--no-await"], ["2", "1", "2"] => Clean(49);
-    lockfree_stack_giveup_every_access: "lockfree_stack_giveup.c", ["--no-await", "--every-access"], ["2", "1", "2"] => Clean(57);
-    lockfree_stack_giveup_rounds: "lockfree_stack_giveup.c", ["--no-await"], ["2", "2", "2"] => Clean(11639);
+    lockfree_stack_giveup: "lockfree_stack_giveup.c", ["--no-await"], ["2", "1", "2"] => Clean(57);
+    lockfree_stack_giveup_rounds: "lockfree_stack_giveup.c", ["--no-await"], ["2", "2", "2"] => Clean(12606);
     long_startup: "long_startup.c", [], [] => Clean(2);
     many_threads: "many_threads.c", ["--max-executions", "5"], [] => Limited(5);
     misuse_destroy_cond_waiters: "misuse_destroy_cond_waiters.c", [], [] => Bug("misuse");
@@ -230,6 +226,7 @@ examples! {
     parallel_pi: "parallel_pi.c", [], [] => Clean(6);
     persist_pages: "persist_pages.c", [], [] => Clean(6);
     private_worker_state: "private_worker_state.c", [], [] => Clean(2);
+    private_worker_state_private: "private_worker_state.c", ["--private-accesses"], [] => Clean(2);
     prim_barrier: "prim_barrier.c", [], [] => Clean(36);
     prim_cond_timedwait: "prim_cond_timedwait.c", [], [] => Clean(3);
     prim_detach: "prim_detach.c", [], [] => Clean(8);

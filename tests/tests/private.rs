@@ -1,8 +1,8 @@
-//! Memory only one thread touches is no scheduling point: a worker's own
-//! heap state costs no steps, the behaviours explored are the same as with
-//! every access a step (`--every-access`), and a race whose first access
-//! was such a private access is still found, reported at its source line
-//! and replayed.
+//! With `--private-accesses`, memory only one thread touches is no
+//! scheduling point: a worker's own heap state costs no steps, the
+//! behaviours explored are the same as with every access a step (the
+//! default), and a race whose first access was such a private access is
+//! still found, reported at its source line and replayed.
 
 use reach_tests::{build_example, reach, schedule_of};
 
@@ -23,8 +23,8 @@ fn steps_executed(stdout: &str) -> u64 {
 #[test]
 fn a_workers_own_heap_state_costs_no_steps() {
     let program = build_example("private_worker_state.c");
-    let private = reach(&program, &["--stats"], &[]);
-    let every = reach(&program, &["--stats", "--every-access"], &[]);
+    let private = reach(&program, &["--stats", "--private-accesses"], &[]);
+    let every = reach(&program, &["--stats"], &[]);
     for run in [&private, &every] {
         assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
         assert!(run.complete(), "{}", run.stdout);
@@ -49,7 +49,7 @@ fn a_workers_own_heap_state_costs_no_steps() {
 #[test]
 fn a_race_with_a_private_access_is_found_and_replayed() {
     let program = build_example("report_names.c");
-    let run = reach(&program, &[], &[]);
+    let run = reach(&program, &["--private-accesses"], &[]);
     assert_eq!(
         run.bug_kind().as_deref(),
         Some("data_race"),
@@ -85,7 +85,7 @@ fn a_race_with_a_private_access_is_found_and_replayed() {
         replay.stdout
     );
     // With every access a step the same race is found between two steps.
-    let every = reach(&program, &["--every-access"], &[]);
+    let every = reach(&program, &[], &[]);
     assert_eq!(
         every.bug_kind().as_deref(),
         Some("data_race"),

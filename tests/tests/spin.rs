@@ -383,8 +383,6 @@ fn random_spin_programs_under_the_default_strategy() {
                         "--strategy",
                         "exhaustive",
                         "--stats",
-                        // --keep-going makes every access a step: the oracle too.
-                        "--every-access",
                         "--spin-threshold",
                         "0",
                         "--max-executions",
