@@ -363,19 +363,6 @@ struct Race {
     p_ran_since: bool,
 }
 
-/// True for an operation the runtime leaves out of the enabled set only
-/// when its thread busy-waits (`runtime/src/spin.rs`): it can always run,
-/// and does when a schedule prefix asks for it, so a race of it is
-/// reversed where the trace shows its thread held back.
-fn held_only_by_spinning(op: &Op) -> bool {
-    op.may_make_no_progress() && op.kind != OpKind::Await && !blocking(op)
-}
-
-/// Did thread `p` exist at state `i` of `trace`?
-fn alive_at(trace: &Trace, p: u32, i: usize) -> bool {
-    trace.born_at(p).is_some_and(|b| b <= i)
-}
-
 /// True for an operation that may have to wait for another thread.
 fn blocking(op: &Op) -> bool {
     let try_or_timed = op.flags.has(EventFlags::TRY) || op.flags.has(EventFlags::TIMED);
@@ -735,7 +722,6 @@ impl OptimalDpor {
                     && !read_held_by_others(&v, i, p, trace)
             } else {
                 self.nodes.get(i).is_some_and(|n| n.enabled.contains(p))
-                    || (held_only_by_spinning(&v) && alive_at(trace, p, i))
                     || relock_follows_reversal(&v, p, i, &relock_events, hb, trace)
             }
         };
@@ -873,14 +859,13 @@ impl OptimalDpor {
 }
 
 /// The first events, after event `i` and before state `k`, of the threads
-/// that could not run at `i` and were let go by `i`'s event or one that
-/// follows it: an exit held back while other threads can run. What let
-/// them go is not an access they conflict with, so the vector clocks do
-/// not order their steps after `i`; moving those steps before `i`'s event
-/// would ask for a thread the runtime does not let run there. A spinner's
-/// step held back only by spin detection is not among them: a prefix runs
-/// it ([`held_only_by_spinning`]). `since` is [`enabled_since`] of the
-/// trace.
+/// that could not run at `i` and were let go by `i`'s
+/// event or one that follows it: a spinner held back until what it re-reads
+/// is written, an exit held back while other threads can run. What let
+/// them go is not an access they conflict with (a spinner's next step may
+/// be a yield), so the vector clocks do not order their steps after `i`;
+/// moving those steps before `i`'s event would ask for a thread the runtime
+/// does not let run there. `since` is [`enabled_since`] of the trace.
 fn held_after(i: usize, k: usize, hb: &HappensBefore, trace: &Trace, since: &[u32]) -> Vec<usize> {
     let Some(at_i) = trace.events.get(i) else {
         return Vec::new();
@@ -894,10 +879,6 @@ fn held_after(i: usize, k: usize, hb: &HappensBefore, trace: &Trace, since: &[u3
         let Some(first) = trace.next_event_of(q, i).filter(|&f| f < end) else {
             continue;
         };
-        if alive_at(trace, q, i) && held_only_by_spinning(&as_pending(trace.events[first].op)) {
-            // Held back as a spinner only: a prefix may run it before `i`.
-            continue;
-        }
         // q was not enabled at i, so it became enabled after i.
         let enabler = (since[first] as usize).max(i + 1) - 1;
         if enabler == i || hb.event_precedes_event(i, enabler) {
