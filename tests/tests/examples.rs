@@ -225,8 +225,6 @@ examples! {
     oracle_write_read: "oracle_write_read.c", [], [] => Clean(2);
     parallel_pi: "parallel_pi.c", [], [] => Clean(6);
     persist_pages: "persist_pages.c", [], [] => Clean(6);
-    private_worker_state: "private_worker_state.c", [], [] => Clean(2);
-    private_worker_state_private: "private_worker_state.c", ["--private-accesses"], [] => Clean(2);
     prim_barrier: "prim_barrier.c", [], [] => Clean(36);
     prim_cond_timedwait: "prim_cond_timedwait.c", [], [] => Clean(3);
     prim_detach: "prim_detach.c", [], [] => Clean(8);
