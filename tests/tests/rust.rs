@@ -88,7 +88,14 @@ fn build_examples(name: &str, options: &[&str]) -> PathBuf {
 }
 
 fn assert_bug(program: &Path, kind: &str, message_part: &str) {
-    let run = reach(program, &[], &[]);
+    assert_bug_with(program, &[], kind, message_part);
+}
+
+/// Explores `program` with `options`: a bug of `kind` whose message holds
+/// `message_part`, which its schedule file replays (the schedule records
+/// the options that change the trace).
+fn assert_bug_with(program: &Path, options: &[&str], kind: &str, message_part: &str) {
+    let run = reach(program, options, &[]);
     let name = program.display();
     assert_eq!(
         run.code, 1,
@@ -624,6 +631,18 @@ fn a_single_file_built_by_reach_rustc_directly() {
     assert_clean(&out, 162);
 }
 
+/// `--memory-model rc11` with 2,000 random executions, seed 1.
+const RC11_RANDOM: [&str; 8] = [
+    "--memory-model",
+    "rc11",
+    "--strategy",
+    "random",
+    "--seed",
+    "1",
+    "--max-executions",
+    "2000",
+];
+
 /// A flag stored and loaded `Relaxed` (`publish_relaxed`): under
 /// `--memory-model rc11` the reader sees the flag and reads the data's
 /// initial 0 (the random walk picks among the stores each load may read;
@@ -633,30 +652,11 @@ fn a_single_file_built_by_reach_rustc_directly() {
 #[test]
 fn relaxed_publish_is_found_under_rc11() {
     let program = examples_dir().join("publish_relaxed");
-    let options = [
-        "--memory-model",
-        "rc11",
-        "--strategy",
-        "random",
-        "--seed",
-        "1",
-        "--max-executions",
-        "2000",
-    ];
-    let run = reach(&program, &options, &[]);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
-    assert_eq!(run.bug_kind().as_deref(), Some("panic"), "{}", run.stdout);
-    let message = run.json["bug"]["message"].as_str().unwrap_or_default();
-    assert!(
-        message.contains("the flag came before the data"),
-        "{message}"
-    );
-    let schedule = schedule_of(&program).to_string_lossy().into_owned();
-    let replay = reach(&program, &["--replay", schedule.as_str()], &[]);
-    assert_eq!(replay.code, 1, "replay\n{}", replay.stdout);
-    assert_eq!(
-        replay.json["bug"]["trace"], run.json["bug"]["trace"],
-        "the replay did not reproduce the interleaving"
+    assert_bug_with(
+        &program,
+        &RC11_RANDOM,
+        "panic",
+        "the flag came before the data",
     );
     let sc = reach(&program, &[], &[]);
     assert_eq!(sc.code, 0, "{}", sc.stdout);
@@ -673,31 +673,13 @@ fn relaxed_publish_is_found_under_rc11() {
 #[test]
 fn arc_drop_needs_an_acquire_fence_under_rc11() {
     let program = examples_dir().join("refcount_drop");
-    let options = [
-        "--memory-model",
-        "rc11",
-        "--strategy",
-        "random",
-        "--seed",
-        "1",
-        "--max-executions",
-        "2000",
-    ];
-    let run = reach(&program, &options, &[]);
-    assert_eq!(run.bug_kind().as_deref(), Some("panic"), "{}", run.stdout);
-    let message = run.json["bug"]["message"].as_str().unwrap_or_default();
-    assert!(
-        message.contains("freed before the other thread's last use was visible"),
-        "{message}"
+    assert_bug_with(
+        &program,
+        &RC11_RANDOM,
+        "panic",
+        "freed before the other thread's last use was visible",
     );
-    let schedule = schedule_of(&program).to_string_lossy().into_owned();
-    let replay = reach(&program, &["--replay", schedule.as_str()], &[]);
-    assert_eq!(replay.code, 1, "replay\n{}", replay.stdout);
-    assert_eq!(
-        replay.json["bug"]["trace"], run.json["bug"]["trace"],
-        "the replay did not reproduce the interleaving"
-    );
-    let twin = reach(&program, &options, &["arc"]);
+    let twin = reach(&program, &RC11_RANDOM, &["arc"]);
     assert!(twin.json["bug"].is_null(), "{}", twin.stdout);
     assert_eq!(twin.executions(), 2000);
     for args in [&[][..], &["arc"][..]] {
