@@ -71,6 +71,29 @@ fn spin_locks_with_protocol_complete() {
     }
 }
 
+/// `name` at `-O1` and `-O0`: with `clean_arg` complete and clean in
+/// `orders` partial orders; with `misuse_arg` a bug of `kind`.
+fn clean_at_both_levels_and_misuse_found(
+    name: &str,
+    clean_arg: &str,
+    orders: u64,
+    misuse_arg: &str,
+    kind: &str,
+) {
+    for opt in ["-O1", "-O0"] {
+        let program = ck(name, opt);
+        let run = clean(&program, "optimal", &[clean_arg]);
+        assert_eq!(run.partial_orders(), orders, "{name} {opt}");
+        let misuse = explore(&program, "optimal", &[misuse_arg]);
+        assert_eq!(
+            misuse.bug_kind().as_deref(),
+            Some(kind),
+            "{name} {opt}: {}",
+            misuse.stdout
+        );
+    }
+}
+
 /// Two producers on the lock-free stack and a consumer that retries while
 /// it is empty: complete and clean, with the same count at `-O0` (where the
 /// pop's `entry` lives in a stack slot whose address goes to the
@@ -79,18 +102,7 @@ fn spin_locks_with_protocol_complete() {
 /// both producers is a data race on the head.
 #[test]
 fn stack_upmc_is_clean_and_spnc_from_two_producers_races() {
-    for opt in ["-O1", "-O0"] {
-        let program = ck("ck_stack", opt);
-        let run = clean(&program, "optimal", &["upmc"]);
-        assert_eq!(run.partial_orders(), 16, "{opt}");
-        let misuse = explore(&program, "optimal", &["spnc"]);
-        assert_eq!(
-            misuse.bug_kind().as_deref(),
-            Some("data_race"),
-            "{opt}: {}",
-            misuse.stdout
-        );
-    }
+    clean_at_both_levels_and_misuse_found("ck_stack", "upmc", 16, "spnc", "data_race");
 }
 
 /// The ring buffer with one producer and one consumer, both retrying (full,
@@ -98,34 +110,12 @@ fn stack_upmc_is_clean_and_spnc_from_two_producers_races() {
 /// `-O0`; two producers on the single-producer enqueue race on a slot.
 #[test]
 fn ring_spsc_is_clean_and_two_producers_race() {
-    for opt in ["-O1", "-O0"] {
-        let program = ck("ck_ring", opt);
-        let run = clean(&program, "optimal", &["spsc"]);
-        assert_eq!(run.partial_orders(), 14, "{opt}");
-        let misuse = explore(&program, "optimal", &["mpsc"]);
-        assert_eq!(
-            misuse.bug_kind().as_deref(),
-            Some("data_race"),
-            "{opt}: {}",
-            misuse.stdout
-        );
-    }
+    clean_at_both_levels_and_misuse_found("ck_ring", "spsc", 14, "mpsc", "data_race");
 }
 
 /// The SPSC FIFO: one consumer gets both entries in order; two consumers
 /// on the single-consumer dequeue can take one entry twice.
 #[test]
 fn fifo_spsc_is_clean_and_two_consumers_take_an_entry_twice() {
-    for opt in ["-O1", "-O0"] {
-        let program = ck("ck_fifo", opt);
-        let run = clean(&program, "optimal", &["spsc"]);
-        assert_eq!(run.partial_orders(), 1, "{opt}");
-        let misuse = explore(&program, "optimal", &["spmc"]);
-        assert_eq!(
-            misuse.bug_kind().as_deref(),
-            Some("assertion"),
-            "{opt}: {}",
-            misuse.stdout
-        );
-    }
+    clean_at_both_levels_and_misuse_found("ck_fifo", "spsc", 1, "spmc", "assertion");
 }
