@@ -1477,7 +1477,7 @@ pub fn end_execution(status: i32) {
             sc(libc::SYS_exit, [0; 6]);
         }
     }
-    give_up(c, 0)
+    give_up(c, Cause::Threads as u32)
 }
 
 /// On the main thread: waits for the other threads to be gone, checks what
@@ -1500,13 +1500,13 @@ fn finish_on_main() -> ! {
         }
         while sc(libc::SYS_tgkill, [pid, i64::from(tid), 0, 0, 0, 0]) == 0 {
             if now_ns() > deadline {
-                give_up(c, 0)
+                give_up(c, Cause::Threads as u32)
             }
             sc(libc::SYS_sched_yield, [0; 6]);
         }
     }
     if c.unusable {
-        give_up(c, 0)
+        give_up(c, Cause::Threads as u32)
     }
     if c.taint != 0 {
         give_up(c, c.taint)

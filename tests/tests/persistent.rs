@@ -325,6 +325,28 @@ fn falls_back_with_a_note(file: &str, executions: u64, cause: &str) {
     assert!(!forced.stderr.contains("note:"), "{}", forced.stderr);
 }
 
+/// A main thread that leaves by `pthread_exit` before its threads end
+/// cannot be resumed at the checkpoint: the run says so once and goes on
+/// with one fork per execution, instead of paying a new worker's snapshot
+/// for every execution.
+#[test]
+fn main_ending_first_falls_back_with_a_note() {
+    if !machine_persists() {
+        eprintln!("skipped: this machine's kernel cannot track written pages");
+        return;
+    }
+    let program = build_example("prim_pthread_exit.c");
+    let run = reach(&program, &["--persistent", "--no-user-threads"], &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let note = "note: the main thread ends before the others, or a thread cannot be ended at an execution's end; every execution is a forked child instead";
+    let notes = run.stderr.lines().filter(|l| l.contains(note)).count();
+    assert_eq!(notes, 1, "{}", run.stderr);
+    let forced = reach(&program, &["--no-persistent", "--no-user-threads"], &[]);
+    assert_eq!(forced.executions(), run.executions());
+    assert_eq!(forced.fingerprints(), run.fingerprints());
+    assert!(!forced.stderr.contains("note:"), "{}", forced.stderr);
+}
+
 /// A program that creates processes (memory cannot undo that): the first
 /// execution's result stands, the run goes on with one fork per execution
 /// and says why in one note.
@@ -386,7 +408,19 @@ fn pthread_exit_falls_back_to_kernel_threads_with_a_note() {
     let kernel = reach(&program, &["--no-user-threads"], &[]);
     assert_eq!(kernel.executions(), 1);
     assert_eq!(kernel.fingerprints(), run.fingerprints());
-    assert!(!kernel.stderr.contains("note:"), "{}", kernel.stderr);
+    // With kernel threads asked for, the only note is that main's early
+    // end makes each execution a forked child (a worker cannot resume it).
+    let notes: Vec<&str> = kernel
+        .stderr
+        .lines()
+        .filter(|l| l.contains("note:"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{}", kernel.stderr);
+    assert!(
+        notes[0].contains("the main thread ends before the others"),
+        "{}",
+        kernel.stderr
+    );
 }
 
 /// Threads that need nothing of a kernel thread run as contexts to the

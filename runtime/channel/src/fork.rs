@@ -81,6 +81,10 @@ pub enum PersistCause {
     MemoryLayout = 11,
     /// The program set an alarm or a timer.
     Timers = 12,
+    /// The main thread ended (`pthread_exit`) before the others, or a
+    /// thread could not be ended at the end of an execution: the worker
+    /// cannot resume `main`, so each execution would pay a new snapshot.
+    Threads = 13,
 }
 
 impl PersistCause {
@@ -100,6 +104,7 @@ impl PersistCause {
             Libraries,
             MemoryLayout,
             Timers,
+            Threads,
         ]
         .into_iter()
         .find(|c| *c as i64 == v)
@@ -124,6 +129,9 @@ impl PersistCause {
                 "the program changes the protection of memory or unmaps memory that existed at main"
             }
             PersistCause::Timers => "the program sets alarms or timers",
+            PersistCause::Threads => {
+                "the main thread ends before the others, or a thread cannot be ended at an execution's end"
+            }
         }
     }
 }
