@@ -313,12 +313,10 @@ pub struct Cli {
     #[arg(help_heading = BUGS, long)]
     pub ignore_races: bool,
     /// A plain memory access to memory no other thread has touched yet in
-    /// the execution is no scheduling point (docs/executions.md). Not yet
-    /// the default: when two threads only read the same memory, which of
-    /// them reads first decides which read is a step, and the search can
-    /// then ask for an order the program does not take (an internal
-    /// error). Ignored with --ignore-races, --keep-going, a lockset race
-    /// detector, --memory-model rc11 and --strategy branches.
+    /// the execution, or that threads have only read, is no scheduling
+    /// point (docs/executions.md). Ignored with --ignore-races,
+    /// --keep-going, a lockset race detector, --memory-model rc11 and
+    /// --strategy branches.
     #[arg(help_heading = EXPLORE, long)]
     pub private_accesses: bool,
     /// Which detector decides what a data race is: `hb` (happens-before,

@@ -40,9 +40,22 @@
 //! branch-directed or concolic searches (they read shared loads from the
 //! trace).
 //!
-//! Three things make an access a scheduling point although its granule is
-//! the thread's own: an open iteration of an await loop (its reads must be
-//! events for the loop head to judge the iteration), a run of
+//! Granules several threads read and none writes are read privately by
+//! all of them ([`READ_SHARED`]): otherwise which thread read first would
+//! decide whose reads are steps, and a reordering of unrelated steps would
+//! change the steps of both (the search could then ask for steps that no
+//! longer exist). The entry keeps the last private reads of two readers; a
+//! third reader's read writes the older one out. A write makes it shared.
+//!
+//! Accesses in an open iteration of an await loop may be private too: a
+//! private write is progress and closes the thread's iterations, as a
+//! write step does; a private read is none of the iteration's reads (only
+//! a race can change what it read), and the iteration's other reads, or
+//! the step that ends a run of private accesses, let the loop head judge
+//! it.
+//!
+//! Two things make an access a scheduling point although its granule is
+//! the thread's own: a run of
 //! [`RUN_LIMIT`] private accesses in a row (a spin loop over memory only
 //! its thread has touched yet must reach scheduling points, or the thread
 //! that would release it could never run), and an access of more than
@@ -66,6 +79,10 @@ pub const MAX_BYTES: u64 = 64;
 const MAX_GRANULES: usize = (MAX_BYTES as usize) / 4 + 1;
 /// Owner of a shared granule.
 const SHARED: u32 = u32::MAX;
+/// Owner of a granule several threads have read and none has written
+/// since it was nobody's: every thread's plain reads of it are private.
+/// Its two sides hold the last private reads of up to two threads.
+const READ_SHARED: u32 = u32::MAX - 2;
 /// Owner of a granule of a heap block allocated since its last access:
 /// nobody's, like a granule the table does not hold.
 const FRESH: u32 = u32::MAX - 1;
@@ -77,7 +94,7 @@ const GRANULE_BITS: u32 = 45;
 /// Execution numbers wrap (clearing the table) before reaching this.
 const EPOCHS: u64 = 1 << (64 - GRANULE_BITS);
 
-/// The owner's last write or read of a granule that was no scheduling point.
+/// A thread's last write or read of a granule that was no scheduling point.
 #[derive(Clone, Copy)]
 #[repr(C)]
 struct Last {
@@ -85,6 +102,8 @@ struct Last {
     position: u32,
     /// The bytes it touched (0: none yet).
     bytes: u8,
+    /// Its thread.
+    thread: u16,
     /// Its site.
     site: u64,
 }
@@ -95,21 +114,28 @@ struct Last {
 struct Entry {
     /// `epoch << GRANULE_BITS | granule number`; another epoch: a free slot.
     tag: u64,
-    /// The owner, or [`SHARED`].
+    /// The owner, [`SHARED`], [`READ_SHARED`] or [`FRESH`].
     owner: u32,
+    /// Whether the owner wrote the granule (a step or not).
+    written: bool,
+    /// The owner's last private write; of a [`READ_SHARED`] granule, a
+    /// reader's last private read.
     write: Last,
+    /// The owner's (a reader's) last private read.
     read: Last,
 }
 
 const NO_LAST: Last = Last {
     position: 0,
     bytes: 0,
+    thread: 0,
     site: 0,
 };
 
 const EMPTY: Entry = Entry {
     tag: 0,
     owner: 0,
+    written: false,
     write: NO_LAST,
     read: NO_LAST,
 };
@@ -222,19 +248,67 @@ fn update_of(last: &Last, bytes: u8, position: u32, site: u64) -> Update {
     }
 }
 
+/// What a private access does to one granule's entry.
+#[derive(Clone, Copy)]
+struct Plan {
+    /// The entry's index.
+    slot: usize,
+    /// How the access changes the side it updates.
+    update: Update,
+    /// A free slot the access claims for its thread.
+    claim: bool,
+    /// The entry becomes [`READ_SHARED`] (a second thread's read).
+    join_readers: bool,
+    /// The side it updates: the write side, else the read side.
+    write_side: bool,
+}
+
+const NO_PLAN: Plan = Plan {
+    slot: 0,
+    update: Update::Set,
+    claim: false,
+    join_readers: false,
+    write_side: false,
+};
+
+/// How an access of `me` changes `side`: as [`update_of`] if the side is
+/// `me`'s or empty; another thread's access there must be written out.
+#[inline]
+fn update_side(side: &Last, me: u32, bytes: u8, position: u32, site: u64) -> Update {
+    if side.bytes != 0 && u32::from(side.thread) != me {
+        Update::Flush
+    } else {
+        update_of(side, bytes, position, site)
+    }
+}
+
+/// The side of a [`READ_SHARED`] entry a read of `me` updates: the one
+/// holding `me`'s last read, else an empty one, else the older read (it is
+/// written out).
+#[inline]
+fn reader_side(e: &Entry, me: u32) -> bool {
+    let mine = |l: &Last| l.bytes != 0 && u32::from(l.thread) == me;
+    if mine(&e.write) {
+        true
+    } else if mine(&e.read) || e.read.bytes == 0 {
+        false
+    } else {
+        e.write.bytes == 0 || e.write.position < e.read.position
+    }
+}
+
 /// Before a plain access of `kind` by the running thread `me`: if every
 /// granule of the `size` bytes at `addr` is `me`'s own (or nobody's yet,
-/// and becomes `me`'s), records the access in the table and returns true:
-/// the access is no scheduling point. False: the caller schedules it.
+/// and becomes `me`'s), or the access reads granules no thread has written
+/// since they were nobody's, records the access in the table and returns
+/// true: the access is no scheduling point. False: the caller schedules it.
 #[inline]
 pub fn try_private(st: &mut State, me: u32, kind: OpKind, addr: u64, size: u64, site: u64) -> bool {
     let p = table();
     if !p.on || st.cut {
         return false;
     }
-    if st.threads[me as usize].awaits.n > 0 {
-        return false;
-    }
+    let writes = matches!(kind, OpKind::Store | OpKind::RangeWrite);
     let t = me as usize % MAX_THREADS;
     if st.thread_count <= 1 {
         // The main thread alone, before it created any thread: what it
@@ -250,11 +324,10 @@ pub fn try_private(st: &mut State, me: u32, kind: OpKind, addr: u64, size: u64, 
         *run = 0;
         return false;
     }
-    let writes = matches!(kind, OpKind::Store | OpKind::RangeWrite);
     let position = st.event_count as u32;
     let first = addr / 4;
     let last = (addr + size - 1) / 4;
-    let mut plan = [(0usize, Update::Set, false); MAX_GRANULES];
+    let mut plan = [NO_PLAN; MAX_GRANULES];
     let mut records = 0u32;
     for (k, g) in (first..=last).enumerate() {
         let bytes = bytes_of(g, addr, size);
@@ -262,18 +335,58 @@ pub fn try_private(st: &mut State, me: u32, kind: OpKind, addr: u64, size: u64, 
             Slot::Found(i) if p.slots[i].owner == me => {
                 let e = &p.slots[i];
                 let side = if writes { &e.write } else { &e.read };
-                let u = update_of(side, bytes, position, site);
-                records += u32::from(u == Update::Flush);
-                (i, u, false)
+                let update = update_side(side, me, bytes, position, site);
+                records += u32::from(update == Update::Flush);
+                Plan {
+                    slot: i,
+                    update,
+                    write_side: writes,
+                    ..NO_PLAN
+                }
+            }
+            Slot::Found(i) if p.slots[i].owner == READ_SHARED && !writes => {
+                let e = &p.slots[i];
+                let write_side = reader_side(e, me);
+                let side = if write_side { &e.write } else { &e.read };
+                let update = update_side(side, me, bytes, position, site);
+                records += u32::from(update == Update::Flush);
+                Plan {
+                    slot: i,
+                    update,
+                    write_side,
+                    ..NO_PLAN
+                }
+            }
+            // Another thread has only read it: both read it privately from
+            // now on (the owner's reads stay on the read side).
+            Slot::Found(i)
+                if !writes && p.slots[i].owner < FRESH.min(READ_SHARED) && !p.slots[i].written =>
+            {
+                Plan {
+                    slot: i,
+                    join_readers: true,
+                    write_side: true,
+                    ..NO_PLAN
+                }
             }
             Slot::Found(i) if p.slots[i].owner == FRESH => {
                 records += 2;
-                (i, Update::Set, true)
+                Plan {
+                    slot: i,
+                    claim: true,
+                    write_side: writes,
+                    ..NO_PLAN
+                }
             }
             // Two granules of the access may probe to one free slot.
-            Slot::Free(i) if !plan[..k].iter().any(|&(j, _, claim)| claim && j == i) => {
+            Slot::Free(i) if !plan[..k].iter().any(|q| q.claim && q.slot == i) => {
                 records += 2;
-                (i, Update::Set, true)
+                Plan {
+                    slot: i,
+                    claim: true,
+                    write_side: writes,
+                    ..NO_PLAN
+                }
             }
             _ => return false,
         };
@@ -284,6 +397,7 @@ pub fn try_private(st: &mut State, me: u32, kind: OpKind, addr: u64, size: u64, 
     p.run[t] += 1;
     if writes {
         crate::spin::wrote_privately(st, me);
+        crate::awaits::wrote_privately(st, me);
     } else {
         let op = Op {
             kind,
@@ -294,23 +408,28 @@ pub fn try_private(st: &mut State, me: u32, kind: OpKind, addr: u64, size: u64, 
         crate::spin::read_privately(st, me, &op);
     }
     for (k, g) in (first..=last).enumerate() {
-        let (i, u, claim) = plan[k];
-        if claim {
+        let step = plan[k];
+        let i = step.slot;
+        if step.claim {
             p.slots[i] = Entry {
                 tag: p.epoch << GRANULE_BITS | g,
                 owner: me,
+                written: false,
                 write: NO_LAST,
                 read: NO_LAST,
             };
             p.reserved += 2;
         }
+        if step.join_readers {
+            p.slots[i].owner = READ_SHARED;
+        }
         let e = p.slots[i];
-        let side = if writes { e.write } else { e.read };
-        if u == Update::Flush {
-            emit(st, p, me, g, &side, writes);
+        let side = if step.write_side { e.write } else { e.read };
+        if step.update == Update::Flush {
+            emit(st, p, g, &side, e.owner != READ_SHARED && step.write_side);
         }
         let bytes = bytes_of(g, addr, size);
-        let new = match u {
+        let new = match step.update {
             Update::Join => Last {
                 bytes: side.bytes | bytes,
                 ..side
@@ -318,21 +437,24 @@ pub fn try_private(st: &mut State, me: u32, kind: OpKind, addr: u64, size: u64, 
             Update::Set | Update::Flush => Last {
                 position,
                 bytes,
+                thread: me as u16,
                 site,
             },
         };
-        if writes {
-            p.slots[i].write = new;
+        let e = &mut p.slots[i];
+        if step.write_side {
+            e.write = new;
         } else {
-            p.slots[i].read = new;
+            e.read = new;
         }
+        e.written |= writes;
     }
     true
 }
 
-/// Writes `last`, a write (`writes`) or read of granule `g` by `owner`, to
-/// the channel's private region (room was reserved for it).
-fn emit(st: &State, p: &mut Private, owner: u32, g: u64, last: &Last, writes: bool) {
+/// Writes `last`, a write (`writes`) or read of granule `g` by its thread,
+/// to the channel's private region (room was reserved for it).
+fn emit(st: &State, p: &mut Private, g: u64, last: &Last, writes: bool) {
     if last.bytes == 0 {
         return;
     }
@@ -340,7 +462,7 @@ fn emit(st: &State, p: &mut Private, owner: u32, g: u64, last: &Last, writes: bo
         granule: g * 4,
         site: last.site,
         position: last.position,
-        thread: owner as u16,
+        thread: last.thread,
         kind: if writes { PRIVATE_WRITE } else { PRIVATE_READ },
         bytes: last.bytes,
     };
@@ -350,8 +472,8 @@ fn emit(st: &State, p: &mut Private, owner: u32, g: u64, last: &Last, writes: bo
     }
 }
 
-/// Granule `i` becomes shared: its owner's private accesses go to the
-/// channel.
+/// Granule `i` becomes shared: its owner's (or readers') private accesses
+/// go to the channel.
 fn share(st: &State, p: &mut Private, i: usize) {
     let e = p.slots[i];
     if e.owner == SHARED {
@@ -362,31 +484,38 @@ fn share(st: &State, p: &mut Private, i: usize) {
         return;
     }
     let g = e.tag & ((1 << GRANULE_BITS) - 1);
-    emit(st, p, e.owner, g, &e.write, true);
-    emit(st, p, e.owner, g, &e.read, false);
+    emit(st, p, g, &e.write, e.owner != READ_SHARED);
+    emit(st, p, g, &e.read, false);
     p.reserved = p.reserved.saturating_sub(2);
     p.slots[i] = Entry {
         owner: SHARED,
+        written: true,
         write: NO_LAST,
         read: NO_LAST,
         ..e
     };
 }
 
-/// Thread `me` reached a scheduling point at `op`, before it parks: the
-/// memory `op` touches is another thread's no longer. A plain access makes
-/// granules nobody touched yet `me`'s (it is an event itself), an atomic
-/// one makes them shared, and either makes another thread's granules
-/// shared.
+/// Thread `me` reached a scheduling point at `op`, before it parks: what
+/// `op` does to the memory it touches. A write (plain or atomic) makes
+/// another thread's granules, and granules several threads read, shared;
+/// an atomic write makes the thread's own shared too. A read (plain or
+/// atomic) of a granule its owner has only read makes it read by several
+/// threads. A plain access makes granules nobody touched yet `me`'s (it is
+/// an event itself); an atomic read makes them read by several threads, an
+/// atomic write shared. So a read is private or not whichever thread reads
+/// first, as long as no thread writes.
 #[inline]
 pub fn scheduled(st: &State, me: u32, op: &Op) {
     let p = table();
     if !p.on || st.cut {
         return;
     }
-    let plain = match op.kind {
-        OpKind::Load | OpKind::Store | OpKind::RangeRead | OpKind::RangeWrite => true,
-        OpKind::AtomicLoad | OpKind::AtomicStore | OpKind::AtomicRmw | OpKind::CmpXchg => false,
+    let (plain, writes) = match op.kind {
+        OpKind::Load | OpKind::RangeRead => (true, false),
+        OpKind::Store | OpKind::RangeWrite => (true, true),
+        OpKind::AtomicLoad => (false, false),
+        OpKind::AtomicStore | OpKind::AtomicRmw | OpKind::CmpXchg => (false, true),
         _ => return,
     };
     p.run[me as usize % MAX_THREADS] = 0;
@@ -401,20 +530,31 @@ pub fn scheduled(st: &State, me: u32, op: &Op) {
     for g in addr / 4..=last {
         match lookup(p, g) {
             Slot::Found(i) if p.slots[i].owner != FRESH => {
-                let owner = p.slots[i].owner;
-                if owner != SHARED && (owner != me || !plain) {
-                    share(st, p, i);
+                let e = p.slots[i];
+                match e.owner {
+                    SHARED => {}
+                    READ_SHARED if writes => share(st, p, i),
+                    READ_SHARED => {}
+                    owner if owner == me && plain => p.slots[i].written |= writes,
+                    _ if writes || e.written => share(st, p, i),
+                    _ => p.slots[i].owner = READ_SHARED,
                 }
             }
             Slot::Found(i) | Slot::Free(i) => {
                 let room = p.used + p.reserved + 2 <= PRIVATE_CAPACITY;
-                let owner = if plain && room { me } else { SHARED };
+                let owner = match (plain, writes) {
+                    _ if !room => SHARED,
+                    (true, _) => me,
+                    (false, false) => READ_SHARED,
+                    (false, true) => SHARED,
+                };
                 if owner != SHARED {
                     p.reserved += 2;
                 }
                 p.slots[i] = Entry {
                     tag: p.epoch << GRANULE_BITS | g,
                     owner,
+                    written: writes,
                     write: NO_LAST,
                     read: NO_LAST,
                 };
@@ -450,6 +590,7 @@ pub fn fresh_block(st: &State, address: u64, size: u64) {
                 }
                 *e = Entry {
                     owner: FRESH,
+                    written: false,
                     write: NO_LAST,
                     read: NO_LAST,
                     ..*e
@@ -482,6 +623,7 @@ mod tests {
         let last = Last {
             position: 5,
             bytes: 0b0011,
+            thread: 2,
             site: 9,
         };
         assert!(update_of(&last, 0b1111, 7, 1) == Update::Set);
@@ -489,5 +631,37 @@ mod tests {
         assert!(update_of(&last, 0b0100, 6, 9) == Update::Flush);
         assert!(update_of(&last, 0b0100, 5, 8) == Update::Flush);
         assert!(update_of(&NO_LAST, 0b0001, 1, 1) == Update::Set);
+        // Another thread's read is never dropped or joined.
+        assert!(update_side(&last, 2, 0b1111, 7, 1) == Update::Set);
+        assert!(update_side(&last, 3, 0b1111, 7, 1) == Update::Flush);
+        assert!(update_side(&last, 3, 0b0100, 5, 9) == Update::Flush);
+        assert!(update_side(&NO_LAST, 3, 0b0001, 1, 1) == Update::Set);
+    }
+
+    #[test]
+    fn a_reader_keeps_its_side_takes_an_empty_one_or_the_older() {
+        let read = |thread, position| Last {
+            position,
+            bytes: 0b1111,
+            thread,
+            site: 1,
+        };
+        let entry = |write, read| Entry {
+            tag: 0,
+            owner: READ_SHARED,
+            written: false,
+            write,
+            read,
+        };
+        // Readers 1 (read side) and 2 (write side).
+        let e = entry(read(2, 8), read(1, 5));
+        assert!(!reader_side(&e, 1));
+        assert!(reader_side(&e, 2));
+        // A third reader takes the side of the older read (reader 1's).
+        assert!(!reader_side(&e, 3));
+        assert!(reader_side(&entry(read(2, 4), read(1, 5)), 3));
+        // An empty side first.
+        assert!(reader_side(&entry(NO_LAST, read(1, 5)), 3));
+        assert!(!reader_side(&entry(NO_LAST, NO_LAST), 3));
     }
 }

@@ -10,6 +10,7 @@
 //! shows its source line (and, for a stale access, what it read).
 
 use super::names::Names;
+use super::private::private_access;
 use super::stale::{stale_edges, stale_lines, StaleEdge};
 use super::{bug_steps, object_text, sync_edges, EdgeKind, Role};
 use crate::explore::{Finding, Summary};
@@ -226,6 +227,9 @@ fn diagram(out: &mut String, trace: &Trace, finding: Option<&Finding>, names: &N
         }
     }
     let stale_text = stale_lines(trace, names);
+    let private = finding
+        .and_then(|f| f.bug.race)
+        .and_then(|race| Some((race.first, private_access(&race, trace, names)?)));
     for (r, item) in rows.iter().enumerate() {
         let i = match item {
             Ok(i) => *i,
@@ -272,6 +276,12 @@ fn diagram(out: &mut String, trace: &Trace, finding: Option<&Finding>, names: &N
         }
         if let Some((_, line)) = stale_text.iter().find(|(s, _)| *s == i) {
             tip.push_str(&format!("\n{line}"));
+        }
+        if let Some((_, p)) = private.as_ref().filter(|(s, _)| *s == i) {
+            tip.push_str(&format!(
+                "\nthe race's first access ran {} this step, no step of its own: T{} {} {}\n{}",
+                p.side, p.thread, p.op, p.object, p.location
+            ));
         }
         let _ = writeln!(
             out,

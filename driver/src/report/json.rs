@@ -153,6 +153,12 @@ pub struct JsonRaceAccess {
     /// Locks held by the thread then (lockset races only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locks: Option<Vec<JsonLock>>,
+    /// Present when the access was no step of its own (memory only its
+    /// thread had touched until then): `after` or `before` the step
+    /// `step` of its thread, where it ran; `op` and `location` are the
+    /// access's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub private: Option<&'static str>,
 }
 
 /// A lock held at an access.
@@ -356,6 +362,7 @@ fn json_race(finding: &Finding, names: &Names) -> Option<JsonRace> {
                     })
                     .collect()
             }),
+            private: None,
         })
     };
     let at = |address: u64, step: usize| {
@@ -386,15 +393,25 @@ fn json_race(finding: &Finding, names: &Names) -> Option<JsonRace> {
     }
     let race = finding.bug.race?;
     let (address, name) = at(race.address, race.first);
+    let mut accesses: Vec<JsonRaceAccess> = [race.first, race.second]
+        .into_iter()
+        .filter_map(|step| access(step, None))
+        .collect();
+    if let (Some(p), Some(first)) = (
+        super::private::private_access(&race, trace, names),
+        accesses.first_mut(),
+    ) {
+        first.thread = p.thread;
+        first.op = p.op.to_string();
+        first.location = p.location;
+        first.private = Some(p.side);
+    }
     Some(JsonRace {
         detector: "happens-before",
         kind: "race",
         address,
         name,
-        accesses: [race.first, race.second]
-            .into_iter()
-            .filter_map(|step| access(step, None))
-            .collect(),
+        accesses,
     })
 }
 

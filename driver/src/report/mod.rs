@@ -8,6 +8,7 @@ pub mod html;
 pub mod json;
 pub mod junit;
 pub mod names;
+pub mod private;
 pub mod stale;
 pub mod style;
 pub mod text;

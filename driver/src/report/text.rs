@@ -45,25 +45,11 @@ pub fn render(finding: &Finding, names: &Names, style: Style) -> String {
     }
     let events = &finding.trace.events;
     if let Some(race) = bug.race {
-        if let Some(p) = race.first_private {
-            let kind = if p.kind == reach_channel::private::PRIVATE_WRITE {
-                OpKind::Store
-            } else {
-                OpKind::Load
-            };
-            let side = if race.first < p.position as usize {
-                "after"
-            } else {
-                "before"
-            };
+        if let Some(p) = super::private::private_access(&race, &finding.trace, names) {
             let _ = writeln!(
                 out,
-                "  first  access: thread {} {} {} at {} (no step of its own, {side} step {})",
-                p.thread,
-                kind.name(),
-                names.object_at(race.address, &finding.trace.objects, race.first),
-                names.step_location(p.site, 0),
-                race.first
+                "  first  access: thread {} {} {} at {} (no step of its own, {} step {})",
+                p.thread, p.op, p.object, p.location, p.side, race.first
             );
         }
         for (which, i) in [("first ", race.first), ("second", race.second)] {

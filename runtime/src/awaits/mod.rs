@@ -286,6 +286,17 @@ fn mark_stale(st: &mut State, me: u32, op: &Op) {
     }
 }
 
+/// Thread `me` wrote memory only it has touched, with no event
+/// ([`crate::private`]): progress, so its open iterations close. No other
+/// thread read that memory, so no other iteration or wait depends on it.
+#[inline]
+pub fn wrote_privately(st: &mut State, me: u32) {
+    if st.threads[me as usize].awaits.n > 0 {
+        st.threads[me as usize].awaits.close_all();
+        st.iterating.remove(me);
+    }
+}
+
 /// The calling thread `me` made progress that records no event (object
 /// creation or destruction, library region code): its open iterations
 /// close, and every waiting thread is released (what changed is unknown).
