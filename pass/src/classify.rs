@@ -67,7 +67,8 @@ pub(crate) struct RangePart {
 /// What to insert before an instruction.
 #[derive(Clone, Debug)]
 pub(crate) enum Action {
-    /// `__reach_load`/`__reach_store(site, ptr, size)`.
+    /// `__reach_load`/`__reach_store(site, ptr, size)`, or their volatile
+    /// (marked) twins.
     Plain {
         spec: HookSpec,
         what: &'static str,
@@ -357,9 +358,9 @@ impl Classifier {
         let volatile = llvm::is_volatile(inst);
         let (spec, what) = match (store, volatile) {
             (false, false) => (hooks::LOAD, "load"),
-            (false, true) => (hooks::LOAD, "volatile load"),
+            (false, true) => (hooks::VOLATILE_LOAD, "volatile load"),
             (true, false) => (hooks::STORE, "store"),
-            (true, true) => (hooks::STORE, "volatile store"),
+            (true, true) => (hooks::VOLATILE_STORE, "volatile store"),
         };
         Some(Action::Plain {
             spec,

@@ -80,6 +80,36 @@ pub extern "C" fn __reach_store(site: u64, addr: *const c_void, size: u64) {
     access(OpKind::Store, site, addr, size);
 }
 
+/// Before a volatile (marked) load of `size` bytes at `addr`: a load with
+/// [`EventFlags::VOLATILE`], never a private access (a marked access racing
+/// with a plain one must be compared with it).
+#[no_mangle]
+pub extern "C" fn __reach_volatile_load(site: u64, addr: *const c_void, size: u64) {
+    marked_access(OpKind::Load, site, addr, size);
+}
+
+/// Before a volatile (marked) store of `size` bytes at `addr`.
+#[no_mangle]
+pub extern "C" fn __reach_volatile_store(site: u64, addr: *const c_void, size: u64) {
+    marked_access(OpKind::Store, site, addr, size);
+}
+
+/// [`access`] for a volatile access: recorded with [`EventFlags::VOLATILE`].
+#[inline]
+fn marked_access(kind: OpKind, site: u64, addr: *const c_void, size: u64) {
+    if let Some(me) = visible_me(site) {
+        if is_read(kind) && forwarding(me, site, addr as u64) {
+            return;
+        }
+        run_op(
+            me,
+            mk(kind, EventFlags::VOLATILE, addr as u64, size),
+            site,
+            |_, _, _| (),
+        );
+    }
+}
+
 /// Before an atomic load.
 #[no_mangle]
 pub extern "C" fn __reach_atomic_load(site: u64, addr: *const c_void, size: u64, ordering: u32) {

@@ -202,12 +202,48 @@ fn bounded_spin_matches_the_oracle() {
     matches_oracle(&build_example("spin_bounded.c"), &["2", "1"], 6);
 }
 
-/// C++ `std::atomic_flag` and `std::atomic<bool>` locks that pause.
+/// C++ `std::atomic_flag` and `std::atomic<bool>` locks that pause. The
+/// optimiser peels the loop's first test (a read of its own, which counts);
+/// unoptimised, the loop is whole: the two orders of the critical sections.
 #[test]
 fn cpp_atomic_flag_and_bool_locks_match_the_oracle() {
     let program = build_example("spin_atomic_flag.cpp");
     matches_oracle(&program, &["2", "0"], 4);
     matches_oracle(&program, &["0", "2"], 4);
+    let unoptimised = build_source(
+        "c-examples/spin_atomic_flag.cpp",
+        &["-O0", "-g"],
+        "spin_atomic_flag_O0",
+    );
+    matches_oracle(&unoptimised, &["2", "0"], 2);
+    matches_oracle(&unoptimised, &["0", "2"], 2);
+}
+
+/// Linux-kernel style `while (READ_ONCE(gate)) cpu_relax();` with the gate
+/// opened by `WRITE_ONCE`: volatile accesses are marked accesses, so the
+/// loop awaits and the waiters' marked updates of one total are no data
+/// race (optimised and not, the oracle's counts); a plain store racing
+/// with them is one, found and named.
+#[test]
+fn read_once_loop_awaits_and_a_plain_race_is_found() {
+    for (flags, name) in [("-O1", "spin_read_once"), ("-O0", "spin_read_once_O0")] {
+        let program = build_source("c-examples/spin_read_once.c", &[flags, "-g"], name);
+        matches_oracle(&program, &["2"], 4);
+        let run = reach(&program, &[], &["2", "1"]);
+        assert_eq!(
+            run.bug_kind().as_deref(),
+            Some("data_race"),
+            "{flags}: {}",
+            run.stdout
+        );
+        let message = run.json["bug"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("(total)"), "{flags}: {message}");
+        assert!(
+            run.stdout.contains("total = 0;"),
+            "{flags}: the plain store is one side: {}",
+            run.stdout
+        );
+    }
 }
 
 /// In an unoptimised build the loop's state lives in stack slots; slots

@@ -27,7 +27,9 @@
 //! executions with the same access manners have the same lockset races
 //! (what `--strategy branches` relies on).
 //!
-//! Atomic accesses are not plain accesses and are skipped; the order of
+//! Atomic accesses are not plain accesses and are skipped, and so are
+//! marked (volatile) ones ([`Op::is_marked_access`]: a lock-free flag
+//! read with `READ_ONCE` needs no lock); the order of
 //! the events (happens-before) plays no part. A second kind of finding is
 //! the release of a lock the thread does not hold.
 
@@ -338,7 +340,9 @@ impl Detector {
                     }
                 }
             }
-            None if op.kind.is_plain_access() => self.access(step, thread, op, site),
+            None if op.kind.is_plain_access() && !op.is_marked_access() => {
+                self.access(step, thread, op, site)
+            }
             None => {}
         }
     }

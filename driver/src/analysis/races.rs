@@ -1,5 +1,13 @@
 //! Data-race detection on one trace: two conflicting plain (non-atomic)
-//! accesses of different threads that are not ordered by synchronisation.
+//! accesses of different threads that are not ordered by synchronisation,
+//! at least one of them unmarked.
+//!
+//! A marked access (a volatile load or store: C's `volatile`, the kernel's
+//! `READ_ONCE`/`WRITE_ONCE`, [`reach_channel::Op::is_marked_access`]) is
+//! what the Linux kernel memory model makes of it: it does not race with
+//! another marked access, and a plain access unordered with it is a data
+//! race. It orders as an atomic access does (below), which is what a
+//! relaxed atomic access is under sequential consistency.
 //!
 //! Happens-before here comes only from synchronisation: program order,
 //! thread create/join, lock-like objects, and atomic accesses (each atomic
@@ -70,9 +78,9 @@ struct SyncClock {
 /// One remembered access: its thread, the index its thread's clock is
 /// compared with (the event's index, or a private access's position: it
 /// happens before another thread's access that has seen an event of its
-/// thread at that index or later), the bytes it still stands for, and who
-/// made it.
-type Seen = (u32, usize, Bytes, Source);
+/// thread at that index or later), the bytes it still stands for, who
+/// made it, and whether it was marked (volatile).
+type Seen = (u32, usize, Bytes, Source, bool);
 
 /// The plain accesses of one granule the next access is compared with,
 /// byte by byte: for each byte its last write and the reads since it.
@@ -102,15 +110,25 @@ impl Shadow {
 
     /// The remembered accesses of other threads than `p` to a byte of
     /// `bytes` that clock `cv` does not cover: the writes, and if the new
-    /// access writes, the reads too.
-    fn unordered(&self, p: u32, cv: &VClock, bytes: Bytes, writes: bool) -> Vec<(Source, Bytes)> {
-        let unordered = |&&(q, j, b, _): &&Seen| q != p && b & bytes != 0 && !cv.covers(q, j);
+    /// access writes, the reads too; for a new marked access only the
+    /// unmarked ones.
+    fn unordered(
+        &self,
+        p: u32,
+        cv: &VClock,
+        bytes: Bytes,
+        writes: bool,
+        marked: bool,
+    ) -> Vec<(Source, Bytes)> {
+        let unordered = |&&(q, j, b, _, m): &&Seen| {
+            q != p && b & bytes != 0 && !(marked && m) && !cv.covers(q, j)
+        };
         let reads = if writes { &self.reads[..] } else { &[] };
         self.writes
             .iter()
             .chain(reads)
             .filter(unordered)
-            .map(|&(_, _, b, source)| (source, b))
+            .map(|&(_, _, b, source, _)| (source, b))
             .collect()
     }
 }
@@ -214,6 +232,7 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
                 record.position as usize,
                 record.bytes,
                 Source::Private(k),
+                false,
             );
             shadow.entry(key).or_default().record(seen, writes);
         }
@@ -224,11 +243,19 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
         }
         let mut cv = clocks[t].clone();
         let plain = event.op.kind.is_plain_access();
+        let marked = event.op.is_marked_access();
         for (key, class, bytes) in touched_bytes(&event.op) {
+            if !plain || marked {
+                let object = sync.entry(key).or_default();
+                match (class, &object.run) {
+                    (Mode::Update(group), Some((run, before))) if *run == group => cv.join(before),
+                    _ => cv.join(&object.clock),
+                }
+            }
             if plain {
                 let cell = shadow.entry(key).or_default();
                 // Only accesses of a byte this one touches race with it.
-                for (source, theirs) in cell.unordered(p, &cv, bytes, class.writes()) {
+                for (source, theirs) in cell.unordered(p, &cv, bytes, class.writes(), marked) {
                     let (first, first_private) = match source {
                         Source::Event(j) => (j, None),
                         Source::Private(k) => {
@@ -252,13 +279,10 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
                 if found.len() >= limit {
                     return found;
                 }
-                cell.record((p, index, bytes, Source::Event(index)), class.writes());
-            } else {
-                let object = sync.entry(key).or_default();
-                match (class, &object.run) {
-                    (Mode::Update(group), Some((run, before))) if *run == group => cv.join(before),
-                    _ => cv.join(&object.clock),
-                }
+                cell.record(
+                    (p, index, bytes, Source::Event(index), marked),
+                    class.writes(),
+                );
             }
         }
         if event.op.kind == OpKind::ThreadDetach {
@@ -283,7 +307,7 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
             covers_finished(&mut cv, event.op.object as u32, index);
         }
         cv.set(p, index as u32 + 1);
-        if !plain {
+        if !plain || marked {
             for (key, mode) in touched(&event.op) {
                 let object = sync.entry(key).or_default();
                 match mode {
@@ -364,6 +388,57 @@ mod tests {
         read.events.insert(5, event(2, OpKind::AtomicLoad, 0, DONE));
         let read = Trace::new(read.events, vec![None, None, None]);
         assert_eq!(first_race(&read), None);
+    }
+
+    /// Marked (volatile) accesses: two of them never race, a plain access
+    /// unordered with one does (either first), and a marked flag orders
+    /// the plain accesses around it as an atomic one does.
+    #[test]
+    fn marked_accesses_race_only_with_plain_ones() {
+        const X: u64 = 0x1000;
+        const FLAG: u64 = 0x2000;
+        const V: u16 = EventFlags::VOLATILE;
+        let races_of = |events: Vec<TraceEvent>| {
+            let trace = Trace::new(events, vec![None, None, None]);
+            find_races(&trace, 10)
+                .into_iter()
+                .map(|r| (r.first, r.second))
+                .collect::<Vec<_>>()
+        };
+        let spawned = |rest: &[TraceEvent]| {
+            let mut events = vec![
+                event(0, OpKind::ThreadCreate, 0, 1),
+                event(0, OpKind::ThreadCreate, 0, 2),
+            ];
+            events.extend_from_slice(rest);
+            events
+        };
+        let marked = spawned(&[
+            event(1, OpKind::Store, V, X),
+            event(2, OpKind::Load, V, X),
+            event(2, OpKind::Store, V, X),
+            event(1, OpKind::Load, V, X),
+        ]);
+        assert_eq!(races_of(marked), vec![]);
+        let plain_first = spawned(&[event(1, OpKind::Store, 0, X), event(2, OpKind::Load, V, X)]);
+        assert_eq!(races_of(plain_first), vec![(2, 3)]);
+        let marked_first = spawned(&[event(1, OpKind::Store, V, X), event(2, OpKind::Load, 0, X)]);
+        assert_eq!(races_of(marked_first), vec![(2, 3)]);
+        let message = spawned(&[
+            event(1, OpKind::Store, 0, X),
+            event(1, OpKind::Store, V, FLAG),
+            event(2, OpKind::Load, V, FLAG),
+            event(2, OpKind::Load, 0, X),
+        ]);
+        assert_eq!(races_of(message), vec![]);
+        // As plain accesses, the same flag orders nothing.
+        let unmarked = spawned(&[
+            event(1, OpKind::Store, 0, X),
+            event(1, OpKind::Store, 0, FLAG),
+            event(2, OpKind::Load, 0, FLAG),
+            event(2, OpKind::Load, 0, X),
+        ]);
+        assert_eq!(races_of(unmarked), vec![(3, 4), (2, 5)]);
     }
 
     fn sized(thread: u32, kind: OpKind, object: u64, size: u64) -> TraceEvent {

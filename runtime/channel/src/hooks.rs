@@ -55,6 +55,21 @@ pub const STORE: HookSpec = HookSpec {
     name: "__reach_store",
     params: &[Param::Site, Param::Ptr, Param::U64],
 };
+/// `__reach_volatile_load(site, addr, size)`: before a volatile load (C's
+/// `volatile`, the kernel's `READ_ONCE`): a marked access, recorded as a
+/// load with [`crate::EventFlags::VOLATILE`]. Marked accesses do not race
+/// with each other; one racing with a plain access is a data race.
+pub const VOLATILE_LOAD: HookSpec = HookSpec {
+    name: "__reach_volatile_load",
+    params: &[Param::Site, Param::Ptr, Param::U64],
+};
+/// `__reach_volatile_store(site, addr, size)`: before a volatile store (the
+/// kernel's `WRITE_ONCE`), recorded as a store with
+/// [`crate::EventFlags::VOLATILE`] (see [`VOLATILE_LOAD`]).
+pub const VOLATILE_STORE: HookSpec = HookSpec {
+    name: "__reach_volatile_store",
+    params: &[Param::Site, Param::Ptr, Param::U64],
+};
 /// `__reach_atomic_load(site, addr, size, ordering)`.
 pub const ATOMIC_LOAD: HookSpec = HookSpec {
     name: "__reach_atomic_load",
@@ -454,6 +469,8 @@ pub const SOURCE: HookSpec = HookSpec {
 pub const ALL: &[HookSpec] = &[
     LOAD,
     STORE,
+    VOLATILE_LOAD,
+    VOLATILE_STORE,
     ATOMIC_LOAD,
     ATOMIC_STORE,
     ATOMIC_RMW,

@@ -291,7 +291,9 @@ impl EventFlags {
     pub const TRY: u16 = 4;
     /// The operation is the "timed" variant of its kind (may time out).
     pub const TIMED: u16 = 8;
-    /// An atomic operation (for ranged/plain kinds: volatile access).
+    /// On a plain load or store: a volatile access (C's `volatile`, the
+    /// kernel's `READ_ONCE`/`WRITE_ONCE`), a *marked* access
+    /// ([`Op::is_marked_access`]).
     pub const VOLATILE: u16 = 16;
     /// A process exit that may cut other threads short: it can happen while
     /// they can still run, so it conflicts with every operation. Without
@@ -498,6 +500,15 @@ impl Op {
             object,
             aux,
         }
+    }
+
+    /// True for a marked access: a plain load or store that was volatile.
+    /// For the race detectors it is what a relaxed atomic access is under
+    /// sequential consistency (it does not race with atomic or marked
+    /// accesses and orders like them), except that it still races with an
+    /// unordered plain access of the same bytes.
+    pub fn is_marked_access(&self) -> bool {
+        self.kind.is_plain_access() && self.flags.has(EventFlags::VOLATILE)
     }
 
     /// The (at most two) objects this operation touches, with their class.
