@@ -46,6 +46,9 @@ enum Message<S: Splittable> {
         sleep_blocked: bool,
         await_blocked: bool,
         fingerprint: Option<u64>,
+        /// Its reads-from graph under RC11
+        /// ([`crate::analysis::reads_from::graph_key`]).
+        reads_from: Option<u64>,
         truncated_at: Option<u64>,
         /// The search asked for a schedule the program cannot take.
         internal_error: bool,
@@ -481,6 +484,7 @@ fn handle<S: Splittable>(
             sleep_blocked,
             await_blocked,
             fingerprint,
+            reads_from,
             truncated_at,
             internal_error,
             finding,
@@ -495,7 +499,7 @@ fn handle<S: Splittable>(
                 sleep_blocked,
                 await_blocked,
                 fingerprint,
-                reads_from: None,
+                reads_from,
                 truncated_at,
                 finding: None,
                 internal_error,
@@ -759,6 +763,7 @@ fn worker<S: Splittable>(
                     sleep_blocked: examined.sleep_blocked,
                     await_blocked: examined.await_blocked,
                     fingerprint: examined.fingerprint,
+                    reads_from: examined.reads_from,
                     truncated_at: examined.truncated_at,
                     internal_error: examined.internal_error,
                     finding: examined.finding.map(Box::new),

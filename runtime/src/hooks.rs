@@ -226,7 +226,8 @@ pub extern "C" fn __reach_cmpxchg(
 pub extern "C" fn __reach_fence(site: u64, ordering: u32) {
     if let Some(me) = visible_me(site) {
         crate::memory_model::announce(me, ordering, 0);
-        run_access(me, OpKind::Fence, 0, 0, site);
+        let object = crate::memory_model::fence_object(ordering);
+        run_access(me, OpKind::Fence, object, 0, site);
     }
 }
 

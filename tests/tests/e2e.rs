@@ -18,6 +18,7 @@ mod limits;
 mod lockset;
 mod long;
 mod memory_model;
+mod memory_model_dpor;
 mod memory_model_examples;
 mod nondeterminism;
 mod oracle;

@@ -21,7 +21,7 @@ fn orders(order: &str) -> (Order, Order) {
 }
 
 /// `mm_litmus`'s test `name` with `order`, for the oracle.
-fn litmus(name: &str, order: &str) -> Program {
+pub(crate) fn litmus(name: &str, order: &str) -> Program {
     let (st, ld) = orders(order);
     let data = if order == "sc" {
         Order::SeqCst
@@ -248,13 +248,13 @@ fn other_strategies_say_they_run_sc() {
     let program = build_example("mm_message_passing.c");
     let run = reach(
         &program,
-        &["--memory-model", "rc11", "--strategy", "dpor"],
+        &["--memory-model", "rc11", "--strategy", "optimal"],
         &[],
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(
         run.stderr
-            .contains("--strategy dpor does not explore reads-from choices yet"),
+            .contains("--strategy optimal does not explore reads-from choices yet"),
         "{}",
         run.stderr
     );
@@ -342,4 +342,42 @@ fn html_draws_stale_reads_from_and_modification_order() {
         let tip = line.replace('\'', "&apos;");
         assert!(html.contains(&tip), "{test}: tooltip {line}");
     }
+}
+
+/// A load that read the initial value although a store had run (message
+/// passing with a relaxed flag: `data` = 0 after `flag` = 1) gets its
+/// dashed arrow from the picture's "init" point.
+#[test]
+fn html_draws_loads_of_the_initial_value_from_init() {
+    let program = build_example("mm_litmus.c");
+    let page = reach_tests::scratch().join("mm_litmus_init.html");
+    let page_arg = page.to_string_lossy().into_owned();
+    let mut options = RC11.to_vec();
+    options.extend(["--html", page_arg.as_str()]);
+    let run = reach(&program, &options, &["mp", "rlx", "check"]);
+    assert_eq!(
+        run.bug_kind().as_deref(),
+        Some("assertion"),
+        "{}",
+        run.stdout
+    );
+    let line = run.json["bug"]["stale_reads"][0]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(line.contains("the initial value"), "{line}");
+    let step: u64 = line
+        .strip_prefix("step ")
+        .and_then(|l| l.split(',').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    let html = std::fs::read_to_string(&page).expect("the HTML file");
+    assert!(
+        html.contains(&format!(
+            "class=\"edge rf-init\" data-from=\"init\" data-to=\"{step}\""
+        )),
+        "no arrow from init to step {step} for {line}:\n{html}"
+    );
+    assert_eq!(html.matches("class=\"edge rf-init\"").count(), 1, "{html}");
+    assert_eq!(html.matches("class=\"edge rf\"").count(), 0, "{html}");
 }

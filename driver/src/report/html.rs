@@ -4,14 +4,16 @@
 //! per thread, time going down, each step a labelled point on its thread's
 //! lane, arrows for synchronisation (unlock → lock, signal → wake-up,
 //! create, join, post → wait), under `--memory-model rc11` dashed arrows
-//! for stale accesses (from the older store a load read, from a store to
-//! the earlier-run store it precedes in modification order), the bug's
+//! for stale accesses (from the older store a load read, or from the
+//! "initial values" point above the lanes for a load of an initial value,
+//! from a store to the earlier-run store it precedes in modification
+//! order), the bug's
 //! steps in red and a racing pair joined by a dashed line. Hovering a step
 //! shows its source line (and, for a stale access, what it read).
 
 use super::names::Names;
 use super::private::private_access;
-use super::stale::{stale_edges, stale_lines, StaleEdge};
+use super::stale::{initial_reads, stale_edges, stale_lines, StaleEdge};
 use super::{bug_steps, object_text, sync_edges, EdgeKind, Role};
 use crate::explore::{Finding, Summary};
 use crate::trace::Trace;
@@ -140,10 +142,11 @@ fn diagram(out: &mut String, trace: &Trace, finding: Option<&Finding>, names: &N
     let x = |t: usize| LEFT + t * LANE + 20;
     let y = |r: usize| TOP + r * ROW + ROW / 2;
     let stale = stale_edges(trace);
-    let stale_legend = if stale.is_empty() {
+    let initial = initial_reads(trace);
+    let stale_legend = if stale.is_empty() && initial.is_empty() {
         ""
     } else {
-        " Dashed (--memory-model rc11): <span class=\"k-rf\">the older store → the load that read it</span>, \
+        " Dashed (--memory-model rc11): <span class=\"k-rf\">the older store (or <i>init</i>, the initial values) → the load that read it</span>, \
          <span class=\"k-mo\">a store → the earlier-run store it precedes in modification order</span>."
     };
     let _ = writeln!(
@@ -212,6 +215,29 @@ fn diagram(out: &mut String, trace: &Trace, finding: Option<&Finding>, names: &N
         let _ = writeln!(
             out,
             "<line class=\"edge {class}\" data-from=\"{from}\" data-to=\"{to}\" x1=\"{x1}\" y1=\"{y1}\" x2=\"{ex:.1}\" y2=\"{ey:.1}\" marker-end=\"url(#arrow)\"/>"
+        );
+    }
+    // Loads of an initial value: from the "init" point above the lanes.
+    let (ix, iy) = (LEFT / 2, TOP - 22);
+    let drawn: Vec<(usize, usize)> = initial
+        .iter()
+        .filter_map(|&to| row_of.get(&to).map(|&r| (to, r)))
+        .collect();
+    if !drawn.is_empty() {
+        let _ = writeln!(
+            out,
+            "<circle class=\"init\" cx=\"{ix}\" cy=\"{iy}\" r=\"4\"/><text class=\"lane-sub\" x=\"{ix}\" y=\"{}\">init</text>",
+            iy - 8
+        );
+    }
+    for (to, r) in drawn {
+        let (x1, y1) = (ix as f64, iy as f64);
+        let (x2, y2) = (x(trace.events[to].thread as usize) as f64, y(r) as f64);
+        let length = ((x2 - x1).powi(2) + (y2 - y1).powi(2)).sqrt().max(1.0);
+        let (ex, ey) = (x2 - (x2 - x1) * 7.0 / length, y2 - (y2 - y1) * 7.0 / length);
+        let _ = writeln!(
+            out,
+            "<line class=\"edge rf-init\" data-from=\"init\" data-to=\"{to}\" x1=\"{x1}\" y1=\"{y1}\" x2=\"{ex:.1}\" y2=\"{ey:.1}\" marker-end=\"url(#arrow)\"/>"
         );
     }
     if let Some(race) = finding.and_then(|f| f.bug.race) {
@@ -352,7 +378,7 @@ svg text { font-family: ui-monospace, monospace; font-size: 12px; }
 .edge { stroke-width: 1.5; fill: none; }
 .edge.lock { stroke: #4e9a06; } .edge.signal { stroke: #c4a000; }
 .edge.create { stroke: #75507b; } .edge.post { stroke: #ce5c00; }
-.edge.rf { stroke: #06989a; stroke-dasharray: 5 3; } .edge.mo { stroke: #5c3566; stroke-dasharray: 2 3; }
+.edge.rf, .edge.rf-init { stroke: #06989a; stroke-dasharray: 5 3; } .init { fill: #06989a; } .edge.mo { stroke: #5c3566; stroke-dasharray: 2 3; }
 .race-link { stroke: #cc0000; stroke-width: 2; stroke-dasharray: 6 4; }
 .k-bug { color: #cc0000; } .k-lock { color: #4e9a06; } .k-signal { color: #c4a000; }
 .k-create { color: #75507b; } .k-post { color: #ce5c00; }

@@ -90,8 +90,8 @@ pub enum StaleEdge {
 }
 
 /// The arrows of `trace`'s stale accesses (from, to, kind): each access
-/// that read an older store than the latest, from the store it read (none
-/// for the initial value); each store placed before the latest, to that
+/// that read an older store than the latest, from the store it read (for
+/// the initial value: [`initial_reads`]); each store placed before the latest, to that
 /// store.
 pub fn stale_edges(trace: &Trace) -> Vec<(usize, usize, StaleEdge)> {
     let recorded = |step: u64| {
@@ -111,6 +111,25 @@ pub fn stale_edges(trace: &Trace) -> Vec<(usize, usize, StaleEdge)> {
                 Some((recorded(read.writer_step)?, i, StaleEdge::ReadsFrom))
             }
         })
+        .collect()
+}
+
+/// The stale loads of `trace` that read the initial value (no store step
+/// to draw their arrow from): the HTML picture draws it from the
+/// diagram's "initial values" point.
+pub fn initial_reads(trace: &Trace) -> Vec<usize> {
+    trace
+        .events
+        .iter()
+        .enumerate()
+        .filter(|&(i, e)| {
+            trace.read(i).is_some_and(|r| {
+                r.choice > 0
+                    && r.writer == INITIAL_WRITER
+                    && !(r.placed != 0 && matches!(e.op.kind, OpKind::AtomicStore | OpKind::Store))
+            })
+        })
+        .map(|(i, _)| i)
         .collect()
 }
 

@@ -159,6 +159,7 @@ pub fn registration(name: StrategyName) -> Registration {
                     ))
                 }),
                 with_inputs: WithInputs::Tree(|| Box::new(Dpor::new(true))),
+                reads_from: true,
                 ..Registration::single(|_| Box::new(Dpor::new(true)))
             };
             if name == StrategyName::Dpor {
@@ -170,6 +171,7 @@ pub fn registration(name: StrategyName) -> Registration {
                 bounded: None,
                 with_inputs: WithInputs::No,
                 randomised: true,
+                reads_from: false,
                 ..dpor
             }
         }
@@ -180,6 +182,7 @@ pub fn registration(name: StrategyName) -> Registration {
                 Box::new(Sharded::new(plan, spec, PROBED))
             }),
             with_inputs: WithInputs::Tree(|| Box::new(Dpor::new(false))),
+            reads_from: true,
             ..Registration::single(|_| Box::new(Dpor::new(false)))
         },
         StrategyName::DporClassic => Registration {
@@ -189,6 +192,7 @@ pub fn registration(name: StrategyName) -> Registration {
                 Box::new(Sharded::new(plan, spec, PROBED))
             }),
             with_inputs: WithInputs::Tree(|| Box::new(Dpor::classic())),
+            reads_from: true,
             ..Registration::single(|_| Box::new(Dpor::classic()))
         },
         StrategyName::Exhaustive => Registration {

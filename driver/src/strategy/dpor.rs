@@ -18,11 +18,28 @@
 //!   adding to `backtrack(pre(E, i))` the racing thread if it was enabled there,
 //!   all enabled threads otherwise.
 //!
+//! Under `--memory-model rc11` a step has choices as well
+//! ([`super::read_choice`]): the store an atomic load reads, the place a
+//! store takes in modification order. A transition is then a thread with
+//! one of its step's choices, and a backtrack set names threads: exploring
+//! a thread from a node explores every choice of its step there, the
+//! latest store first, before the next thread of the node. Choices do not
+//! change which operation a step is (a compare-and-exchange still counts
+//! as a write while pending), and two steps that do not conflict leave
+//! each other's candidates as they were (a location's stores and the
+//! loading thread's view; `seq_cst` fences conflict with each other
+//! through [`reach_channel::ops::SC_FENCE_OBJECT`]), so the races found
+//! on each execution reverse every order a different reads-from graph
+//! needs (a load reads only a store that ran before it, no-thin-air): the
+//! search reaches every graph the exhaustive one does, some of them more
+//! than once.
+//!
 //! Lines 3–16 run at every state for every thread; since a thread's result can
 //! only change when it gets a new pending operation or when the last event
 //! touches its pending operation's object, the check is skipped otherwise
 //! (same backtrack sets, linear-time scans).
 
+use super::read_choice::{prefix_with_choices, ReadChoice};
 use super::split::Splittable;
 use super::tree::{Node, Path};
 use super::{Divergence, Strategy};
@@ -37,6 +54,9 @@ use reach_channel::{Policy, ThreadSet};
 /// sets and without commutative reads).
 pub struct Dpor {
     path: Path,
+    /// The reads-from choice at each node of `path` (all
+    /// [`ReadChoice::NONE`] under sequential consistency).
+    reads: Vec<ReadChoice>,
     started: bool,
     sleep_sets: bool,
     reads_commute: bool,
@@ -83,6 +103,7 @@ impl Dpor {
     pub fn new(sleep_sets: bool) -> Dpor {
         Dpor {
             path: Path::default(),
+            reads: Vec::new(),
             started: false,
             sleep_sets,
             reads_commute: true,
@@ -199,7 +220,18 @@ impl Dpor {
             .filter(|_| self.path.nodes.len() > floor)
         {
             let i = self.path.nodes.len() - 1;
-            if self.root.is_some_and(|r| i <= r) {
+            if self.root.is_some_and(|r| i < r) {
+                return None;
+            }
+            if self.reads[i].advance() {
+                // The same thread with its step's next candidate.
+                let thread = node.chosen;
+                let mut sleep = self.candidate_sleep(node);
+                sleep.remove(thread);
+                let prefix = prefix_with_choices(&self.path.nodes, &self.reads, i, thread);
+                return Some(self.request(prefix, sleep));
+            }
+            if self.root == Some(i) {
                 return None;
             }
             let todo = node.backtrack.minus(&node.done).minus(&node.sleep);
@@ -216,7 +248,8 @@ impl Dpor {
                 let node = &mut self.path.nodes[i];
                 node.done.insert(next);
                 node.chosen = next;
-                let prefix = self.path.prefix_to(i, next);
+                self.reads[i] = ReadChoice::NONE;
+                let prefix = prefix_with_choices(&self.path.nodes, &self.reads, i, next);
                 return Some(self.request(prefix, candidate_sleep));
             }
             if self.lent.contains(&i) {
@@ -224,6 +257,7 @@ impl Dpor {
                 return None;
             }
             self.path.nodes.pop();
+            self.reads.pop();
         }
         None
     }
@@ -240,12 +274,12 @@ impl Dpor {
         self.path.nodes[i].done.insert(next);
         let mut nodes = self.path.nodes[..=i].to_vec();
         nodes[i].chosen = next;
-        let prefix = Path {
-            nodes: nodes.clone(),
-        }
-        .prefix_to(i, next);
+        let mut reads = self.reads[..i].to_vec();
+        reads.push(ReadChoice::NONE);
+        let prefix = prefix_with_choices(&nodes, &reads, i, next);
         let worker = Dpor {
             path: Path { nodes },
+            reads,
             started: true,
             sleep_sets: self.sleep_sets,
             reads_commute: self.reads_commute,
@@ -521,6 +555,7 @@ impl Strategy for Dpor {
         self.path.check_prefix(trace, known)?;
         if let (Some(i), Some(event)) = (branch, branch.and_then(|i| trace.events.get(i))) {
             self.path.nodes[i].op = event.op;
+            self.reads[i].candidates = ReadChoice::of(trace, i).candidates;
         }
         let first_new_state = branch.map_or(0, |i| i + 1);
 
@@ -574,6 +609,7 @@ impl Strategy for Dpor {
                     sleep,
                     crashed: ThreadSet::EMPTY,
                 });
+                self.reads.push(ReadChoice::of(trace, state));
             }
             if event.op.cuts_threads() {
                 process_exit = Some(state);
@@ -736,7 +772,16 @@ impl TreeSearch for Dpor {
     fn resume_at(&mut self, len: usize, sleep: ThreadSet) -> Request {
         self.started = true;
         self.path.nodes.truncate(len);
-        let prefix = self.path.nodes.iter().map(|n| n.chosen).collect();
+        self.reads.truncate(len);
+        let prefix = match len.checked_sub(1) {
+            Some(last) => prefix_with_choices(
+                &self.path.nodes,
+                &self.reads,
+                last,
+                self.path.nodes[last].chosen,
+            ),
+            None => Vec::new(),
+        };
         self.request(prefix, sleep)
     }
 

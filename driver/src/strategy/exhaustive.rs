@@ -4,27 +4,12 @@
 //! once per reads-from choice of each of its atomic loads (every store each
 //! load may read).
 
+use super::read_choice::{prefix_with_choices, ReadChoice};
 use super::tree::{Node, Path};
 use super::{Divergence, Strategy};
 use crate::exec::Request;
 use crate::trace::Trace;
-use reach_channel::memory_model::prefix_entry;
 use reach_channel::{Policy, ThreadSet};
-
-/// The reads-from choice at one node of the path: the candidate its
-/// event's load reads and how many it had (1 for any other event).
-#[derive(Clone, Copy, Debug)]
-struct ReadChoice {
-    choice: u16,
-    candidates: u16,
-}
-
-impl ReadChoice {
-    const NONE: ReadChoice = ReadChoice {
-        choice: 0,
-        candidates: 1,
-    };
-}
 
 /// Depth-first enumeration of all interleavings (with a preemption bound:
 /// of those with at most that many preemptions).
@@ -86,12 +71,7 @@ impl Exhaustive {
     /// node's reads-from choice) and running `thread` there with node
     /// `i`'s choice.
     fn prefix_to(&self, i: usize, thread: u32) -> Vec<u32> {
-        self.path.nodes[..i]
-            .iter()
-            .zip(&self.reads)
-            .map(|(n, r)| prefix_entry(n.chosen, r.choice))
-            .chain(std::iter::once(prefix_entry(thread, self.reads[i].choice)))
-            .collect()
+        prefix_with_choices(&self.path.nodes, &self.reads, i, thread)
     }
 }
 
@@ -114,9 +94,7 @@ impl Strategy for Exhaustive {
             });
         }
         while let Some(i) = self.path.nodes.len().checked_sub(1) {
-            let read = &mut self.reads[i];
-            if read.choice + 1 < read.candidates {
-                read.choice += 1;
+            if self.reads[i].advance() {
                 let thread = self.path.nodes[i].chosen;
                 return Some(Request::continuing(self.prefix_to(i, thread)));
             }
@@ -153,11 +131,7 @@ impl Strategy for Exhaustive {
             }
         }
         for (i, event) in trace.events.iter().enumerate().skip(self.path.nodes.len()) {
-            self.reads
-                .push(trace.read(i).map_or(ReadChoice::NONE, |r| ReadChoice {
-                    choice: r.choice,
-                    candidates: r.candidates.max(1),
-                }));
+            self.reads.push(ReadChoice::of(trace, i));
             let mut done = ThreadSet::EMPTY;
             done.insert(event.thread);
             self.path.nodes.push(Node {

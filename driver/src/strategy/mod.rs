@@ -12,6 +12,7 @@ pub mod optimal;
 pub mod partition;
 pub mod pct;
 pub mod random;
+pub mod read_choice;
 pub mod rt;
 pub mod split;
 pub mod tree;

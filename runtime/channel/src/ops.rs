@@ -18,11 +18,20 @@
 //!   same [`RmwFamily`] on the same byte range: those commute;
 //! * thread creation and joining are ordered by the driver's happens-before
 //!   edges (create → first event of the child, last event of a thread → join),
-//!   not by an object.
+//!   not by an object;
+//! * under `--memory-model rc11` a `seq_cst` fence writes the sync object
+//!   [`SC_FENCE_OBJECT`]: such fences synchronise with each other in the
+//!   order they run, so two of them conflict. Any other fence touches
+//!   nothing.
 
 /// Memory objects are compared in units of this many bytes (addresses rounded
 /// down to a multiple of it).
 pub const GRANULE: u64 = 4;
+
+/// The object of a `seq_cst` fence under `--memory-model rc11` (0, no
+/// object, for every other fence): a sync object no program object has
+/// as its address.
+pub const SC_FENCE_OBJECT: u64 = 1;
 
 /// Kind of a visible operation. The numeric values are part of the channel
 /// layout (bumping them needs a [`crate::VERSION`] bump).
@@ -549,6 +558,9 @@ impl Op {
                     _ => Class::Write,
                 };
                 [mem(class), None]
+            }
+            OpKind::Fence if self.object == SC_FENCE_OBJECT => {
+                [sync(SC_FENCE_OBJECT, Class::Write), None]
             }
             OpKind::Fence
             | OpKind::Yield

@@ -188,6 +188,17 @@ pub fn start_execution(rc11: bool) {
     }
 }
 
+/// The object of a fence of `ordering`: under RC11 a `seq_cst` fence's
+/// ([`reach_channel::ops::SC_FENCE_OBJECT`], as fences synchronise with
+/// each other through one clock in the order they run), else none.
+pub fn fence_object(ordering: u32) -> u64 {
+    if active() && ordering & 0xff == SEQ_CST {
+        reach_channel::ops::SC_FENCE_OBJECT
+    } else {
+        0
+    }
+}
+
 /// Thread `me` is about to schedule an atomic operation of `ordering` (a
 /// compare-and-swap with `expected`): called just before its scheduling
 /// point, read by [`after_event`] once it runs.
