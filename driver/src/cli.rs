@@ -314,11 +314,15 @@ pub struct Cli {
     pub ignore_races: bool,
     /// A plain memory access to memory no other thread has touched yet in
     /// the execution, or that threads have only read, is no scheduling
-    /// point (docs/executions.md). Ignored with --ignore-races,
+    /// point (the default; docs/executions.md). Not with --ignore-races,
     /// --keep-going, a lockset race detector, --memory-model rc11 and
-    /// --strategy branches.
-    #[arg(help_heading = EXPLORE, long)]
+    /// --strategy branches, which keep every access a step.
+    #[arg(help_heading = EXPLORE, long, conflicts_with = "no_private_accesses")]
     pub private_accesses: bool,
+    /// Every plain memory access of instrumented code is a scheduling
+    /// point, also to memory only its thread has touched.
+    #[arg(help_heading = EXPLORE, long)]
+    pub no_private_accesses: bool,
     /// Which detector decides what a data race is: `hb` (happens-before,
     /// the default), `lockset` (Eraser's locking discipline: a location
     /// shared by threads and written by one must have a lock held at every

@@ -242,7 +242,8 @@ fn sqlite_shared_connection_serialized() {
     check(Case {
         name: "sqlite_shared",
         args: &[],
-        steps: (50_000, 220_000),
+        // About 110,000 with every access a step (--no-private-accesses).
+        steps: (18_000, 75_000),
         intended_race: None,
         options: &[],
     });
@@ -253,7 +254,8 @@ fn sqlite_wal_two_connections() {
     check(Case {
         name: "sqlite_wal",
         args: &[],
-        steps: (60_000, 260_000),
+        // About 130,000 with every access a step.
+        steps: (1_900, 7_800),
         intended_race: Some(("walIndexWriteHdr", "walIndexTryHdr")),
         options: &[],
     });
@@ -264,7 +266,8 @@ fn zstd_multithreaded_compression() {
     check(Case {
         name: "zstd_mt",
         args: &[],
-        steps: (120_000, 500_000),
+        // About 250,000 with every access a step.
+        steps: (25_000, 100_000),
         intended_race: None,
         options: &[],
     });
@@ -275,7 +278,8 @@ fn zstd_thread_pool() {
     check(Case {
         name: "zstd_pool",
         args: &[],
-        steps: (80_000, 320_000),
+        // About 160,000 with every access a step.
+        steps: (1_000, 4_300),
         intended_race: None,
         options: &[],
     });
@@ -287,9 +291,9 @@ fn xz_multithreaded_encoder() {
         name: "xz_mt",
         args: &[],
         // 748,000 with every access a step (about 20 s per execution on a
-        // loaded machine); the worker's own encoder state is no step.
-        steps: (130_000, 520_000),
+        // loaded machine); the workers' own encoder state is no step.
+        steps: (1_100, 4_700),
         intended_race: None,
-        options: &["--private-accesses"],
+        options: &[],
     });
 }

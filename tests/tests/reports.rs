@@ -32,7 +32,10 @@ fn steps(run: &reach_tests::Run) -> Vec<Value> {
 #[test]
 fn objects_are_named_by_variable_field_and_element() {
     let program = build_example("report_names.c");
-    let run = reach(&program, &[], &[]);
+    // Every access a step, so that every named object is a step's (by
+    // default the producer's accesses to `ring` before the consumer's are
+    // no steps: tests/tests/private.rs).
+    let run = reach(&program, &["--no-private-accesses"], &[]);
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
     assert_eq!(run.bug_kind().as_deref(), Some("data_race"));
     let names: Vec<String> = steps(&run)
@@ -67,7 +70,10 @@ fn heap_blocks_and_stack_variables_are_named() {
         .position(|l| l.contains("struct jobs *jobs = malloc"))
         .expect("the allocation line");
     let allocated_at = format!("(allocated at report_heap_names.c:{line})");
-    let run = reach(&program, &[], &[]);
+    // Every access a step, so that both racing accesses and main's stack
+    // variables are steps of the trace (by default the worker's first
+    // store to its job is no step of its own).
+    let run = reach(&program, &["--no-private-accesses"], &[]);
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
     assert_eq!(run.bug_kind().as_deref(), Some("data_race"));
     let racing: Vec<String> = steps(&run)
@@ -107,7 +113,8 @@ fn heap_blocks_and_stack_variables_are_named() {
 #[test]
 fn terminal_report_has_a_column_per_thread_and_the_source_text() {
     let program = build_example("oracle_plain_race.c");
-    let run = reach(&program, &[], &[]);
+    // Both racing accesses steps (by default the first is no step of its own).
+    let run = reach(&program, &["--no-private-accesses"], &[]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     let lines: Vec<&str> = run.stdout.lines().collect();
     let header = lines
@@ -558,9 +565,14 @@ fn html_diagram_renders_in_headless_chromium() {
     };
     let program = build_example("oracle_plain_race.c");
     let page = scratch().join("oracle_plain_race.html");
+    // Both racing accesses steps (by default the first is no step of its own).
     let run = reach(
         &program,
-        &["--html", page.to_str().unwrap_or_default()],
+        &[
+            "--html",
+            page.to_str().unwrap_or_default(),
+            "--no-private-accesses",
+        ],
         &[],
     );
     assert_eq!(run.code, 1, "{}", run.stderr);

@@ -229,7 +229,9 @@ fn read_once_loop_awaits_and_a_plain_race_is_found() {
     for (flags, name) in [("-O1", "spin_read_once"), ("-O0", "spin_read_once_O0")] {
         let program = build_source("c-examples/spin_read_once.c", &[flags, "-g"], name);
         matches_oracle(&program, &["2"], 4);
-        let run = reach(&program, &[], &["2", "1"]);
+        // Every access a step, so that the plain store is a step the trace
+        // shows with its source (by default it is no step of its own).
+        let run = reach(&program, &["--no-private-accesses"], &["2", "1"]);
         assert_eq!(
             run.bug_kind().as_deref(),
             Some("data_race"),
@@ -424,6 +426,8 @@ fn random_spin_programs_under_the_default_strategy() {
                     "0",
                     "--max-executions",
                     "20000",
+                    // Every access a step, as in the run (--keep-going).
+                    "--no-private-accesses",
                 ],
                 &[&seed],
             );

@@ -179,8 +179,8 @@ fn isolation(cli: &Cli, schedule: Option<&ScheduleFile>) -> Result<Option<Arc<Is
 
 /// Whether a plain access to memory only its thread has touched is no
 /// scheduling point ([`reach_channel::private`]): a replay as recorded;
-/// else with `--private-accesses`, when races stop the search at the first
-/// one and the happens-before detector alone judges them (not
+/// else unless `--no-private-accesses`, when races stop the search at the
+/// first one and the happens-before detector alone judges them (not
 /// `--ignore-races`, `--keep-going`, a lockset detector), under sequential
 /// consistency, and not for the branch-directed search (`trace_shared`),
 /// which reads shared loads from the trace.
@@ -188,7 +188,7 @@ pub fn private_accesses(cli: &Cli, schedule: Option<&ScheduleFile>, trace_shared
     if let Some(file) = schedule {
         return file.private_accesses;
     }
-    cli.private_accesses
+    !cli.no_private_accesses
         && !cli.ignore_races
         && !cli.keep_going
         && !trace_shared
