@@ -5,9 +5,11 @@
  * that fills tables, parses configuration or builds caches. Here main
  * fills a table of N entries (N stores and N loads to globals) before it
  * starts two workers, and sums a second table while they run; each worker
- * increments a shared counter inside a critical section. Every access of
- * main's loops is a visible operation, so one execution has about 4 N
- * of them (about 320,000 with the default N).
+ * increments a shared counter inside a critical section. With
+ * --no-private-accesses every access of main's loops is a visible
+ * operation, so one execution has about 4 N of them (about 320,000 with
+ * the default N); by default the tables are memory only main touches, and
+ * its accesses to them are none.
  *
  * Usage:    ./long_startup [N]     N defaults to 80000 (1..1000000)
  * Expected: no bug.  2 Mazurkiewicz traces (the two orders of the critical

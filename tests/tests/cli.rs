@@ -451,7 +451,13 @@ fn schedule_with_a_cutting_exit_replays_in_its_mode() {
 #[test]
 fn long_execution_past_the_recording_bound_is_bounded_not_a_hang() {
     let program = build_example("long_startup.c");
-    let run = reach(&program, &["--max-recorded-steps", "100000"], &[]);
+    // Every access a step: main's startup before it creates a thread is
+    // otherwise no step at all.
+    let run = reach(
+        &program,
+        &["--max-recorded-steps", "100000", "--no-private-accesses"],
+        &[],
+    );
     assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
     assert!(run.json["bug"].is_null(), "{}", run.stdout);
     assert_eq!(run.json["complete"], false);
@@ -472,7 +478,12 @@ fn long_execution_past_the_recording_bound_is_bounded_not_a_hang() {
 #[test]
 fn explicit_step_bound_is_a_hang_with_small_reports() {
     let program = build_example("long_startup.c");
-    let run = reach(&program, &["--max-steps", "150000"], &[]);
+    // Every access a step (main's startup is otherwise no step at all).
+    let run = reach(
+        &program,
+        &["--max-steps", "150000", "--no-private-accesses"],
+        &[],
+    );
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
     assert_eq!(run.bug_kind().as_deref(), Some("hang"));
     let bug = &run.json["bug"];
