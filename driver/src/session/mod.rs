@@ -100,7 +100,12 @@ impl Session {
         let concolic =
             !branch_directed && (cli.symbolic_args || cli.symbolic_stdin > 0 || branches);
         checks::check(&cli, &binary, shard.is_some(), branch_directed, concolic)?;
-        let config = setup::exec_config(&cli, program, schedule.as_ref(), branch_directed)?;
+        let mut config = setup::exec_config(&cli, program, schedule.as_ref(), branch_directed)?;
+        if concolic && schedule.is_none() {
+            // Concolic testing keeps every access a step: its input vectors
+            // and combined tree are not yet checked with private accesses.
+            config.private_accesses = false;
+        }
         let worker_config = config.clone();
         let placement = if cli.no_pin {
             Vec::new()
