@@ -27,8 +27,9 @@ pub const FULL_TRACE_STEPS: usize = 200;
 pub const THREAD_TAIL_STEPS: usize = 50;
 
 /// The steps of `finding`'s trace a report shows, in order: all of a short
-/// trace; of a long one, the last [`THREAD_TAIL_STEPS`] steps of each thread
-/// and the steps the bug names (a data race's two accesses).
+/// trace; of a long one, the last [`THREAD_TAIL_STEPS`] steps of each thread,
+/// every spawn and join, and the steps the bug names (a data race's two
+/// accesses).
 pub fn shown_steps(finding: &Finding) -> Vec<usize> {
     let named: Vec<usize> = finding
         .bug
@@ -62,6 +63,11 @@ fn steps_to_show(trace: &Trace, named: &[usize]) -> Vec<usize> {
         }
     }
     shown.extend(named.iter().copied().filter(|&i| i < trace.len()));
+    // Which threads there are and when they end stays visible however
+    // early: every spawn and join (one of each per thread at most).
+    shown.extend(trace.events.iter().enumerate().filter_map(|(i, e)| {
+        matches!(e.op.kind, OpKind::ThreadCreate | OpKind::ThreadJoin).then_some(i)
+    }));
     shown.sort_unstable();
     shown.dedup();
     shown
@@ -511,5 +517,18 @@ pub(crate) mod tests {
         assert!(shown.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(shown.last(), Some(&10_999));
         assert_eq!(steps_per_thread(&trace), vec![9990, 10, 1000]);
+    }
+
+    #[test]
+    fn long_traces_keep_every_spawn_and_join() {
+        // Thread 0 spawns a thread first and joins it at step 2,000 of
+        // 5,000: both far from its tail.
+        let mut events = trace_of(&[0; 5_000]).events;
+        events[0].op.kind = OpKind::ThreadCreate;
+        events[2_000].op.kind = OpKind::ThreadJoin;
+        let trace = Trace::new(events, Vec::new());
+        let shown = steps_to_show(&trace, &[]);
+        assert!(shown.contains(&0) && shown.contains(&2_000), "{shown:?}");
+        assert_eq!(shown.len(), THREAD_TAIL_STEPS + 2);
     }
 }

@@ -88,7 +88,7 @@ pub fn render(finding: &Finding, names: &Names, style: Style) -> String {
     if elided > 0 {
         let _ = write!(
             out,
-            "; showing the last {THREAD_TAIL_STEPS} of each thread{}, {elided} steps elided: the schedule file holds every step, --replay runs them again",
+            "; showing the last {THREAD_TAIL_STEPS} of each thread, every SPAWN and JOIN{}, {elided} steps elided: the schedule file holds every step, --replay runs them again",
             if bug.race.is_some() { " and the racing accesses" } else { "" }
         );
     }
