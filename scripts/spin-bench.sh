@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Spin loops under await semantics: the spin shapes of the peers'
-# benchmarks (c-examples/spin_*.c, 3 threads of 2 rounds unless said) and
+# benchmarks (c-examples/spin_*.c, 3 threads of 2 rounds unless said), C++
+# std::atomic_flag and std::atomic<bool> locks, the kernel's READ_ONCE wait, and
 # Concurrency Kit's spin locks (c-examples/ck/ck_spinlocks.c, the same shape),
 # built with reach-cc -O1 -g and -O0 -g, explored by the default strategy
 # with await semantics and with --no-await (the spin threshold only), side
@@ -41,6 +42,11 @@ shapes=(
   # Queue and decrement locks in C11 (Concurrency Kit's MCS and dec shapes)
   "MCS-queue-lock spin_mcs_lock.c - 3 2"
   "decrement-lock spin_dec_lock.c - 3 2"
+  # C++ locks (std::atomic_flag, std::atomic<bool>) and the Linux kernel's
+  # READ_ONCE/cpu_relax wait (volatile accesses are marked accesses)
+  "std::atomic_flag-lock(3x1) spin_atomic_flag.cpp - 3 0"
+  "std::atomic_bool-lock(3x1) spin_atomic_flag.cpp - 0 3"
+  "READ_ONCE-gate(3-waiters) spin_read_once.c - 3"
   # Concurrency Kit's spin locks (libck-dev, asm atomics), as a program uses them
   "ck_spinlock_fas(exchange) ck/ck_spinlocks.c 90/90 fas"
   "ck_spinlock_cas(compare-and-swap) ck/ck_spinlocks.c -/90 cas"
@@ -58,10 +64,13 @@ for entry in "${shapes[@]}"; do
   shape=${1//-/ } file=$2 peers=$3
   shift 3
   args=("$@")
-  name=$(basename "${file%.c}")${args[0]:+_${args[0]}}
+  name=$(basename "${file%.*}")$(printf '_%s' "${args[@]}")
+  [ ${#args[@]} -eq 0 ] && name=$(basename "${file%.*}")
+  compiler=reach-cc
+  [ "${file##*.}" = cpp ] && compiler=reach-cxx
   for opt in O1 O0; do
-    exe=$work/$(basename "${file%.c}")_$opt
-    "$bin/reach-cc" "-$opt" -g "c-examples/$file" -o "$exe" || exit 2
+    exe=$work/$(basename "${file%.*}")_$opt
+    "$bin/$compiler" "-$opt" -g "c-examples/$file" -o "$exe" || exit 2
     for mode in await no-await; do
       extra=()
       [ "$mode" = no-await ] && extra=(--no-await)
@@ -127,6 +136,13 @@ if [ "$write" = 1 ]; then
     echo "failed acquisition writes the word) have behaviours of their own protocol"
     echo "and do not finish 3 threads of 2 in 30 s; 3 threads of one critical"
     echo "section take 120 and 78 (\`tests/tests/ck.rs\`)."
+    echo
+    echo "The C++ locks (\`spin_atomic_flag.cpp\`, 3 threads of one critical"
+    echo "section) take the 6 orders of their critical sections unoptimised;"
+    echo "optimised, clang peels the loop's first test before the loop and that"
+    echo "failed test is a read of its own. The \`READ_ONCE\` gate"
+    echo "(\`spin_read_once.c 3\`, volatile accesses as marked accesses) has the"
+    echo "exhaustive oracle's 36 behaviours."
   } >"$section"
   "$root/scripts/replace-section.py" "$root/BENCHMARKS.md" "## Spin loops" "$section"
   rm -f "$section"
