@@ -363,22 +363,6 @@ struct Race {
     p_ran_since: bool,
 }
 
-/// True for an operation the runtime leaves out of the enabled set only
-/// when its thread busy-waits (`runtime/src/spin.rs`): it can always run,
-/// and does when a schedule prefix asks for it, so a race of it with the
-/// event that let its thread go is reversed where the trace shows the
-/// thread held back (a retry that fails once more and gives up). A step
-/// after a held-back yield is not moved before that event: it would add a
-/// spin iteration and nothing else, as on std's channels.
-fn held_only_by_spinning(op: &Op) -> bool {
-    op.may_make_no_progress() && op.kind != OpKind::Await && !blocking(op)
-}
-
-/// Did thread `p` exist at state `i` of `trace`?
-fn alive_at(trace: &Trace, p: u32, i: usize) -> bool {
-    trace.born_at(p).is_some_and(|b| b <= i)
-}
-
 /// True for an operation that may have to wait for another thread.
 fn blocking(op: &Op) -> bool {
     let try_or_timed = op.flags.has(EventFlags::TRY) || op.flags.has(EventFlags::TIMED);
@@ -738,7 +722,6 @@ impl OptimalDpor {
                     && !read_held_by_others(&v, i, p, trace)
             } else {
                 self.nodes.get(i).is_some_and(|n| n.enabled.contains(p))
-                    || (held_only_by_spinning(&v) && alive_at(trace, p, i))
                     || relock_follows_reversal(&v, p, i, &relock_events, hb, trace)
             }
         };
