@@ -6,8 +6,7 @@
 //! search's on the memory-model examples, and it must find every bug the
 //! exhaustive search finds there, in far fewer executions.
 
-use crate::memory_model::{assert_replays, litmus};
-use reach_rc11::Model;
+use crate::memory_model::{assert_litmus_graphs_equal_the_oracle, assert_replays};
 use reach_tests::{build_example, reach, Run};
 
 const DPOR: &[&str] = &["--memory-model", "rc11", "--strategy", "dpor"];
@@ -24,29 +23,8 @@ fn graphs(run: &Run) -> Option<u64> {
 /// executions against 78,378).
 #[test]
 fn dpor_reads_from_graphs_equal_the_oracle() {
+    assert_litmus_graphs_equal_the_oracle(DPOR);
     let program = build_example("mm_litmus.c");
-    for name in [
-        "sb", "mp", "lb", "iriw", "wrc", "r", "2+2w", "s", "cas", "fadd", "2fadd", "mp2",
-    ] {
-        for order in ["rlx", "ra", "sc"] {
-            let expected = reach_rc11::enumerate(&litmus(name, order), Model::Rc11)
-                .expect("a valid litmus program")
-                .len() as u64;
-            let run = reach(&program, DPOR, &[name, order]);
-            assert_eq!(
-                run.code, 0,
-                "{name} {order}: {}\n{}",
-                run.stdout, run.stderr
-            );
-            assert!(run.complete(), "{name} {order}: not complete");
-            assert_eq!(
-                graphs(&run),
-                Some(expected),
-                "{name} {order}: reads-from graphs ({} executions)",
-                run.executions()
-            );
-        }
-    }
     let iriw = reach(&program, DPOR, &["iriw", "rlx"]);
     assert!(
         iriw.executions() < 200,
