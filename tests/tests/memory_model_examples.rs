@@ -10,7 +10,8 @@ use crate::memory_model::assert_replays;
 use reach_tests::{build_example, reach};
 
 const EXHAUSTIVE: &[&str] = &["--memory-model", "rc11", "--strategy", "exhaustive"];
-const RANDOM: &[&str] = &[
+/// `--memory-model rc11` with 2,000 random executions, seed 1.
+pub(crate) const RANDOM: &[&str] = &[
     "--memory-model",
     "rc11",
     "--strategy",

@@ -6,6 +6,7 @@
 //! for the channel example, where `dpor` also runs executions its sleep sets
 //! block). The test binary of `cargo test --no-run` is explored too.
 
+use crate::memory_model_examples::RANDOM as RC11_RANDOM;
 use reach_tests::{bin, bin_dir, reach, root, schedule_of, scratch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -634,18 +635,6 @@ fn a_single_file_built_by_reach_rustc_directly() {
     assert_clean(&out, 162);
 }
 
-/// `--memory-model rc11` with 2,000 random executions, seed 1.
-const RC11_RANDOM: [&str; 8] = [
-    "--memory-model",
-    "rc11",
-    "--strategy",
-    "random",
-    "--seed",
-    "1",
-    "--max-executions",
-    "2000",
-];
-
 /// A flag stored and loaded `Relaxed` (`publish_relaxed`): under
 /// `--memory-model rc11` the reader sees the flag and reads the data's
 /// initial 0 (the random walk picks among the stores each load may read;
@@ -657,7 +646,7 @@ fn relaxed_publish_is_found_under_rc11() {
     let program = examples_dir().join("publish_relaxed");
     assert_bug_with(
         &program,
-        &RC11_RANDOM,
+        RC11_RANDOM,
         "panic",
         "the flag came before the data",
     );
@@ -678,11 +667,11 @@ fn arc_drop_needs_an_acquire_fence_under_rc11() {
     let program = examples_dir().join("refcount_drop");
     assert_bug_with(
         &program,
-        &RC11_RANDOM,
+        RC11_RANDOM,
         "panic",
         "freed before the other thread's last use was visible",
     );
-    let twin = reach(&program, &RC11_RANDOM, &["arc"]);
+    let twin = reach(&program, RC11_RANDOM, &["arc"]);
     assert!(twin.json["bug"].is_null(), "{}", twin.stdout);
     assert_eq!(twin.executions(), 2000);
     for args in [&[][..], &["arc"][..]] {
