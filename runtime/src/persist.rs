@@ -31,7 +31,9 @@
 //! scheduler are told to exit (a raw `exit` of the kernel thread: their C
 //! library state is memory, restored with the rest); a thread that cannot be
 //! ended, or a main thread that already exited, makes the worker unusable:
-//! it reports the execution and exits, and the fork server forks a new one.
+//! it reports the execution and stops persisting ([`Cause::Threads`]), so
+//! every later execution is a forked child (a new worker would pay a whole
+//! snapshot for each execution).
 //!
 //! What memory cannot undo is observed at run time: the interposers below
 //! (files, descriptors, processes, timers, sockets, shared file
