@@ -1,9 +1,10 @@
 /*
  * nondet_address.c - a program whose path depends on an address.
  *
- * main allocates a block and stores to a flag as many times as the low
+ * main allocates a block and stores to a flag once more than the low
  * byte of its page number says before it starts a thread that races with
- * it on another variable. Where the kernel randomises addresses (ASLR) the
+ * it on another variable (at least once, so that two processes' first
+ * steps are both that store, to the flag's address in each). Where the kernel randomises addresses (ASLR) the
  * block's page differs from process to process, and so do the steps of a
  * schedule. reach-native turns address randomisation off for the
  * programs it runs, so the addresses, and the program, are the same in
@@ -34,7 +35,7 @@ int main(void)
 {
     void *block = malloc(16);
     unsigned page = (unsigned)((uintptr_t)block >> 12);
-    for (unsigned i = 0; i < (page & 0xff); i++)
+    for (unsigned i = 0; i <= (page & 0xff); i++)
         atomic_store(&flag, i);
     free(block);
     pthread_t thread;
