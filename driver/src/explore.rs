@@ -11,7 +11,7 @@ use crate::objects::ObjectLog;
 use crate::random_share::{RandomShare, ShareSpec, ShareSummary};
 use crate::recheck::Judgement;
 use crate::record::Recorder;
-use crate::strategy::Strategy;
+use crate::strategy::{Divergence, Strategy};
 use crate::trace::Trace;
 use serde::Serialize;
 use std::collections::HashSet;
@@ -238,6 +238,10 @@ pub struct Summary {
     /// exactly when run again: the search asked for the impossible
     /// ([`crate::recheck`]).
     pub internal_errors: u64,
+    /// Executions that left a step the search predicted although the
+    /// program repeated them exactly: a dependency through memory that
+    /// uninstrumented code touched ([`crate::strategy::Divergence::predicted`]).
+    pub hidden_dependencies: u64,
     /// What the randomised share ran beside the search, if it had one
     /// (not counted in the fields above).
     pub random_share: Option<ShareSummary>,
@@ -269,6 +273,7 @@ impl Summary {
             shortened: None,
             strategy_stats: Vec::new(),
             internal_errors: 0,
+            hidden_dependencies: 0,
             random_share: None,
         }
     }
@@ -297,11 +302,18 @@ impl Summary {
 
     /// What internal errors left out, if there were any.
     pub fn internal_error_note(&self) -> Option<String> {
-        match self.internal_errors {
+        let errors = match self.internal_errors {
             0 => None,
-            1 => Some("1 execution did not follow its schedule through an internal error and its branch was not explored".into()),
+            1 => Some("1 execution did not follow its schedule through an internal error and its branch was not explored".to_string()),
             n => Some(format!("{n} executions did not follow their schedules through an internal error and their branches were not explored")),
-        }
+        };
+        let hidden = match self.hidden_dependencies {
+            0 => None,
+            1 => Some("1 execution did not take a predicted step, through a dependency in code built without reach-cc, and its branch was not explored".to_string()),
+            n => Some(format!("{n} executions did not take predicted steps, through dependencies in code built without reach-cc, and their branches were not explored")),
+        };
+        let notes: Vec<String> = errors.into_iter().chain(hidden).collect();
+        (!notes.is_empty()).then(|| notes.join("; "))
     }
 
     /// True if the whole search space was explored.
@@ -514,6 +526,9 @@ pub struct Examined {
     /// It did not follow its schedule, and re-runs repeated it exactly:
     /// an internal error of the search, not a behaviour of the program.
     pub internal_error: bool,
+    /// Of those, one that left a step the search predicted: a dependency
+    /// through uninstrumented code ([`Summary::hidden_dependencies`]).
+    pub hidden_dependency: bool,
 }
 
 impl Summary {
@@ -527,7 +542,9 @@ impl Summary {
         if examined.await_blocked {
             self.await_blocked += 1;
         }
-        if examined.internal_error {
+        if examined.hidden_dependency {
+            self.hidden_dependencies += 1;
+        } else if examined.internal_error {
             self.internal_errors += 1;
         }
         if let Some(bound) = examined.truncated_at {
@@ -655,6 +672,7 @@ pub fn examine(
         truncated_at: trace.truncated.then_some(trace.len() as u64),
         finding: None,
         internal_error: false,
+        hidden_dependency: false,
     };
     let held_back = outcome.status == reach_channel::RunStatus::SleepBlocked
         && trace.len() < request.prefix.len();
@@ -670,15 +688,24 @@ pub fn examine(
             Ok(Some(bug)) if killed && trace.len() < request.prefix.len() => bug,
             _ => {
                 let ran = ran.as_ref().unwrap_or(request);
+                // A predicted step of a thread the execution has: a
+                // dependency the trace does not show, if the program
+                // repeats itself.
+                let hidden = divergence.predicted
+                    && ran
+                        .prefix
+                        .get(divergence.step)
+                        .is_some_and(|&t| (t as usize) < trace.thread_count());
                 let judged = options
                     .recheck
                     .as_ref()
-                    .map(|r| r.judge(ran, &trace, &outcome.sources, divergence.step));
+                    .map(|r| r.judge(ran, &trace, &outcome.sources, divergence.step, hidden));
                 let mut causes = Vec::new();
                 let cause = match judged {
                     Some(Ok(Judgement::Repeats)) => {
-                        report_internal_error(number, ran, &divergence.to_string());
+                        report_internal_error(number, ran, &divergence, hidden);
                         examined.internal_error = true;
+                        examined.hidden_dependency = hidden;
                         return Ok(examined);
                     }
                     Some(Ok(Judgement::Differs(sentence, named))) => {
@@ -752,8 +779,11 @@ pub fn examine(
 
 /// Says on standard error that execution `number` did not follow the
 /// schedule of `request` although the program repeats what it did: the
-/// search asked for a schedule the program cannot take.
-fn report_internal_error(number: u64, request: &Request, divergence: &str) {
+/// search asked for a schedule the program cannot take. A step the search
+/// predicted ([`Divergence::predicted`]) of a thread the execution has
+/// (`hidden`) depends on memory that code outside the instrumentation
+/// touched, which the report says.
+fn report_internal_error(number: u64, request: &Request, divergence: &Divergence, hidden: bool) {
     let mut runs: Vec<(u32, usize)> = Vec::new();
     for &t in &request.prefix {
         match runs.last_mut() {
@@ -762,9 +792,15 @@ fn report_internal_error(number: u64, request: &Request, divergence: &str) {
         }
     }
     let schedule: Vec<String> = runs.iter().map(|(t, n)| format!("[{t},{n}]")).collect();
+    let schedule = schedule.join(",");
+    if hidden {
+        eprintln!(
+            "reach-native: note: execution {number} did not take a step the search predicted from other executions ({divergence}), and its re-runs repeated it exactly: the program is deterministic, but a thread depends on memory that no instrumented access shows (code built without reach-cc, such as a precompiled standard library, reading what another thread wrote); that branch is not explored and the search goes on. Schedule: [{schedule}]"
+        );
+        return;
+    }
     eprintln!(
-        "reach-native: internal error: execution {number} did not follow its schedule ({divergence}), and two re-runs repeated it exactly: the search asked for a schedule the program cannot take; the search goes on. Schedule: [{}]",
-        schedule.join(",")
+        "reach-native: internal error: execution {number} did not follow its schedule ({divergence}), and two re-runs repeated it exactly: the search asked for a schedule the program cannot take; the search goes on. Schedule: [{schedule}]"
     );
     eprintln!("reach-native: please report this to the reach-native maintainers with the schedule above and the program");
 }

@@ -52,6 +52,8 @@ enum Message<S: Splittable> {
         truncated_at: Option<u64>,
         /// The search asked for a schedule the program cannot take.
         internal_error: bool,
+        /// Of those, a predicted step a hidden dependency prevented.
+        hidden_dependency: bool,
         finding: Option<Box<Finding>>,
         reports: Vec<S::Report>,
     },
@@ -487,6 +489,7 @@ fn handle<S: Splittable>(
             reads_from,
             truncated_at,
             internal_error,
+            hidden_dependency,
             finding,
             reports,
         } => {
@@ -503,6 +506,7 @@ fn handle<S: Splittable>(
                 truncated_at,
                 finding: None,
                 internal_error,
+                hidden_dependency,
             });
             if let Some(finding) = finding {
                 crate::explore::add_finding(summary, signatures, *finding);
@@ -766,6 +770,7 @@ fn worker<S: Splittable>(
                     reads_from: examined.reads_from,
                     truncated_at: examined.truncated_at,
                     internal_error: examined.internal_error,
+                    hidden_dependency: examined.hidden_dependency,
                     finding: examined.finding.map(Box::new),
                     reports: level.search.take_reports(),
                 };

@@ -88,12 +88,16 @@ impl Recheck {
     /// from the path an earlier execution took, in which the runtime saw
     /// `seen`. A change of the working directory or of a file the program
     /// opened is the program's nondeterminism without re-running.
+    /// `predicted`: the step left was the strategy's prediction
+    /// ([`crate::strategy::Divergence::predicted`]), which no earlier
+    /// execution took, so what an earlier run read cannot explain it.
     pub fn judge(
         &self,
         request: &Request,
         first: &Trace,
         seen: &Seen,
         diverged_at: usize,
+        predicted: bool,
     ) -> Result<Judgement, String> {
         let mut evidence = Vec::new();
         let changed = self.workdir.as_deref().map(DirSnapshot::changes);
@@ -139,9 +143,10 @@ impl Recheck {
             }
         }
         // The re-runs repeat this execution, but it may have read other
-        // values than the earlier execution it parted from.
+        // values than the earlier execution it parted from (when it left a
+        // step that execution took, not a predicted one).
         let before = causes::used_before_causes(&seen, diverged_at as u64);
-        if !before.is_empty() {
+        if !predicted && !before.is_empty() {
             return Ok(differs(
                 before,
                 Some(&format!(

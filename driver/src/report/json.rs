@@ -221,6 +221,11 @@ pub struct JsonReport {
     /// repeated them exactly when run again: the search asked for a
     /// schedule the program cannot take (an internal error).
     pub internal_errors: u64,
+    /// Executions that did not take a step the search predicted although
+    /// the program repeated them exactly: a dependency through memory
+    /// that code built without reach-cc touched; their branches were not
+    /// explored.
+    pub hidden_dependencies: u64,
     /// Executions longer than the recording bound (`--max-recorded-steps`),
     /// explored only in their recorded steps.
     pub truncated_executions: u64,
@@ -447,6 +452,7 @@ pub fn build(program: &str, summary: &Summary, names: &Names, instrumented: bool
         sleep_blocked: summary.sleep_blocked,
         await_blocked: summary.await_blocked,
         internal_errors: summary.internal_errors,
+        hidden_dependencies: summary.hidden_dependencies,
         truncated_executions: summary.truncated,
         recorded_bound: summary.recorded_bound.filter(|_| summary.truncated > 0),
         duplicate_partial_orders: summary.partial_orders.map(|_| summary.duplicate_orders),

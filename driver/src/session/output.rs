@@ -156,6 +156,7 @@ pub fn finish(
         println!("  sleep-set blocked:     {}", summary.sleep_blocked);
         println!("  blocked at an await:   {}", summary.await_blocked);
         println!("  internal errors:       {}", summary.internal_errors);
+        println!("  hidden dependencies:   {}", summary.hidden_dependencies);
         println!("  steps executed:        {}", summary.total_steps);
         println!(
             "  time:                  {:.3} s",

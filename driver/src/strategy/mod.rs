@@ -34,6 +34,14 @@ pub struct Divergence {
     pub expected: String,
     /// What this execution did.
     pub got: String,
+    /// The expected step was the strategy's prediction, not a replay: a
+    /// step of a reordering of events seen in other executions (an
+    /// optimal-DPOR wakeup sequence, a race variant), which no execution
+    /// has taken after this prefix. A
+    /// program that repeats itself and still leaves such a step depends
+    /// on something the trace does not show (an access in uninstrumented
+    /// code), never on what an earlier run read.
+    pub predicted: bool,
 }
 
 impl fmt::Display for Divergence {

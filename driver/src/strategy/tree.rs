@@ -42,6 +42,7 @@ impl Path {
                     step,
                     expected: describe(node.chosen, &node.op),
                     got: "the end of the execution".into(),
+                    predicted: false,
                 });
             };
             let same = event.thread == node.chosen
@@ -53,6 +54,7 @@ impl Path {
                     step,
                     expected: describe(node.chosen, &node.op),
                     got: describe(event.thread, &event.op),
+                    predicted: false,
                 });
             }
         }

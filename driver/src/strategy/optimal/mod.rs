@@ -987,6 +987,7 @@ fn check_prefix(
                 step,
                 expected,
                 got: "the end of the execution".into(),
+                predicted: step >= branch,
             });
         };
         let same_op = nodes.get(step).filter(|_| step < branch).is_none_or(|n| {
@@ -1001,6 +1002,7 @@ fn check_prefix(
                 step,
                 expected,
                 got: describe(event.thread, &event.op),
+                predicted: step >= branch,
             });
         }
     }

@@ -92,6 +92,7 @@ impl crate::strategy::partition::Shardable for ReachabilityTesting {
 /// synchronisation pair of the variant, changed ones included, happened
 /// with the same operations and in the variant's order.
 pub fn check_variant(variant: &Variant, trace: &Trace) -> Result<(), Divergence> {
+    let replayed = variant.replayed_len();
     for (step, (thread, (kind, object))) in variant.steps().enumerate() {
         let expected = Op {
             kind,
@@ -104,6 +105,7 @@ pub fn check_variant(variant: &Variant, trace: &Trace) -> Result<(), Divergence>
                 step,
                 expected: describe(thread, &expected),
                 got: "the end of the execution".into(),
+                predicted: step >= replayed,
             });
         };
         if event.thread != thread || event.op.kind != kind || event.op.object != object {
@@ -111,6 +113,7 @@ pub fn check_variant(variant: &Variant, trace: &Trace) -> Result<(), Divergence>
                 step,
                 expected: describe(thread, &expected),
                 got: describe(event.thread, &event.op),
+                predicted: step >= replayed,
             });
         }
     }

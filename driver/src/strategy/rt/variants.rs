@@ -179,6 +179,21 @@ impl Variant {
         self.len
     }
 
+    /// Steps at the start of the linearisation that replay the parent's
+    /// events in the parent's own order: what an execution already did.
+    /// The steps after them reorder the parent's events (the search's
+    /// prediction, [`crate::strategy::Divergence::predicted`]).
+    pub fn replayed_len(&self) -> usize {
+        let mut next = 0;
+        for &(start, n) in &self.runs {
+            if start != next {
+                break;
+            }
+            next += n;
+        }
+        next as usize
+    }
+
     /// True for the empty linearisation (the first execution's).
     pub fn is_empty(&self) -> bool {
         self.len == 0

@@ -300,6 +300,7 @@ impl Unfold {
                     step,
                     expected: describe(known),
                     got: describe(label),
+                    predicted: false,
                 })
             }
         }
@@ -425,6 +426,7 @@ impl Unfold {
                     step,
                     expected: "a path constraint of a running thread".into(),
                     got: describe(&label),
+                    predicted: false,
                 });
             };
             if let Some(inputs) = &mut self.inputs {
@@ -479,6 +481,7 @@ impl Unfold {
                     step: i,
                     expected: "a step of a running thread".into(),
                     got: describe(&label),
+                    predicted: false,
                 });
             };
             self.learn_next(c, &label, &marking, i)?;
@@ -491,6 +494,7 @@ impl Unfold {
                             step: i,
                             expected: format!("{place:?} marked (the net model of the program)"),
                             got: describe(&label),
+                            predicted: false,
                         })
                     }
                 }
@@ -504,6 +508,7 @@ impl Unfold {
                     step: i,
                     expected: describe(&self.unf.events[flight.steps[i] as usize].label),
                     got: describe(&self.unf.events[e as usize].label),
+                    predicted: false,
                 });
             }
             for u in std::iter::once(t).chain(spawned) {
