@@ -81,6 +81,10 @@ struct Range {
     inode: u64,
     /// Offset of its copy in the data area (writable private ones only).
     data: usize,
+    /// A piece of the runtime's own tables that start every execution
+    /// afresh by themselves ([`own_spans`]): mapped, neither copied nor
+    /// write-tracked nor restored.
+    own: bool,
 }
 
 impl Range {
@@ -90,10 +94,11 @@ impl Range {
         perms: [0; 4],
         inode: 0,
         data: usize::MAX,
+        own: false,
     };
 
     fn saved(&self) -> bool {
-        self.perms[1] == b'w' && self.perms[3] == b'p'
+        self.perms[1] == b'w' && self.perms[3] == b'p' && !self.own
     }
 }
 
@@ -435,8 +440,53 @@ fn skip_field(s: &[u8], i: &mut usize) {
     }
 }
 
+/// The runtime's own large tables, page-aligned spans in its static
+/// memory: each forgets the last execution by itself when the next starts
+/// (a number of the execution in every entry), so the worker leaves them
+/// out of its snapshot. Restoring them cost a walk of their 15 MB of page
+/// tables after every execution, and their copy at the checkpoint.
+fn own_spans() -> [(usize, usize); 2] {
+    [crate::private::own_span(), crate::memory_model::own_span()]
+}
+
+/// Splits `r` at the spans of [`own_spans`] into `out` from `n` on: the
+/// pieces inside a span are marked [`Range::own`]. The new count, or
+/// `None` if there is no room.
+fn split_own(r: Range, out: &mut [Range; MAX_RANGES], mut n: usize) -> Option<usize> {
+    let mut at = r.start;
+    let mut spans = own_spans();
+    spans.sort_unstable();
+    let mut push = |s: usize, e: usize, own: bool, n: &mut usize| -> Option<()> {
+        if s < e {
+            if *n == MAX_RANGES {
+                return None;
+            }
+            out[*n] = Range {
+                start: s,
+                end: e,
+                own,
+                ..r
+            };
+            *n += 1;
+        }
+        Some(())
+    };
+    for (s, e) in spans {
+        let (s, e) = (s.max(at), e.min(r.end));
+        if s >= e {
+            continue;
+        }
+        push(at, s, false, &mut n)?;
+        push(s, e, true, &mut n)?;
+        at = e;
+    }
+    push(at, r.end, false, &mut n)?;
+    Some(n)
+}
+
 /// Parses `maps[..len]` into `out`, leaving out `[hole_start, hole_end)`
-/// (the control region). Number of ranges, or `None` if too many.
+/// (the control region) and splitting off the runtime's own tables
+/// ([`split_own`]). Number of ranges, or `None` if too many.
 fn parse_maps(maps: &[u8], out: &mut [Range; MAX_RANGES], hole: (usize, usize)) -> Option<usize> {
     let mut n = 0;
     let mut i = 0;
@@ -466,15 +516,15 @@ fn parse_maps(maps: &[u8], out: &mut [Range; MAX_RANGES], hole: (usize, usize)) 
         let pieces = [(r.start, r.end.min(hole.0)), (r.start.max(hole.1), r.end)];
         for (s, e) in pieces {
             if s < e {
-                if n == MAX_RANGES {
-                    return None;
-                }
-                out[n] = Range {
-                    start: s,
-                    end: e,
-                    ..r
-                };
-                n += 1;
+                n = split_own(
+                    Range {
+                        start: s,
+                        end: e,
+                        ..r
+                    },
+                    out,
+                    n,
+                )?;
             }
         }
     }

@@ -8,9 +8,9 @@
 //! reached it. It is a fixed array in the runtime's static memory (open
 //! addressing, [`PROBES`] slots per lookup); an entry carries the number of
 //! the execution it belongs to, so starting an execution forgets the table
-//! without clearing it (persistent executions restore the array with the
-//! rest of the runtime's memory, a forked execution gets the server's copy:
-//! either way a stale entry is a free slot). A granule the table has no slot
+//! without clearing it (a persistent worker leaves the table out of its
+//! snapshot, so the number keeps counting; a forked execution gets the
+//! server's copy: either way a stale entry is a free slot). A granule the table has no slot
 //! for is shared. Per owned granule the entry keeps the owner's last write
 //! and last read that were no scheduling point: the bytes, the *position*
 //! (events recorded before it) and the site. When a second thread reaches
@@ -140,7 +140,10 @@ const EMPTY: Entry = Entry {
     read: NO_LAST,
 };
 
-/// The table and the execution's counts.
+/// The table and the execution's counts, on pages of their own: a
+/// persistent worker leaves them out of its snapshot
+/// ([`own_span`]), and `epoch` keeps counting across its executions.
+#[repr(C, align(4096))]
 struct Private {
     /// Private accesses asked for in this execution.
     on: bool,
@@ -170,6 +173,13 @@ fn table() -> &'static mut Private {
     // SAFETY: only the thread holding the right to run calls into this
     // module (the hand-over orders the accesses), and never re-entrantly.
     unsafe { &mut *core::ptr::addr_of_mut!(PRIVATE) }
+}
+
+/// The table's pages (start, end): everything here is reset or forgotten
+/// by [`start_execution`], so a snapshot of the process need not hold it.
+pub fn own_span() -> (usize, usize) {
+    let start = core::ptr::addr_of!(PRIVATE) as usize;
+    (start, start + core::mem::size_of::<Private>())
 }
 
 /// Starts an execution: private accesses if `flags` has `REQ_PRIVATE`;

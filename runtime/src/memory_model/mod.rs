@@ -135,7 +135,9 @@ impl ThreadModel {
     };
 }
 
-/// The model's state for one execution.
+/// The model's state for one execution, on pages of its own: a persistent
+/// worker leaves it out of its snapshot ([`own_span`]).
+#[repr(C, align(4096))]
 struct Model {
     threads: [ThreadModel; MODEL_THREADS],
     locations: Locations,
@@ -163,6 +165,14 @@ fn model() -> &'static mut Model {
     // SAFETY: only the thread holding the right to run touches the model,
     // and never re-entrantly.
     unsafe { &mut *core::ptr::addr_of_mut!(MODEL) }
+}
+
+/// The model's pages (start, end): [`start_execution`] forgets what they
+/// hold (new generations of the tables, fresh views), so a snapshot of
+/// the process need not hold them.
+pub fn own_span() -> (usize, usize) {
+    let start = core::ptr::addr_of!(MODEL) as usize;
+    (start, start + core::mem::size_of::<Model>())
 }
 
 /// Is the execution under RC11?
