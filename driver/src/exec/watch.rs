@@ -5,7 +5,7 @@
 //! executions may have started from other files than earlier ones: the
 //! search is then not complete, and a nondeterminism report names the files.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -23,7 +23,10 @@ type State = (bool, u64, i64, i64, u64);
 #[derive(Debug)]
 pub struct DirSnapshot {
     root: PathBuf,
-    entries: BTreeMap<PathBuf, State>,
+    /// By path relative to the root; hashed, as ordering paths compares
+    /// them component by component (a sorted map made that the larger
+    /// part of a walk's cost).
+    entries: HashMap<PathBuf, State>,
 }
 
 impl DirSnapshot {
@@ -65,8 +68,8 @@ impl DirSnapshot {
 
 /// The entries under `root`, breadth first, at most [`MAX_ENTRIES`];
 /// symbolic links are not followed, nor mount points of other file systems.
-fn walk(root: &Path) -> BTreeMap<PathBuf, State> {
-    let mut entries = BTreeMap::new();
+fn walk(root: &Path) -> HashMap<PathBuf, State> {
+    let mut entries = HashMap::new();
     // Other file systems (`/proc`, `/sys`, tmpfs mounts) are not entered.
     let Ok(device) = std::fs::metadata(root).map(|m| m.dev()) else {
         return entries;
