@@ -74,6 +74,7 @@ fn executor_mode(
         await_retries: false,
         awaits_off: false,
         drop_held: false,
+        drop_respin: false,
         user_threads,
         symbolic_args: false,
         symbolic_stdin: 0,

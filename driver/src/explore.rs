@@ -242,6 +242,10 @@ pub struct Summary {
     /// program repeated them exactly: a dependency through memory that
     /// uninstrumented code touched ([`crate::strategy::Divergence::predicted`]).
     pub hidden_dependencies: u64,
+    /// Executions dropped because a step the search ran while the runtime
+    /// held its thread back as a spinner added one spin iteration and
+    /// nothing else ([`crate::strategy::Strategy::drop_respun`]).
+    pub respin_dropped: u64,
     /// What the randomised share ran beside the search, if it had one
     /// (not counted in the fields above).
     pub random_share: Option<ShareSummary>,
@@ -274,6 +278,7 @@ impl Summary {
             strategy_stats: Vec::new(),
             internal_errors: 0,
             hidden_dependencies: 0,
+            respin_dropped: 0,
             random_share: None,
         }
     }
@@ -529,6 +534,9 @@ pub struct Examined {
     /// Of those, one that left a step the search predicted: a dependency
     /// through uninstrumented code ([`Summary::hidden_dependencies`]).
     pub hidden_dependency: bool,
+    /// Dropped: a spinner the prefix ran while held back was held back
+    /// again at the same operation ([`Summary::respin_dropped`]).
+    pub respin_dropped: bool,
 }
 
 impl Summary {
@@ -541,6 +549,9 @@ impl Summary {
         }
         if examined.await_blocked {
             self.await_blocked += 1;
+        }
+        if examined.respin_dropped {
+            self.respin_dropped += 1;
         }
         if examined.hidden_dependency {
             self.hidden_dependencies += 1;
@@ -673,11 +684,18 @@ pub fn examine(
         finding: None,
         internal_error: false,
         hidden_dependency: false,
+        respin_dropped: false,
     };
     let held_back = outcome.status == reach_channel::RunStatus::SleepBlocked
         && trace.len() < request.prefix.len();
     if held_back && strategy.abandon(request) {
         examined.sleep_blocked = true;
+        return Ok(examined);
+    }
+    let respun =
+        outcome.status == reach_channel::RunStatus::SleepBlocked && outcome.divergence.is_some();
+    if respun && strategy.drop_respun(request) {
+        examined.respin_dropped = true;
         return Ok(examined);
     }
     if let Err(divergence) = strategy.observe(request, &trace) {

@@ -54,6 +54,8 @@ enum Message<S: Splittable> {
         internal_error: bool,
         /// Of those, a predicted step a hidden dependency prevented.
         hidden_dependency: bool,
+        /// Dropped as one spin iteration more.
+        respin_dropped: bool,
         finding: Option<Box<Finding>>,
         reports: Vec<S::Report>,
     },
@@ -490,6 +492,7 @@ fn handle<S: Splittable>(
             truncated_at,
             internal_error,
             hidden_dependency,
+            respin_dropped,
             finding,
             reports,
         } => {
@@ -507,6 +510,7 @@ fn handle<S: Splittable>(
                 finding: None,
                 internal_error,
                 hidden_dependency,
+                respin_dropped,
             });
             if let Some(finding) = finding {
                 crate::explore::add_finding(summary, signatures, *finding);
@@ -771,6 +775,7 @@ fn worker<S: Splittable>(
                     truncated_at: examined.truncated_at,
                     internal_error: examined.internal_error,
                     hidden_dependency: examined.hidden_dependency,
+                    respin_dropped: examined.respin_dropped,
                     finding: examined.finding.map(Box::new),
                     reports: level.search.take_reports(),
                 };

@@ -73,6 +73,7 @@ fn classes(program: &Path, strategy: impl Strategy, trace_shared: bool) -> (BTre
         await_retries: false,
         awaits_off: false,
         drop_held: false,
+        drop_respin: false,
         user_threads: false,
         symbolic_args: false,
         symbolic_stdin: 0,

@@ -19,5 +19,6 @@ mod exec_sync;
 mod fork_server;
 mod optimal_model;
 mod rt_model;
+mod spin_model;
 mod unfold_inputs_model;
 mod unfold_model;

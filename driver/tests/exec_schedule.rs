@@ -263,3 +263,70 @@ fn exchange_spin_is_parked_until_the_lock_is_released() {
         .expect("the releaser's store");
     assert!(store > 51, "{}", dump(&out));
 }
+
+/// A waiter that yields on a flag the runtime cannot see (plain clang):
+/// the runtime holds it back once it yields again without progress, and
+/// any step of another thread releases it.
+const YIELD_WAITER: &str = r#"
+#include <pthread.h>
+#include <sched.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static volatile int flag;
+static void *setter(void *arg) {
+    (void)arg;
+    pthread_mutex_lock(&m);
+    flag = 1;
+    pthread_mutex_unlock(&m);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, setter, 0);
+    while (!flag)
+        sched_yield();
+    pthread_join(t, 0);
+    return 0;
+}
+"#;
+
+/// A prefix step that runs a thread the runtime holds back as a spinner
+/// is taken; if that thread is then held back again at the same operation
+/// before it made progress, the step added one spin iteration and nothing
+/// else: under `drop_respin` the execution ends sleep-blocked, without it
+/// the thread waits as held and the execution ends normally.
+#[test]
+fn a_forced_spinner_held_again_is_dropped_under_drop_respin() {
+    let prog = compile("yield_waiter", YIELD_WAITER);
+    let config = |drop_respin| reach_native::exec::ExecConfig {
+        drop_respin,
+        ..config_full(&prog, &[], 10_000, std::time::Duration::from_secs(20))
+    };
+    let mut free = reach_native::exec::Executor::new(config(false)).expect("executor");
+    let out = free.run(&request(&[])).expect("run");
+    assert_eq!(out.status, RunStatus::Exited, "{}", dump(&out));
+    // The first step of the setter: main was held back there, yielding.
+    let setter_at = out
+        .events
+        .iter()
+        .position(|e| e.thread == 1)
+        .expect("the setter runs");
+    let held: Vec<u32> = out.events[..setter_at].iter().map(|e| e.thread).collect();
+    assert!(
+        held.iter().all(|&t| t == 0) && setter_at >= 2,
+        "{}",
+        dump(&out)
+    );
+    let mut forced = held.clone();
+    forced.push(0);
+    for drop_respin in [false, true] {
+        let mut ex = reach_native::exec::Executor::new(config(drop_respin)).expect("executor");
+        let out = ex.run(&request(&forced)).expect("run");
+        if drop_respin {
+            assert_eq!(out.status, RunStatus::SleepBlocked, "{}", dump(&out));
+            assert_eq!(out.events.len(), forced.len(), "{}", dump(&out));
+        } else {
+            assert_eq!(out.status, RunStatus::Exited, "{}", dump(&out));
+            assert!(out.events.len() > forced.len(), "{}", dump(&out));
+        }
+    }
+}

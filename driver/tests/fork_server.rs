@@ -71,6 +71,7 @@ fn config(program: &Path, args: &[&str], fork_server: bool) -> ExecConfig {
         await_retries: false,
         awaits_off: false,
         drop_held: false,
+        drop_respin: false,
         user_threads: false,
         symbolic_args: false,
         symbolic_stdin: 0,

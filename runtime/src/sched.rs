@@ -21,8 +21,8 @@ use crate::sys;
 use core::fmt::Write;
 use core::sync::atomic::{AtomicU32, Ordering};
 use reach_channel::layout::{
-    REQ_AWAITS_OFF, REQ_AWAIT_RETRIES, REQ_COMMUTE_RMWS, REQ_DROP_HELD, REQ_EXIT_CUTS_THREADS,
-    REQ_RC11, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING, REQ_USER_THREADS,
+    REQ_AWAITS_OFF, REQ_AWAIT_RETRIES, REQ_COMMUTE_RMWS, REQ_DROP_HELD, REQ_DROP_RESPIN,
+    REQ_EXIT_CUTS_THREADS, REQ_RC11, REQ_SLEEP_SETS, REQ_SPIN_BLOCKING, REQ_USER_THREADS,
 };
 use reach_channel::{Event, Op, OpKind, Policy, RunStatus, ThreadSet, ThreadState};
 
@@ -448,6 +448,7 @@ pub fn decide(st: &mut State, cur: u32) -> u32 {
             && (st.policy == Policy::ContinueThenLowest
                 || (st.policy == Policy::Pct && step < st.pct_next_at))
             && !(st.sleep_sets && st.sleep.contains(cur))
+            && st.respin_watch.is_empty()
         {
             st.enabled = enabled;
             return cur;
@@ -504,10 +505,18 @@ fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
     if step >= st.record_steps && !st.cut {
         stop_recording(st, &enabled);
     }
+    if !st.respin_watch.is_empty() {
+        drop_respin(st);
+    }
     let yielded = st.yielded;
     let pick = if step < st.prefix_len {
         let t = st.chan.prefix(step);
         if !enabled.contains(t) && held_back_only(st, t) && !st.drop_held {
+            if st.drop_respin {
+                let op = st.threads[t as usize].pending.op;
+                st.threads[t as usize].spin.forced = Some((op.kind, op.object));
+                st.respin_watch.insert(t);
+            }
             // A spinner's next step, held back until what it reads changes
             // (or nothing else can run): the hold is this runtime's
             // preference, and whether it applies here depends on steps the
@@ -614,6 +623,35 @@ fn next_after(cand: &ThreadSet, cur: u32) -> Option<u32> {
 
 /// Is thread `t` left out of the enabled set only because it spins
 /// ([`crate::spin::holds_back`]), its pending operation enabled?
+/// Ends the execution as sleep-blocked if a thread that a prefix step ran
+/// while it was held back is held back again at the same operation
+/// without progress in between (`REQ_DROP_RESPIN`): that step added a spin
+/// iteration and nothing else. Threads whose mark progress cleared leave
+/// the watch.
+#[cold]
+fn drop_respin(st: &mut State) {
+    let watch = st.respin_watch;
+    for t in watch.iter() {
+        let th = &st.threads[t as usize];
+        let Some((kind, object)) = th.spin.forced else {
+            st.respin_watch.remove(t);
+            continue;
+        };
+        let pending = th.pending.op;
+        if pending.kind == kind && pending.object == object && held_back_only(st, t) {
+            // Said as a divergence of a sleep-blocked run, for the search
+            // to drop the execution.
+            st.chan.set_divergence(st.event_count, t);
+            fail!(
+                st,
+                RunStatus::SleepBlocked,
+                0,
+                "thread {t}, run by the schedule while held back as a spinner, is held back again at the same operation"
+            );
+        }
+    }
+}
+
 fn held_back_only(st: &State, t: u32) -> bool {
     t < st.thread_count
         && st.threads[t as usize].state == TState::Parked
@@ -939,6 +977,8 @@ pub fn load_request(st: &mut State) {
     st.await_retries = h.request_flags & REQ_AWAIT_RETRIES != 0;
     st.awaits_off = h.request_flags & REQ_AWAITS_OFF != 0;
     st.drop_held = h.request_flags & REQ_DROP_HELD != 0;
+    st.drop_respin = h.request_flags & REQ_DROP_RESPIN != 0;
+    st.respin_watch = reach_channel::ThreadSet::EMPTY;
     crate::memory_model::start_execution(h.request_flags & REQ_RC11 != 0);
     crate::private::start_execution(h.request_flags);
     st.awaiting = reach_channel::ThreadSet::EMPTY;

@@ -7,7 +7,7 @@ use crate::chan::Chan;
 use crate::table::Table;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicU32, Ordering};
-use reach_channel::{Op, Policy, ThreadSet, MAX_THREADS};
+use reach_channel::{Op, OpKind, Policy, ThreadSet, MAX_THREADS};
 
 pub use crate::caller::take_call_site;
 pub use crate::current::{
@@ -48,6 +48,10 @@ pub struct Spin {
     /// sleep after an operation without progress): a re-read of one of
     /// `reads` holds it back at once (see `crate::spin`).
     pub hinted: bool,
+    /// A prefix step ran the thread's operation (kind, object) although
+    /// it was held back, and it has made no progress since
+    /// (`REQ_DROP_RESPIN`).
+    pub forced: Option<(OpKind, u64)>,
 }
 
 impl Spin {
@@ -58,6 +62,7 @@ impl Spin {
         count: 0,
         blocked: false,
         hinted: false,
+        forced: None,
     };
 
     /// Forgets every read (entries past `n` are never looked at).
@@ -66,6 +71,7 @@ impl Spin {
         self.count = 0;
         self.blocked = false;
         self.hinted = false;
+        self.forced = None;
     }
 }
 
@@ -251,6 +257,13 @@ pub struct State {
     /// A prefix step for a held-back spinner ends the execution instead of
     /// being taken (`REQ_DROP_HELD`).
     pub drop_held: bool,
+    /// A thread a prefix step ran while held back, held back again at the
+    /// same operation before any progress, ends the execution
+    /// (`REQ_DROP_RESPIN`).
+    pub drop_respin: bool,
+    /// The threads with [`Spin::forced`] set, looked at by every decision
+    /// while not empty.
+    pub respin_watch: ThreadSet,
     /// The thread that last yielded the processor (a yield, a sleep, a
     /// spin hint, a timed wait that timed out), until another thread runs
     /// ([`NONE`]: none): past the search's prefix the "continue" policy
@@ -342,6 +355,8 @@ static GLOBAL: Global = Global(UnsafeCell::new(State {
     iterating: ThreadSet::EMPTY,
     await_retries: false,
     drop_held: false,
+    drop_respin: false,
+    respin_watch: ThreadSet::EMPTY,
     awaits_off: false,
     yielded: NONE,
     yield_streak: 0,

@@ -188,6 +188,9 @@ impl Channel {
             if config.drop_held {
                 flags |= REQ_DROP_HELD;
             }
+            if config.drop_respin {
+                flags |= reach_channel::layout::REQ_DROP_RESPIN;
+            }
             if config.private_accesses {
                 flags |= reach_channel::layout::REQ_PRIVATE;
             }
@@ -204,6 +207,7 @@ impl Channel {
             }
             (*h).status = std::sync::atomic::AtomicU32::new(RunStatus::Running as u32);
             (*h).culprit_thread = u32::MAX;
+            (*h).diverged_thread = u32::MAX;
             let prefix = self.base.as_ptr().add(layout.prefix_offset()) as *mut u32;
             std::ptr::copy_nonoverlapping(request.prefix.as_ptr(), prefix, request.prefix.len());
         }

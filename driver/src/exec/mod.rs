@@ -79,6 +79,12 @@ pub struct ExecConfig {
     /// reachability testing and unfolding); otherwise the step is taken
     /// (`REQ_DROP_HELD`).
     pub drop_held: bool,
+    /// A thread that a prefix step ran while it was held back as a
+    /// spinner, held back again at the same operation before it made
+    /// progress, ends the execution as sleep-blocked: one spin iteration
+    /// more and nothing else (`REQ_DROP_RESPIN`: optimal DPOR, which
+    /// reverses the races of held-back steps).
+    pub drop_respin: bool,
     /// Run the program's threads as user-level contexts on one kernel
     /// thread (it falls back to kernel threads, with a note, where a
     /// thread needs one of its own).
@@ -195,7 +201,11 @@ pub struct Outcome {
     pub threads: Vec<ThreadSlot>,
     /// Runtime message (misuse, unsupported, internal error...).
     pub message: String,
-    /// For [`RunStatus::Diverged`]: the step and the thread the prefix asked for.
+    /// For [`RunStatus::Diverged`]: the step and the thread the prefix
+    /// asked for. For [`RunStatus::SleepBlocked`] under
+    /// [`ExecConfig::drop_respin`]: the step at which a thread that the
+    /// prefix ran while it was held back as a spinner was held back again,
+    /// and that thread.
     pub divergence: Option<(u64, u32)>,
     /// Thread and site blamed by the runtime for an abnormal end.
     pub culprit: Option<(u32, u64)>,

@@ -106,10 +106,11 @@ pub fn read(
         }
         Some(slots)
     };
-    let divergence = if status == RunStatus::Diverged {
-        Some(view.divergence()?)
-    } else {
-        None
+    let divergence = match status {
+        RunStatus::Diverged => Some(view.divergence()?),
+        // A spinner run while held back and held back again (`drop_respin`).
+        RunStatus::SleepBlocked => Some(view.divergence()?).filter(|&(_, t)| t != u32::MAX),
+        _ => None,
     };
     let culprit = match view.culprit()? {
         (t, _) if t == u32::MAX => None,

@@ -226,6 +226,10 @@ pub struct JsonReport {
     /// that code built without reach-cc touched; their branches were not
     /// explored.
     pub hidden_dependencies: u64,
+    /// Executions dropped because a step the search ran while the runtime
+    /// held its thread back as a spinner added one spin iteration and
+    /// nothing else.
+    pub respin_dropped: u64,
     /// Executions longer than the recording bound (`--max-recorded-steps`),
     /// explored only in their recorded steps.
     pub truncated_executions: u64,
@@ -453,6 +457,7 @@ pub fn build(program: &str, summary: &Summary, names: &Names, instrumented: bool
         await_blocked: summary.await_blocked,
         internal_errors: summary.internal_errors,
         hidden_dependencies: summary.hidden_dependencies,
+        respin_dropped: summary.respin_dropped,
         truncated_executions: summary.truncated,
         recorded_bound: summary.recorded_bound.filter(|_| summary.truncated > 0),
         duplicate_partial_orders: summary.partial_orders.map(|_| summary.duplicate_orders),

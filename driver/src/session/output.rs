@@ -157,6 +157,7 @@ pub fn finish(
         println!("  blocked at an await:   {}", summary.await_blocked);
         println!("  internal errors:       {}", summary.internal_errors);
         println!("  hidden dependencies:   {}", summary.hidden_dependencies);
+        println!("  dropped spin steps:    {}", summary.respin_dropped);
         println!("  steps executed:        {}", summary.total_steps);
         println!(
             "  time:                  {:.3} s",

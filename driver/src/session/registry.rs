@@ -107,6 +107,11 @@ pub struct Registration {
     /// dropped rather than run: searches that derive their requests from
     /// observed races only (`ExecConfig::drop_held`).
     pub drops_held: bool,
+    /// Whether an execution in which a held-back spinner that a prefix
+    /// step ran is held back again at the same operation is dropped
+    /// (`ExecConfig::drop_respin`: optimal DPOR, which reverses the races
+    /// of held-back steps).
+    pub drops_respin: bool,
 }
 
 impl Registration {
@@ -123,6 +128,7 @@ impl Registration {
             randomised: false,
             reads_from: false,
             drops_held: false,
+            drops_respin: false,
         }
     }
 }
@@ -141,6 +147,7 @@ pub fn registration(name: StrategyName) -> Registration {
                 Box::new(Sharded::new(plan, spec, PROBED))
             }),
             with_inputs: WithInputs::Tree(|| Box::new(OptimalDpor::new())),
+            drops_respin: true,
             ..Registration::single(|_| Box::new(OptimalDpor::new()))
         },
         StrategyName::Dpor | StrategyName::Portfolio => {

@@ -117,6 +117,8 @@ pub fn exec_config(
         await_retries: recorded(|s| s.await_retries),
         awaits_off: awaits_off(cli) || recorded(|s| s.no_await),
         drop_held: super::registry::registration(cli.strategy).drops_held,
+        // Exploration only: a replay runs its schedule whatever it does.
+        drop_respin: schedule.is_none() && super::registry::registration(cli.strategy).drops_respin,
         user_threads: schedule.map_or(!cli.no_user_threads, |s| s.user_threads(cli.user_threads)),
         symbolic_args: cli.symbolic_args || recorded(|s| s.symbolic_args),
         symbolic_stdin: cli

@@ -270,6 +270,10 @@ impl<S: Shardable> Strategy for Sharded<S> {
         self.inner.abandon(request)
     }
 
+    fn drop_respun(&mut self, request: &Request) -> bool {
+        self.inner.drop_respun(request)
+    }
+
     fn set_cancel(&mut self, cancel: Cancel) {
         self.inner.set_cancel(cancel);
     }

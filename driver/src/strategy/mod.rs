@@ -74,6 +74,17 @@ pub trait Strategy {
     fn abandon(&mut self, _request: &Request) -> bool {
         false
     }
+    /// The runtime dropped the execution of the last request: a thread
+    /// its prefix ran while the runtime held it back as a spinner was held
+    /// back again at the same operation before any progress
+    /// ([`crate::exec::ExecConfig::drop_respin`]), so the step added one
+    /// spin iteration and nothing else. Returns true if the strategy drops
+    /// the execution with its branch (optimal DPOR, which reverses the
+    /// races of held-back steps); false (the default) observes it as a
+    /// sleep-blocked execution.
+    fn drop_respun(&mut self, _request: &Request) -> bool {
+        false
+    }
     /// Lets the analysis in [`Strategy::observe`] stop early when `cancel`
     /// fires (what it learnt is then partial; the exploration stops).
     fn set_cancel(&mut self, _cancel: Cancel) {}

@@ -98,7 +98,12 @@ pub fn executor_with(program: &Path, max_steps: u64, timeout: Duration) -> Execu
 
 /// An executor with every test knob.
 pub fn executor_full(program: &Path, args: &[&str], max_steps: u64, timeout: Duration) -> Executor {
-    Executor::new(ExecConfig {
+    Executor::new(config_full(program, args, max_steps, timeout)).expect("executor")
+}
+
+/// The configuration of [`executor_full`], for a test that changes more.
+pub fn config_full(program: &Path, args: &[&str], max_steps: u64, timeout: Duration) -> ExecConfig {
+    ExecConfig {
         program: program.to_path_buf(),
         args: args.iter().map(Into::into).collect(),
         runtime: runtime(),
@@ -114,6 +119,7 @@ pub fn executor_full(program: &Path, args: &[&str], max_steps: u64, timeout: Dur
         await_retries: false,
         awaits_off: false,
         drop_held: false,
+        drop_respin: false,
         user_threads: false,
         symbolic_args: false,
         symbolic_stdin: 0,
@@ -121,8 +127,7 @@ pub fn executor_full(program: &Path, args: &[&str], max_steps: u64, timeout: Dur
         private_accesses: false,
         env_layout: Default::default(),
         isolate: None,
-    })
-    .expect("executor")
+    }
 }
 
 /// A request following `prefix`, then the lowest-thread policy.

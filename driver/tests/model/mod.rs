@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod spin;
+
 use reach_channel::{EventFlags, Op, OpKind, RmwFamily, ThreadSet};
 use reach_native::analysis::fingerprint::fingerprint;
 use reach_native::exec::Request;
@@ -471,6 +473,8 @@ pub struct Run {
     pub deadlocks: usize,
     /// Executions that ended with every enabled thread asleep.
     pub sleep_blocked: usize,
+    /// Executions blocked at an await (a loop read what changed later).
+    pub await_blocked: usize,
 }
 
 impl Run {

@@ -273,6 +273,13 @@ pub const REQ_RC11: u32 = 512;
 /// writes such accesses to the private region when a second thread
 /// reaches the memory ([`crate::private`]).
 pub const REQ_PRIVATE: u32 = 1024;
+/// Request flag: a thread that a prefix step ran although the runtime held
+/// it back as a spinner, and that is held back again at the same operation
+/// (kind and object) before it made progress, ends the execution as
+/// sleep-blocked: the step added one spin iteration and nothing else, an
+/// execution the search has in substance (optimal DPOR, which reverses the
+/// races of held-back spinners; read per execution).
+pub const REQ_DROP_RESPIN: u32 = 2048;
 /// Bit of [`Header::user_threads_off`]: the execution was abandoned (it
 /// called something contexts cannot do) and must run again with kernel
 /// threads; its result means nothing.
@@ -337,9 +344,12 @@ pub struct Header {
     pub thread_count: AtomicU32,
     /// Bytes of `message` in use.
     pub message_len: u32,
-    /// Step at which the prefix could not be followed ([`RunStatus::Diverged`]).
+    /// Step at which the prefix could not be followed ([`RunStatus::Diverged`]);
+    /// of a [`RunStatus::SleepBlocked`] run under [`REQ_DROP_RESPIN`], the
+    /// step at which the re-spinning thread was held back again.
     pub diverged_step: u64,
-    /// Thread the prefix asked for at `diverged_step`.
+    /// Thread the prefix asked for at `diverged_step`, or the re-spinning
+    /// one (`u32::MAX`, set by the driver: none).
     pub diverged_thread: u32,
     /// Thread running when the execution ended abnormally (for reports).
     pub culprit_thread: u32,

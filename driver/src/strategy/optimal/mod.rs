@@ -363,6 +363,22 @@ struct Race {
     p_ran_since: bool,
 }
 
+/// True for an operation the runtime leaves out of the enabled set only
+/// when its thread busy-waits (`runtime/src/spin.rs`): it can always run,
+/// and does when a schedule prefix asks for it, so a race of it with the
+/// event that let its thread go is reversed where the trace shows the
+/// thread held back (a retry that fails once more and gives up). A step
+/// after a held-back yield is not moved before that event: it would add a
+/// spin iteration and nothing else, as on std's channels.
+fn held_only_by_spinning(op: &Op) -> bool {
+    op.may_make_no_progress() && op.kind != OpKind::Await && !blocking(op)
+}
+
+/// Did thread `p` exist at state `i` of `trace`?
+fn alive_at(trace: &Trace, p: u32, i: usize) -> bool {
+    trace.born_at(p).is_some_and(|b| b <= i)
+}
+
 /// True for an operation that may have to wait for another thread.
 fn blocking(op: &Op) -> bool {
     let try_or_timed = op.flags.has(EventFlags::TRY) || op.flags.has(EventFlags::TIMED);
@@ -507,6 +523,18 @@ impl Strategy for OptimalDpor {
 
     fn set_cancel(&mut self, cancel: Cancel) {
         self.cancel = cancel;
+    }
+
+    /// The branch that was launched ran a held-back spinner's step that
+    /// turned out to be one spin iteration more: dropped, with the
+    /// sequences below it (each of them runs the same step first). The
+    /// branch node keeps its other branches; the path below it is stale.
+    fn drop_respun(&mut self, _request: &Request) -> bool {
+        if let Some(flight) = self.in_flight.take() {
+            self.nodes.truncate(flight.branch + 1);
+        }
+        self.launched = None;
+        true
     }
 
     fn next_request(&mut self) -> Option<Request> {
@@ -722,6 +750,7 @@ impl OptimalDpor {
                     && !read_held_by_others(&v, i, p, trace)
             } else {
                 self.nodes.get(i).is_some_and(|n| n.enabled.contains(p))
+                    || (held_only_by_spinning(&v) && alive_at(trace, p, i))
                     || relock_follows_reversal(&v, p, i, &relock_events, hb, trace)
             }
         };
