@@ -24,7 +24,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// `--max-time` of each exploration, in seconds.
-const MAX_TIME: f64 = 10.0;
+const MAX_TIME: f64 = 6.0;
 
 /// Step bound of one execution (a hang bound): the programs run a few
 /// hundred thousand visible operations, well below it and below the default
