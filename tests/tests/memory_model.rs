@@ -151,14 +151,7 @@ fn weak_outcomes_are_found_and_replayed_and_seq_cst_forbids_them() {
         ("cas", "rlx"),
         ("fadd", "rlx"),
     ] {
-        let run = reach(&program, RC11, &[name, order, "check"]);
-        assert_eq!(
-            run.bug_kind().as_deref(),
-            Some("assertion"),
-            "{name} {order}: {}",
-            run.stdout
-        );
-        assert_replays(&program, &[name, order, "check"], &run);
+        assert_weak_outcome_replays(&program, RC11, name, order);
         let sc = reach(
             &program,
             &["--strategy", "exhaustive"],
@@ -267,6 +260,25 @@ fn other_strategies_say_they_run_sc() {
         run.stderr
     );
     assert_eq!(run.executions(), 2);
+}
+
+/// Litmus test `name` with orderings `order` (and its `check`), run with
+/// `options`, fails its assertion, and that bug replays.
+pub(crate) fn assert_weak_outcome_replays(
+    program: &std::path::Path,
+    options: &[&str],
+    name: &str,
+    order: &str,
+) {
+    let args = [name, order, "check"];
+    let run = reach(program, options, &args);
+    assert_eq!(
+        run.bug_kind().as_deref(),
+        Some("assertion"),
+        "{name} {order}: {}",
+        run.stdout
+    );
+    assert_replays(program, &args, &run);
 }
 
 /// `run`'s bug replays from its schedule file (which records the memory

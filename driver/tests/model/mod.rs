@@ -15,6 +15,19 @@ use reach_native::strategy::Strategy;
 use reach_native::trace::{Trace, TraceEvent};
 use std::collections::{HashMap, HashSet};
 
+/// The runtime's "continue, then lowest" choice past a prefix: the
+/// current thread if it is enabled and awake, else the lowest awake one;
+/// `None` if every enabled thread sleeps (the execution is sleep-blocked).
+pub fn continue_choice(enabled: ThreadSet, sleep: ThreadSet, current: usize) -> Option<usize> {
+    let awake = enabled.minus(&sleep);
+    let lowest = awake.first()?;
+    Some(if awake.contains(current as u32) {
+        current
+    } else {
+        lowest as usize
+    })
+}
+
 /// A memory or synchronisation operation of 4 bytes on `object`.
 pub fn op(kind: OpKind, object: u64) -> Op {
     Op {
@@ -153,15 +166,11 @@ impl Model {
                 );
                 t as usize
             } else {
-                let awake = enabled.minus(&sleep);
-                match awake.first() {
-                    None => {
-                        sleep_blocked = true;
-                        break;
-                    }
-                    Some(_) if awake.contains(current as u32) => current,
-                    Some(lowest) => lowest as usize,
-                }
+                let Some(next) = continue_choice(enabled, sleep, current) else {
+                    sleep_blocked = true;
+                    break;
+                };
+                next
             };
             let mut executed = programs[chosen][pc[chosen]];
             if matches!(

@@ -12,7 +12,7 @@
 //! left out of the enabled set while another thread can run, yet run when
 //! a prefix asks for it.
 
-use super::{op, Rng, Run, X, Y};
+use super::{continue_choice, op, Rng, Run, X, Y};
 use reach_channel::{EventFlags, Op, OpKind, ThreadSet};
 use reach_native::analysis::awaits::verdict;
 use reach_native::analysis::fingerprint::fingerprint;
@@ -288,15 +288,11 @@ impl SpinModel {
                 }
                 t as usize
             } else {
-                let awake = enabled.minus(&sleep);
-                match awake.first() {
-                    None => {
-                        sleep_blocked = true;
-                        break;
-                    }
-                    Some(_) if awake.contains(current as u32) => current,
-                    Some(lowest) => lowest as usize,
-                }
+                let Some(next) = continue_choice(enabled, sleep, current) else {
+                    sleep_blocked = true;
+                    break;
+                };
+                next
             };
             let (executed, hint) = self.execute(chosen, &mut pcs[chosen], &mut vars, step);
             if executed.kind == OpKind::ThreadCreate {
