@@ -98,7 +98,11 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
             continue;
         }
         let scope = rust_std::function_scope(ctx_raw, f.as_value_ref());
-        if skip_function(f) || scope == rust_std::Scope::Library {
+        // Library code that inlines synchronisation code (std's
+        // `Thread::park` holds the parker's) is instrumented there only.
+        let only_sync =
+            scope == rust_std::Scope::Library && rust_std::holds_sync_code(f.as_value_ref());
+        if skip_function(f) || (scope == rust_std::Scope::Library && !only_sync) {
             stats.functions_skipped += 1;
             continue;
         }
@@ -120,8 +124,9 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
         for bb in f.get_basic_block_iter() {
             let mut inst = bb.get_first_instruction();
             while let Some(i) = inst {
-                if scope == rust_std::Scope::LibrarySync
-                    && rust_std::in_spin_loop(ctx_raw, i.as_value_ref())
+                if (scope != rust_std::Scope::User
+                    && rust_std::in_spin_loop(ctx_raw, i.as_value_ref()))
+                    || (only_sync && !rust_std::in_sync_code(i.as_value_ref()))
                 {
                     inst = i.get_next_instruction();
                     continue;

@@ -320,6 +320,54 @@ pub(crate) fn in_channel_backoff(ctx: LLVMContextRef, inst: Value) -> bool {
     })
 }
 
+/// Source paths of the toolchain's synchronisation code that is
+/// instrumented even where it is inlined into other library code: the
+/// thread parker. `Thread::unpark` is inlined into the program's code and
+/// seen there, so `Thread::park` (in `std::thread`, which holds the
+/// parker's `fetch_sub` inlined) must be seen too, or the two race
+/// unseen. The library's other locks (stdout's, the thread-info lock of
+/// the stack-overflow handler) are taken and released within library code
+/// and stay unseen on both sides.
+pub const INLINED_SYNC_PATHS: &[&str] = &["/library/std/src/sys/sync/thread_parking/"];
+
+/// Is debug scope `scope` (a subprogram or a block in one) in
+/// [`INLINED_SYNC_PATHS`]?
+fn in_inlined_sync_path(scope: LLVMMetadataRef) -> bool {
+    let (dir, name) = file_of(scope);
+    let path = crate::debuginfo::join(&dir, &name);
+    is_toolchain_dir(&path) && INLINED_SYNC_PATHS.iter().any(|p| path.contains(p))
+}
+
+/// True if a frame of `inst`'s debug location (the innermost one or one it
+/// was inlined into) lies in [`INLINED_SYNC_PATHS`].
+pub(crate) fn in_sync_code(inst: Value) -> bool {
+    let mut loc = llvm::debug_loc(inst);
+    for _ in 0..64 {
+        if loc.is_null() {
+            return false;
+        }
+        // SAFETY: `loc` is a DILocation; inlinedAt is a DILocation or null.
+        let (scope, at) = unsafe {
+            (
+                di::LLVMDILocationGetScope(loc),
+                di::LLVMDILocationGetInlinedAt(loc),
+            )
+        };
+        if in_inlined_sync_path(scope) {
+            return true;
+        }
+        loc = at;
+    }
+    false
+}
+
+/// True if library function `f` ([`Scope::Library`]) holds code of
+/// [`INLINED_SYNC_PATHS`] inlined, which is then instrumented there
+/// ([`in_sync_code`]).
+pub(crate) fn holds_sync_code(f: Value) -> bool {
+    llvm::instructions(f).any(in_sync_code)
+}
+
 /// True if a function of `inst`'s debug location (the innermost one or one
 /// it was inlined into, within the function being instrumented) satisfies
 /// `pred` by its demangled name.
