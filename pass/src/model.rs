@@ -29,8 +29,8 @@ use reach_channel::hooks::HookSpec;
 
 /// Puts a call of `spec(site, self) -> i32` in front of `f`'s body, where
 /// `self` is `f`'s first parameter, and returns the call. `None` if `f`
-/// does not have the shape the model needs (returns nothing, a pointer
-/// first).
+/// does not have the shape the model needs (a pointer first; returns
+/// nothing, or a `bool`, which is true when the model did the work).
 pub(crate) fn model_entry<'ctx>(
     ctx: &ContextRef<'ctx>,
     module: &Module<'ctx>,
@@ -46,9 +46,14 @@ pub(crate) fn model_entry<'ctx>(
         Some(p) if p.is_pointer_value() => p,
         _ => return Ok(None),
     };
-    if f.get_type().get_return_type().is_some() {
-        return Ok(None);
-    }
+    let returns = f.get_type().get_return_type();
+    let done_value = match returns {
+        None => None,
+        Some(inkwell::types::BasicTypeEnum::IntType(t)) if t.get_bit_width() == 1 => {
+            Some(t.const_int(1, false))
+        }
+        Some(_) => return Ok(None),
+    };
     let ptr = ctx.ptr_type(inkwell::AddressSpace::default());
     let hook_type = ctx
         .i32_type()
@@ -80,7 +85,10 @@ pub(crate) fn model_entry<'ctx>(
     )?;
     builder.build_conditional_branch(modelled, done, body)?;
     builder.position_at_end(done);
-    builder.build_return(None)?;
+    match done_value {
+        Some(v) => builder.build_return(Some(&v))?,
+        None => builder.build_return(None)?,
+    };
     let call = call.as_value_ref();
     if let Some(located) = located {
         llvm::set_debug_loc(call, llvm::debug_loc(located));

@@ -278,7 +278,7 @@ pub(crate) fn channel_role(ctx: LLVMContextRef, f: Value, regions: bool) -> Chan
 /// The runtime's model of function `f` (a definition), if `f` is one of
 /// the library functions the runtime models
 /// ([`reach_channel::models::MODELS`]: the slow paths of std's futex
-/// locks).
+/// locks and of `parking_lot`'s mutex).
 pub(crate) fn model_of(ctx: LLVMContextRef, f: Value) -> Option<&'static Model> {
     // SAFETY: `f` is a function of the module.
     let sp = unsafe { di::LLVMGetSubprogram(f) };
@@ -287,10 +287,11 @@ pub(crate) fn model_of(ctx: LLVMContextRef, f: Value) -> Option<&'static Model> 
     }
     let (dir, name) = file_of(sp);
     let path = crate::debuginfo::join(&dir, &name);
-    if !is_toolchain_dir(&path) {
-        return None;
-    }
-    let mut models = MODELS.iter().filter(|m| path.ends_with(m.file)).peekable();
+    let toolchain = is_toolchain_dir(&path);
+    let mut models = MODELS
+        .iter()
+        .filter(|m| m.toolchain == toolchain && path.ends_with(m.file))
+        .peekable();
     models.peek()?;
     let name = subprogram_name(ctx, sp);
     models.find(|m| name.contains(m.owner) && name.ends_with(m.method))

@@ -1,11 +1,11 @@
 //! Library functions the runtime models: the slow paths of std's futex
-//! locks. The pass puts a call of the model's hook in front of each one's
+//! locks and of `parking_lot`'s mutex. The pass puts a call of the model's hook in front of each one's
 //! body ([`MODELS`] names the functions); the runtime's model takes the
 //! lock with one try, retried as an await loop, so the library's spinning,
 //! marking and sleeping are no behaviours of their own.
 //!
 //! A model hook is `hook(site, lock) -> u32`, `lock` the function's `self`
-//! (whose first field is the futex word): 1 when the model took the lock,
+//! (whose first field is the lock word): 1 when the model took the lock,
 //! 0 when the library's own code is to run (a thread the runtime does not
 //! control, or one inside a library region). Unlike the hooks of
 //! [`crate::hooks::ALL`] it returns a value, so the pass declares it itself.
@@ -23,6 +23,9 @@ pub enum LockWait {
     Read,
     /// The write lock of std's futex `RwLock`.
     Write,
+    /// `parking_lot`'s `Mutex` (a byte: bit 0 locked, bit 1 threads
+    /// parked).
+    ParkingLot,
 }
 
 /// Bit at which [`LockWait::encode`] puts the kind (addresses are below it).
@@ -36,6 +39,7 @@ impl LockWait {
             LockWait::Mutex => 0,
             LockWait::Read => 1,
             LockWait::Write => 2,
+            LockWait::ParkingLot => 3,
         };
         addr & ((1 << KIND_SHIFT) - 1) | kind << KIND_SHIFT
     }
@@ -51,6 +55,7 @@ impl LockWait {
             0 => Some((LockWait::Mutex, addr)),
             1 => Some((LockWait::Read, addr)),
             2 => Some((LockWait::Write, addr)),
+            3 => Some((LockWait::ParkingLot, addr)),
             _ => None,
         }
     }
@@ -61,6 +66,15 @@ impl LockWait {
             LockWait::Mutex => "for the mutex",
             LockWait::Read => "to read-lock the RwLock",
             LockWait::Write => "to write-lock the RwLock",
+            LockWait::ParkingLot => "for the parking_lot mutex",
+        }
+    }
+
+    /// Size in bytes of the lock word.
+    pub const fn word_size(self) -> u64 {
+        match self {
+            LockWait::ParkingLot => 1,
+            _ => 4,
         }
     }
 }
@@ -72,6 +86,8 @@ pub struct Model {
     pub hook: HookSpec,
     /// How the function's source path ends.
     pub file: &'static str,
+    /// The function is the toolchain's own (std), not a crate's.
+    pub toolchain: bool,
     /// The type whose method it is, as its demangled name contains it.
     pub owner: &'static str,
     /// The method, as its demangled name ends.
@@ -91,6 +107,7 @@ pub const FUTEX_MUTEX_LOCK_CONTENDED: Model = Model {
         params: &[Param::Site, Param::Ptr],
     },
     file: "/library/std/src/sys/sync/mutex/futex.rs",
+    toolchain: true,
     owner: "futex::Mutex",
     method: "::lock_contended",
     what: "std mutex wait",
@@ -107,6 +124,7 @@ pub const FUTEX_RWLOCK_READ_CONTENDED: Model = Model {
         params: &[Param::Site, Param::Ptr],
     },
     file: "/library/std/src/sys/sync/rwlock/futex.rs",
+    toolchain: true,
     owner: "futex::RwLock",
     method: "::read_contended",
     what: "std rwlock read wait",
@@ -121,10 +139,29 @@ pub const FUTEX_RWLOCK_WRITE_CONTENDED: Model = Model {
         params: &[Param::Site, Param::Ptr],
     },
     file: "/library/std/src/sys/sync/rwlock/futex.rs",
+    toolchain: true,
     owner: "futex::RwLock",
     method: "::write_contended",
     what: "std rwlock write wait",
     wait: LockWait::Write,
+};
+
+/// `RawMutex::lock_slow(&self, timeout) -> bool` of the `parking_lot`
+/// crate: the model sets the locked bit of a byte whose locked bit is
+/// clear, never the parked bit (so the owner's unlock stays on its fast
+/// path), and returns true. It waits without a deadline: a `try_lock_for`
+/// that would time out waits for the lock instead.
+pub const PARKING_LOT_MUTEX_LOCK_SLOW: Model = Model {
+    hook: HookSpec {
+        name: "__reach_parking_lot_mutex_lock_slow",
+        params: &[Param::Site, Param::Ptr],
+    },
+    file: "/src/raw_mutex.rs",
+    toolchain: false,
+    owner: "parking_lot::raw_mutex::RawMutex",
+    method: "::lock_slow",
+    what: "parking_lot mutex wait",
+    wait: LockWait::ParkingLot,
 };
 
 /// Every modelled function.
@@ -132,6 +169,7 @@ pub const MODELS: &[Model] = &[
     FUTEX_MUTEX_LOCK_CONTENDED,
     FUTEX_RWLOCK_READ_CONTENDED,
     FUTEX_RWLOCK_WRITE_CONTENDED,
+    PARKING_LOT_MUTEX_LOCK_SLOW,
 ];
 
 #[cfg(test)]
@@ -141,13 +179,18 @@ mod tests {
     /// A lock word round-trips with its kind; 0 is no lock.
     #[test]
     fn lock_waits_round_trip() {
-        for wait in [LockWait::Mutex, LockWait::Read, LockWait::Write] {
+        for wait in [
+            LockWait::Mutex,
+            LockWait::Read,
+            LockWait::Write,
+            LockWait::ParkingLot,
+        ] {
             let word = wait.encode(0x5555_5575_cab0);
             assert_eq!(LockWait::decode(word), Some((wait, 0x5555_5575_cab0)));
         }
         assert_eq!(LockWait::Mutex.encode(0x1000), 0x1000);
         assert_eq!(LockWait::decode(0), None);
-        assert_eq!(LockWait::decode(3 << KIND_SHIFT | 0x1000), None);
+        assert_eq!(LockWait::decode(4 << KIND_SHIFT | 0x1000), None);
     }
 
     /// The models' hooks and what their sites say are distinct.
