@@ -8,8 +8,10 @@
 # ordering, whose rc11 reads-from graphs tests/tests/memory_model.rs
 # checks against the reach-rc11 oracle); the memory-model
 # examples and their twins. The litmus set and the examples are also
-# explored by DPOR under rc11 (--strategy dpor), whose reads-from graphs
-# must equal the exhaustive search's where that search ends. Rewrites the "Memory model" section of
+# explored by DPOR and by the default search (optimal DPOR) under rc11,
+# whose reads-from graphs must equal the exhaustive search's where that
+# search ends; the seq_cst-only set by the default search under both
+# models too. Rewrites the "Memory model" section of
 # BENCHMARKS.md unless --no-write is given; exits 1 if a seq_cst-only
 # program's complete searches differ.
 #
@@ -71,7 +73,7 @@ EOF
 }
 
 status=0
-sc_header="| program | sc: executions | time (s) | rc11: executions | time (s) | reads-from graphs | stop | equal |"
+sc_header="| program | sc: executions | time (s) | rc11: executions | time (s) | reads-from graphs | stop | equal | optimal sc: executions | time (s) | optimal rc11: executions | time (s) | stop | equal |"
 sc_rows=()
 echo "$sc_header"
 # Atomics all seq_cst (C11 default orderings, __sync and __atomic seq_cst
@@ -96,12 +98,22 @@ for file in ainc.c checker_overtakes_setters.c lockfree_bounded_queue.c lockfree
   fi
   stop=$s2
   [ "$s1" != "$s2" ] && stop="$s1 / $s2"
-  row="| $file | $e1 | $t1 | $e2 | $t2 | $g2 | $stop | $equal |"
+  read -r o1 u1 _ q1 _ <<<"$(STRATEGY=optimal explore sc "$exe")"
+  read -r o2 u2 _ q2 _ <<<"$(STRATEGY=optimal explore rc11 "$exe")"
+  if [ "$q1" = "$q2" ] && { [ "$q1" = complete ] || [ "$q1" = bug ]; }; then
+    oequal=yes
+    if [ "$o1" != "$o2" ]; then oequal=NO; status=1; fi
+  else
+    oequal="(stopped)"
+  fi
+  ostop=$q2
+  [ "$q1" != "$q2" ] && ostop="$q1 / $q2"
+  row="| $file | $e1 | $t1 | $e2 | $t2 | $g2 | $stop | $equal | $o1 | $u1 | $o2 | $u2 | $ostop | $oequal |"
   echo "$row"
   sc_rows+=("$row")
 done
 
-litmus_header="| litmus test | order | sc: executions | time (s) | rc11: executions | time (s) | reads-from graphs | dpor rc11: executions | time (s) | reads-from graphs |"
+litmus_header="| litmus test | order | sc: executions | time (s) | rc11: executions | time (s) | reads-from graphs | dpor rc11: executions | time (s) | reads-from graphs | optimal rc11: executions | time (s) | reads-from graphs |"
 litmus_rows=()
 echo "$litmus_header"
 exe=$(build mm_litmus.c) || exit 2
@@ -110,13 +122,14 @@ for t in sb mp lb iriw wrc r 2+2w s cas fadd 2fadd mp2; do
     read -r e1 t1 _ _ _ <<<"$(explore sc "$exe" "$t" "$o")"
     read -r e2 t2 g2 _ _ <<<"$(explore rc11 "$exe" "$t" "$o")"
     read -r e3 t3 g3 _ _ <<<"$(STRATEGY=dpor explore rc11 "$exe" "$t" "$o")"
-    row="| $t | $o | $e1 | $t1 | $e2 | $t2 | $g2 | $e3 | $t3 | $g3 |"
+    read -r e4 t4 g4 _ _ <<<"$(STRATEGY=optimal explore rc11 "$exe" "$t" "$o")"
+    row="| $t | $o | $e1 | $t1 | $e2 | $t2 | $g2 | $e3 | $t3 | $g3 | $e4 | $t4 | $g4 |"
     echo "$row"
     litmus_rows+=("$row")
   done
 done
 
-ex_header="| program | arguments | sc: executions | time (s) | found | rc11: executions | time (s) | reads-from graphs | stop | found | dpor rc11: executions | time (s) | reads-from graphs | stop | found |"
+ex_header="| program | arguments | sc: executions | time (s) | found | rc11: executions | time (s) | reads-from graphs | stop | found | dpor rc11: executions | time (s) | reads-from graphs | stop | found | optimal rc11: executions | time (s) | reads-from graphs | stop | found |"
 ex_rows=()
 echo "$ex_header"
 examples=(
@@ -136,7 +149,8 @@ for entry in "${examples[@]}"; do
   read -r e1 t1 _ _ f1 <<<"$(explore sc "$exe" "$@")"
   read -r e2 t2 g2 s2 f2 <<<"$(explore rc11 "$exe" "$@")"
   read -r e3 t3 g3 s3 f3 <<<"$(STRATEGY=dpor explore rc11 "$exe" "$@")"
-  row="| $file | $* | $e1 | $t1 | $f1 | $e2 | $t2 | $g2 | $s2 | $f2 | $e3 | $t3 | $g3 | $s3 | $f3 |"
+  read -r e4 t4 g4 s4 f4 <<<"$(STRATEGY=optimal explore rc11 "$exe" "$@")"
+  row="| $file | $* | $e1 | $t1 | $f1 | $e2 | $t2 | $g2 | $s2 | $f2 | $e3 | $t3 | $g3 | $s3 | $f3 | $e4 | $t4 | $g4 | $s4 | $f4 |"
   echo "$row"
   ex_rows+=("$row")
 done
@@ -153,11 +167,12 @@ if [ "$write" = 1 ]; then
     echo "Under rc11 the search runs every interleaving once per choice of every"
     echo "atomic access (the store each load reads, the place each store takes in"
     echo "modification order); *reads-from graphs* counts the distinct choices."
-    echo "The litmus set and the examples also run under \`--strategy dpor\` with"
-    echo "rc11: each node's choices before its next thread, races reversed as under"
-    echo "sc; its reads-from graphs equal the exhaustive search's wherever that"
-    echo "search ends (and on the C++ singleton the reads do: see"
-    echo "docs/memory-model.md)."
+    echo "The litmus set and the examples also run under \`--strategy dpor\` and"
+    echo "\`--strategy optimal\` (the default search) with rc11: each node's choices"
+    echo "before its next branch, races reversed as under sc; their reads-from"
+    echo "graphs equal the exhaustive search's wherever that search ends (and on"
+    echo "the C++ singleton the reads do: see docs/memory-model.md). The"
+    echo "seq_cst-only programs also run under the default search with both models."
     echo
     echo "Last run: $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)."
     echo
@@ -168,7 +183,7 @@ if [ "$write" = 1 ]; then
     echo "as many executions under both; a search stopped by a bound is not compared."
     echo
     echo "$sc_header"
-    echo "|---|---|---|---|---|---|---|---|"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     printf '%s\n' "${sc_rows[@]}"
     echo
     echo "The litmus set (\`c-examples/mm_litmus.c TEST ORDER\`): the rc11 search's"
@@ -177,7 +192,7 @@ if [ "$write" = 1 ]; then
     echo "the sequentially consistent executions only."
     echo
     echo "$litmus_header"
-    echo "|---|---|---|---|---|---|---|---|---|---|"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     printf '%s\n' "${litmus_rows[@]}"
     echo
     echo "The memory-model examples and their twins (\`docs/memory-model.md\`):"
@@ -185,7 +200,7 @@ if [ "$write" = 1 ]; then
     echo "at the bound is checked by random executions in the tests."
     echo
     echo "$ex_header"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     printf '%s\n' "${ex_rows[@]}"
     echo
     echo "Under sc, rc11 costs the pass's call after each atomic load, which"

@@ -147,6 +147,7 @@ pub fn registration(name: StrategyName) -> Registration {
                 Box::new(Sharded::new(plan, spec, PROBED))
             }),
             with_inputs: WithInputs::Tree(|| Box::new(OptimalDpor::new())),
+            reads_from: true,
             drops_respin: true,
             ..Registration::single(|_| Box::new(OptimalDpor::new()))
         },

@@ -38,7 +38,7 @@ impl TreeSearch for OptimalDpor {
     fn resume_at(&mut self, len: usize, sleep: ThreadSet) -> Request {
         self.started = true;
         self.nodes.truncate(len);
-        let prefix = self.nodes.iter().map(|n| n.chosen).collect();
+        let prefix = super::path_entries(&self.nodes);
         self.launched = None;
         self.in_flight = Some(InFlight {
             branch: len,

@@ -39,6 +39,7 @@ use crate::cancel::{Cancel, Checkpoint};
 use crate::exec::Request;
 use crate::strategy::tree::describe;
 use crate::trace::{as_pending, Trace};
+use reach_channel::memory_model::{entry_thread, prefix_entry};
 use reach_channel::{EventFlags, Op, OpKind, ThreadSet};
 use wakeup::{count_nodes, Branch, Order, Step, WakeupTree};
 
@@ -57,6 +58,10 @@ struct Node {
     /// Thread taken here on the current path, and its operation.
     chosen: u32,
     op: Op,
+    /// Under `--memory-model rc11`: the reads-from choices of the chosen
+    /// thread's step here (the store a load reads, the place a store
+    /// takes): the one taken on the current path, and which are left.
+    read: Choices,
     /// The sleep set on arrival.
     sleep: ThreadSet,
     /// The threads of `sleep` that stem from a branch of a forced node of
@@ -83,6 +88,54 @@ struct Node {
     /// Branches to explore again, each with the sleep set it first had
     /// ([`place`]).
     revisits: Vec<Revisit>,
+}
+
+/// The reads-from choices of a node's step under `--memory-model rc11`
+/// (one, choice 0, otherwise). The step's first run took `first` (the
+/// choice its wakeup sequence carried, or the latest store); the others
+/// are tried in order afterwards, each once.
+#[derive(Clone, Copy, Debug)]
+struct Choices {
+    /// The choice taken on the current path.
+    taken: u16,
+    /// How many the step has (learnt from its runs).
+    candidates: u16,
+    /// The choice of the step's first run.
+    first: u16,
+    /// The next choice to try after it.
+    next: u16,
+}
+
+impl Choices {
+    /// A step's first run, taking choice `taken` of `candidates`.
+    fn first_run(taken: u16, candidates: u16) -> Choices {
+        Choices {
+            taken,
+            candidates: candidates.max(1),
+            first: taken,
+            next: 0,
+        }
+    }
+
+    /// The choices of event `i` of `trace`, as its first run.
+    fn of(trace: &Trace, i: usize) -> Choices {
+        trace.read(i).map_or(Choices::first_run(0, 1), |r| {
+            Choices::first_run(r.choice, r.candidates)
+        })
+    }
+
+    /// Moves to the next choice not tried yet; false if none is left.
+    fn advance(&mut self) -> bool {
+        while self.next < self.candidates {
+            let choice = self.next;
+            self.next += 1;
+            if choice != self.first {
+                self.taken = choice;
+                return true;
+            }
+        }
+        false
+    }
 }
 
 /// A finished branch to explore again with a sequence found for it.
@@ -248,11 +301,14 @@ impl OptimalDpor {
     /// there: the request for it, and the execution in flight.
     fn launch(&mut self, i: usize, mut branch: Branch, candidate: ThreadSet) -> Request {
         let node = &mut self.nodes[i];
+        // A step taken anew here; its count of choices is learnt from its
+        // run ([`OptimalDpor::next_choice`] keeps its own).
+        node.read = Choices::first_run(branch.step.choice, branch.step.choice + 1);
         node.chosen = branch.step.thread;
         node.op = branch.step.op;
-        let mut prefix: Vec<u32> = self.nodes[..i].iter().map(|n| n.chosen).collect();
+        let mut prefix = path_entries(&self.nodes[..i]);
         let path = branch.leftmost_threads();
-        prefix.extend(&path);
+        prefix.extend(branch.leftmost_entries());
         // The sleep set before the last step of the prefix (the runtime
         // applies that step itself): sleeping threads do not run in a
         // wakeup sequence, so their next operations stay those of node i.
@@ -294,6 +350,9 @@ impl OptimalDpor {
             if self.root.is_some_and(|r| i < r) {
                 return None;
             }
+            if let Some(request) = self.next_choice(i) {
+                return Some(request);
+            }
             if self.root == Some(i) {
                 // The root's branch, explored again with what was forwarded
                 // to it once it was finished (it stays the same branch).
@@ -310,6 +369,35 @@ impl OptimalDpor {
             self.nodes.pop();
         }
         None
+    }
+
+    /// Under `--memory-model rc11`: the request for the next reads-from
+    /// choice of the step node `i` took on the current path, if it has
+    /// one left and the branch is this search's own. Every choice of a
+    /// step is explored, each with the sleep set the branch started with
+    /// and no wakeup sequence below it, before the node's next branch, as
+    /// DPOR does ([`super::dpor`]); the races of the executions below
+    /// place their sequences as usual.
+    fn next_choice(&mut self, i: usize) -> Option<Request> {
+        let node = &mut self.nodes[i];
+        let started = node.branches.get(node.current)?;
+        if started.lent || started.thread != node.chosen || !node.read.advance() {
+            return None;
+        }
+        let candidate = started.candidate;
+        let read = node.read;
+        let branch = Branch {
+            step: Step {
+                thread: node.chosen,
+                op: node.op,
+                choice: read.taken,
+            },
+            children: Vec::new(),
+            origin: self.origin,
+        };
+        let request = self.launch(i, branch, candidate);
+        self.nodes[i].read = read;
+        Some(request)
     }
 
     /// The sleep set of the state after `executed`, from `candidate`: the
@@ -573,6 +661,7 @@ impl Strategy for OptimalDpor {
             let step = Step {
                 thread: event.thread,
                 op: event.op,
+                choice: trace.read(state).map_or(0, |r| r.choice),
             };
             if state >= branch {
                 let p = event.thread;
@@ -645,6 +734,7 @@ impl Strategy for OptimalDpor {
                     enabled: event.enabled,
                     chosen: event.thread,
                     op: event.op,
+                    read: Choices::of(trace, state),
                     sleep: candidate,
                     foreign,
                     forced: false,
@@ -664,6 +754,9 @@ impl Strategy for OptimalDpor {
                 });
             } else if state == branch {
                 self.nodes[state].op = event.op;
+                if let Some(r) = trace.read(state) {
+                    self.nodes[state].read.candidates = r.candidates.max(1);
+                }
                 if let Some(slot) = self.nodes[state].next.get_mut(event.thread as usize) {
                     *slot = Some(event.op);
                 }
@@ -799,11 +892,13 @@ impl OptimalDpor {
                 } else {
                     trace.events[j].op
                 },
+                choice: trace.read(j).map_or(0, |r| r.choice),
             })
             .collect();
         seq.push(Step {
             thread: p,
             op: as_pending(v),
+            choice: 0,
         });
         let last = seq.len() - 1;
         positions.push(usize::MAX);
@@ -819,6 +914,7 @@ impl OptimalDpor {
                 } else {
                     trace.events[i].op
                 },
+                choice: 0,
             });
             positions.push(usize::MAX);
         }
@@ -991,6 +1087,15 @@ const MAX_PARTNER_SCAN: usize = 100_000;
 
 /// A request for `prefix`, then the "continue" policy with sleep set
 /// `sleep` (the set before the prefix's last step).
+/// The schedule prefix that takes `nodes`' steps, each with its
+/// reads-from choice.
+fn path_entries(nodes: &[Node]) -> Vec<u32> {
+    nodes
+        .iter()
+        .map(|n| prefix_entry(n.chosen, n.read.taken))
+        .collect()
+}
+
 fn request(prefix: Vec<u32>, sleep: ThreadSet) -> Request {
     Request {
         sleep_set: sleep,
@@ -1007,7 +1112,8 @@ fn check_prefix(
     request: &Request,
     trace: &Trace,
 ) -> Result<(), Divergence> {
-    for (step, &thread) in request.prefix.iter().enumerate() {
+    for (step, &entry) in request.prefix.iter().enumerate() {
+        let thread = entry_thread(entry);
         let Some(event) = trace.events.get(step) else {
             let expected = nodes
                 .get(step)

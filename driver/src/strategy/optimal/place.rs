@@ -105,7 +105,14 @@ impl Sequence {
     fn split_first(&self, thread: u32, next: Op) -> (Step, Sequence) {
         match self.steps.iter().position(|s| s.thread == thread) {
             Some(k) => (self.steps[k], self.without(k)),
-            None => (Step { thread, op: next }, self.clone()),
+            None => (
+                Step {
+                    thread,
+                    op: next,
+                    choice: 0,
+                },
+                self.clone(),
+            ),
         }
     }
 }

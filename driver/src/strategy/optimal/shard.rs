@@ -81,6 +81,7 @@ impl OptimalDpor {
                     step: Step {
                         thread: q,
                         op: crate::trace::as_pending(op),
+                        choice: 0,
                     },
                     children: Vec::new(),
                     origin: 0,

@@ -25,6 +25,12 @@ pub struct Step {
     pub thread: u32,
     /// Its operation at that point.
     pub op: Op,
+    /// Under `--memory-model rc11`: the reads-from choice the step took in
+    /// the execution it was seen in (0 otherwise, and for a step not yet
+    /// run). In a reversal `notdep(e, E).e'` a step has the same stores
+    /// before it and the same view as in `E`, so the same choice reads
+    /// the same store.
+    pub choice: u16,
 }
 
 /// A node of a wakeup tree: a step and the subtree after it.
@@ -113,13 +119,20 @@ impl std::fmt::Debug for Branch {
 impl Branch {
     /// The threads of the leftmost path below (and including) this node.
     pub fn leftmost_threads(&self) -> Vec<u32> {
-        let mut threads = vec![self.step.thread];
-        let mut node = self;
-        while let Some(first) = node.children.first() {
-            threads.push(first.step.thread);
-            node = first;
-        }
-        threads
+        self.leftmost_steps().map(|s| s.thread).collect()
+    }
+
+    /// The schedule prefix entries of the leftmost sequence: each step's
+    /// thread with its reads-from choice.
+    pub fn leftmost_entries(&self) -> Vec<u32> {
+        self.leftmost_steps()
+            .map(|s| reach_channel::memory_model::prefix_entry(s.thread, s.choice))
+            .collect()
+    }
+
+    /// The steps of the leftmost sequence, this node's first.
+    fn leftmost_steps(&self) -> impl Iterator<Item = &Step> {
+        std::iter::successors(Some(self), |n| n.children.first()).map(|n| &n.step)
     }
 
     /// The input vector of the leftmost leaf below (and including) this
@@ -275,6 +288,7 @@ mod tests {
         Step {
             thread: t,
             op: op(OpKind::Load, x),
+            choice: 0,
         }
     }
 
@@ -282,6 +296,7 @@ mod tests {
         Step {
             thread: t,
             op: op(OpKind::Store, x),
+            choice: 0,
         }
     }
 
