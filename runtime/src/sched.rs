@@ -409,6 +409,26 @@ fn pct_highest(st: &State, cand: &ThreadSet) -> u32 {
     best
 }
 
+/// Under [`Policy::Pct`]: gives thread `t`, which yielded
+/// [`HANDOVER_STREAK`] times in a row with no other thread running, a
+/// priority below every other thread's in `cand`, so another one runs (a
+/// change point the program's yields ask for). Change points' low
+/// priorities are kept apart by [`PCT_LOW_SCALE`], so there is room below
+/// each.
+fn pct_demote(st: &mut State, t: u32, cand: &ThreadSet) {
+    let lowest_other = cand
+        .iter()
+        .filter(|&u| u != t)
+        .map(|u| pct_priority(st, u))
+        .min()
+        .unwrap_or(PCT_LOW_SCALE);
+    st.pct_low[t as usize] = lowest_other.saturating_sub(1).max(1);
+}
+
+/// Factor of a change point's low priority ([`pct_pick`]): the priorities a
+/// yielding thread is demoted to ([`pct_demote`]) fit below it.
+const PCT_LOW_SCALE: u64 = 1 << 32;
+
 /// [`Policy::Pct`]'s choice at `step` among `cand` (not empty): at a change
 /// point the thread that would run gets the change point's low priority
 /// (PCT, Sec. 3, Algorithm 1), so another thread takes over; then the
@@ -417,7 +437,10 @@ pub fn pct_pick(st: &mut State, step: u64, cand: &ThreadSet) -> u32 {
     let mut pick = pct_highest(st, cand);
     while st.pct_next_at <= step {
         let i = st.pct_next as usize;
-        let low = st.chan.header().change_points[i].priority.max(1);
+        let low = st.chan.header().change_points[i]
+            .priority
+            .max(1)
+            .saturating_mul(PCT_LOW_SCALE);
         if st.pct_next_at == step {
             st.pct_low[pick as usize] = low;
             pick = pct_highest(st, cand);
@@ -590,6 +613,19 @@ fn decide_full(st: &mut State, cur: u32, unchanged: Option<ThreadSet>) -> u32 {
                 let n = cand.len() as u64;
                 let k = next_random(st) % n;
                 cand.iter().nth(k as usize).unwrap_or(lowest)
+            }
+            // A thread that keeps yielding with no other thread running
+            // drops below every other thread, as at a change point: the
+            // highest priority never spins on without end while the thread
+            // it waits for cannot run.
+            Policy::Pct
+                if cur != NONE
+                    && cur == yielded
+                    && st.yield_streak >= HANDOVER_STREAK
+                    && cand.len() > 1 =>
+            {
+                pct_demote(st, cur, &cand);
+                pct_pick(st, step, &cand)
             }
             Policy::Pct => pct_pick(st, step, &cand),
         }

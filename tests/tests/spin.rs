@@ -496,3 +496,43 @@ fn timed_wait_that_times_out_does_not_starve_the_workers() {
         every_execution_ends(&program, strategy, &["2"]);
     }
 }
+
+/// `spin_yield_private_count`: waiters whose polls count in a heap block
+/// only they touch (progress, so never held back) and yield. Under PCT a
+/// waiter that yields 8 times in a row with no other thread running drops
+/// below the others, so the setter runs: each execution is a few dozen
+/// steps (without the demotion, about 400,000: a waiter of high priority
+/// polled until the step bound). The default search finds no bug.
+#[test]
+fn pct_demotes_a_thread_that_keeps_yielding() {
+    let program = build_example("spin_yield_private_count.c");
+    for seed in ["1", "2", "3"] {
+        let run = reach(
+            &program,
+            &[
+                "--strategy",
+                "pct",
+                "--seed",
+                seed,
+                "--max-executions",
+                "100",
+                "--stats",
+            ],
+            &[],
+        );
+        assert!(run.json["bug"].is_null(), "seed {seed}: {}", run.stdout);
+        assert_eq!(run.executions(), 100, "seed {seed}");
+        let steps: u64 = run
+            .stdout
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("steps executed:"))
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or(u64::MAX);
+        assert!(
+            steps < 100 * 100,
+            "seed {seed}: {steps} steps in 100 executions"
+        );
+    }
+    let default = reach(&program, &["--max-executions", "300"], &[]);
+    assert!(default.json["bug"].is_null(), "{}", default.stdout);
+}
