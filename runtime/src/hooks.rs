@@ -261,9 +261,25 @@ pub extern "C" fn __reach_spin_hint(_site: u64) {
 /// iteration that just ended did nothing, the thread awaits a change
 /// (parked at [`OpKind::Await`]) and, once released, runs the iteration
 /// again. Not a scheduling point otherwise.
+///
+/// A trampoline that adds the caller's stack pointer (its frame's lower
+/// end: what lies below belongs to the frames of the functions it calls)
+/// as the last argument of [`loop_head_in`].
+#[unsafe(naked)]
 #[no_mangle]
 pub extern "C" fn __reach_loop_head(site: u64, state_hash: u64, local: u64, back: u32) {
-    let frame = stack_pointer();
+    // On entry the return address is at the stack pointer: the caller's
+    // stack pointer before the call is 8 above it.
+    #[cfg(target_arch = "x86_64")]
+    core::arch::naked_asm!("lea r8, [rsp + 8]", "jmp {inner}", inner = sym loop_head_in);
+    // A branch-and-link leaves the stack pointer as the caller had it.
+    #[cfg(target_arch = "aarch64")]
+    core::arch::naked_asm!("mov x4, sp", "b {inner}", inner = sym loop_head_in);
+}
+
+/// [`__reach_loop_head`] of a loop whose function's stack pointer is
+/// `frame`.
+extern "C" fn loop_head_in(site: u64, state_hash: u64, local: u64, back: u32, frame: u64) {
     let Some(me) = visible_me(site) else { return };
     // SAFETY: a controlled thread calling into the runtime holds the
     // right to run.
@@ -289,24 +305,6 @@ pub extern "C" fn __reach_loop_head(site: u64, state_hash: u64, local: u64, back
             crate::awaits::start_forwarding(unsafe { state() }, me, read.object);
         }
     }
-}
-
-/// The stack pointer inside the hook: the caller's frame identity (the
-/// hook's own frame has a fixed size).
-#[inline(always)]
-fn stack_pointer() -> u64 {
-    let sp: u64;
-    // SAFETY: reads a register, touches no memory.
-    #[cfg(target_arch = "x86_64")]
-    unsafe {
-        core::arch::asm!("mov {}, rsp", out(reg) sp, options(nomem, nostack, preserves_flags));
-    }
-    // SAFETY: as above.
-    #[cfg(target_arch = "aarch64")]
-    unsafe {
-        core::arch::asm!("mov {}, sp", out(reg) sp, options(nomem, nostack, preserves_flags));
-    }
-    sp
 }
 
 /// Before an instruction whose result differs from run to run (`rdtsc`,

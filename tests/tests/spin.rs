@@ -536,3 +536,23 @@ fn pct_demotes_a_thread_that_keeps_yielding() {
     let default = reach(&program, &["--max-executions", "300"], &[]);
     assert!(default.json["bug"].is_null(), "{}", default.stdout);
 }
+
+/// `spin_callee_frame`: the loop's test calls a helper whose local count
+/// another function writes through a pointer. Unoptimised, those writes
+/// are stores to a frame that is gone by the loop's back edge, not
+/// progress: an iteration that finds the flag clear does nothing and the
+/// waiters await the setter (the oracle's one partial order; the writes
+/// counting as progress, a waiter polled for the whole step bound).
+#[test]
+fn writes_to_a_callee_frame_are_not_progress() {
+    let optimised = build_example("spin_callee_frame.c");
+    let unoptimised = build_source(
+        "c-examples/spin_callee_frame.c",
+        &["-O0", "-g"],
+        "spin_callee_frame_O0",
+    );
+    for program in [&optimised, &unoptimised] {
+        matches_oracle(program, &["1"], 1);
+        matches_oracle(program, &["2"], 1);
+    }
+}

@@ -17,7 +17,8 @@ pub const FAST_FORWARD_LIMIT: u64 = 1 << 16;
 pub struct Iteration {
     /// The loop's site.
     pub site: u64,
-    /// The frame the loop runs in (the stack pointer at the hook).
+    /// The frame the loop runs in (its function's stack pointer at the
+    /// hook's call).
     pub frame: u64,
     /// The loop's carried state at the iteration's start.
     pub state: u64,

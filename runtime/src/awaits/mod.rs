@@ -68,7 +68,7 @@ pub use iterations::{
 };
 
 use crate::state::State;
-use reach_channel::{Op, Policy, ThreadSet};
+use reach_channel::{Op, OpKind, Policy, ThreadSet};
 
 /// Does a failed iteration block its thread for the rest of the execution
 /// (rather than until what it read changes)?
@@ -81,7 +81,8 @@ fn blocks_for_good(st: &State) -> bool {
 pub struct Head {
     /// The loop's site.
     pub site: u64,
-    /// The frame it runs in (the stack pointer at the hook).
+    /// The frame it runs in (its function's stack pointer at the hook's
+    /// call).
     pub frame: u64,
     /// Carried values the code after the loop may use.
     pub state: u64,
@@ -257,7 +258,9 @@ pub fn after_event(st: &mut State, me: u32, op: &Op, site: u64) {
     let a = &mut st.threads[me as usize].awaits;
     let progress = !op.made_no_progress();
     if a.n > 0 {
-        if progress {
+        if let Some(addr) = plain_write_at(op) {
+            close_above(st, me, addr);
+        } else if progress {
             a.close_all();
             st.iterating.remove(me);
         } else {
@@ -286,15 +289,63 @@ fn mark_stale(st: &mut State, me: u32, op: &Op) {
     }
 }
 
-/// Thread `me` wrote memory only it has touched, with no event
-/// ([`crate::private`]): progress, so its open iterations close. No other
-/// thread read that memory, so no other iteration or wait depends on it.
+/// Thread `me` wrote memory at `addr` only it has touched, with no event
+/// ([`crate::private`]): progress, so its open iterations close, except
+/// those whose loop's frame lies above `addr` on the thread's stack
+/// ([`in_callee_frame`]): there the write went to a frame of a function
+/// the loop called, gone by the loop's back edge (at `-O0` a callee's
+/// locals, such as a back-off's step counter whose address went to
+/// another function). No other thread read that memory, so no other
+/// iteration or wait depends on it.
 #[inline]
-pub fn wrote_privately(st: &mut State, me: u32) {
+pub fn wrote_privately(st: &mut State, me: u32, addr: u64) {
     if st.threads[me as usize].awaits.n > 0 {
-        st.threads[me as usize].awaits.close_all();
-        st.iterating.remove(me);
+        close_above(st, me, addr);
     }
+}
+
+/// The last byte a plain write `op` writes (a store, a ranged write), if
+/// it is one.
+fn plain_write_at(op: &Op) -> Option<u64> {
+    match op.kind {
+        OpKind::Store | OpKind::RangeWrite => {
+            Some(op.object.saturating_add(op.aux.saturating_sub(1)))
+        }
+        _ => None,
+    }
+}
+
+/// Thread `me` wrote memory up to `addr`: its open iterations close but
+/// those of loops whose frame lies above `addr` on the stack
+/// ([`in_callee_frame`]: the write went to a frame of a function the loop
+/// called, gone by the loop's back edge).
+fn close_above(st: &mut State, me: u32, addr: u64) {
+    let a = &mut st.threads[me as usize].awaits;
+    // Frames go down the stack from the outermost open iteration: those
+    // the write is below stay open.
+    let unaffected = a.open[..a.n]
+        .iter()
+        .take_while(|it| in_callee_frame(it.frame, addr))
+        .count();
+    if unaffected == 0 {
+        a.close_all();
+        st.iterating.remove(me);
+    } else {
+        a.n = unaffected;
+    }
+}
+
+/// Stack below a loop's frame that counts as its callees' frames: writes
+/// there are not progress of its iterations. Deeper than any loop body's
+/// calls go in practice, and far less than a thread's stack (8 MiB), so
+/// another thread's stack is never taken for it.
+const CALLEE_STACK: u64 = 256 << 10;
+
+/// Is `addr` in the frames of functions called from a loop whose
+/// function's stack pointer is `frame`: below it, within
+/// [`CALLEE_STACK`]?
+fn in_callee_frame(frame: u64, addr: u64) -> bool {
+    addr < frame && frame - addr <= CALLEE_STACK
 }
 
 /// The calling thread `me` made progress that records no event (object
