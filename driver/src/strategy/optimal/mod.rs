@@ -22,6 +22,18 @@
 //! enabled before `e` (or that `e` released) is not moved before `e` —
 //! unless it re-acquires a condition wait's mutex and what woke it is part
 //! of the reversal (`relock_follows_reversal`).
+//!
+//! Under `--memory-model rc11` a step also has reads-from choices (the
+//! store a load reads, the place a store takes in modification order).
+//! Every choice of the step a node takes is explored, with the sleep set
+//! its branch started with, before the node's next branch (`next_choice`,
+//! as DPOR does, [`super::dpor`]). A wakeup sequence's steps carry the
+//! choices their events took in the execution `E` whose race gave it: in
+//! `notdep(e, E).e'` a step has the same stores of its location before it
+//! and the same view as in `E` (a store between `e` and it that it
+//! conflicts with would make it depend on `e`), so the same index names
+//! the same store. The search reaches every reads-from graph the
+//! exhaustive one does, some more than once.
 
 mod combined;
 mod place;
@@ -1085,8 +1097,6 @@ fn enabled_since(trace: &Trace) -> Vec<u32> {
 /// Most events looked at backwards for the partner of a blocking call.
 const MAX_PARTNER_SCAN: usize = 100_000;
 
-/// A request for `prefix`, then the "continue" policy with sleep set
-/// `sleep` (the set before the prefix's last step).
 /// The schedule prefix that takes `nodes`' steps, each with its
 /// reads-from choice.
 fn path_entries(nodes: &[Node]) -> Vec<u32> {
@@ -1096,6 +1106,8 @@ fn path_entries(nodes: &[Node]) -> Vec<u32> {
         .collect()
 }
 
+/// A request for `prefix`, then the "continue" policy with sleep set
+/// `sleep` (the set before the prefix's last step).
 fn request(prefix: Vec<u32>, sleep: ThreadSet) -> Request {
     Request {
         sleep_set: sleep,
