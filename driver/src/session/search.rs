@@ -203,9 +203,10 @@ impl Engine<'_> {
             }
             _ => {}
         }
-        // A search split over workers does not carry the reads-from
-        // choices of its subtrees' roots yet: it would miss executions.
-        let reads_from = pool.config.memory_model == MemoryModel::Rc11;
+        // Optimal DPOR split over workers does not hand its nodes'
+        // reads-from choices to them yet: it would miss executions.
+        let reads_from =
+            pool.config.memory_model == MemoryModel::Rc11 && !self.strategy.splits_reads_from;
         match self.strategy.workers {
             Workers::Split(search)
                 if pool.jobs > 1 && !bounded && !self.concolic && !reads_from =>
@@ -214,7 +215,7 @@ impl Engine<'_> {
             }
             Workers::Split(_) if pool.jobs > 1 && reads_from => {
                 if !self.cli.quiet && self.cli.jobs > 1 {
-                    eprintln!("reach-native: note: --jobs does not split the reads-from choices of --memory-model rc11 yet; exploring with one job");
+                    eprintln!("reach-native: note: --jobs does not split optimal DPOR's reads-from choices (--memory-model rc11) yet; exploring with one job");
                 }
                 let mut search = self.single(&params);
                 crate::explore::explore(executor, search.as_mut(), options, progress)

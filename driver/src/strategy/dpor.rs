@@ -195,10 +195,12 @@ impl Dpor {
         candidate
     }
 
-    /// True if node `i` has a backtrack choice left to explore.
+    /// True if node `i` has a backtrack choice left to explore: another
+    /// thread, or another reads-from choice of its chosen thread's step.
     fn has_choice(&self, i: usize) -> bool {
         let n = &self.path.nodes[i];
-        !n.backtrack.minus(&n.done).minus(&n.sleep).is_empty()
+        let read = self.reads[i];
+        read.choice + 1 < read.candidates || !n.backtrack.minus(&n.done).minus(&n.sleep).is_empty()
     }
 
     /// [`Strategy::next_request`] within the subtree of the path's first
@@ -262,20 +264,33 @@ impl Dpor {
         None
     }
 
-    /// Gives the first unexplored choice of node `i` away as a subtree.
+    /// Gives the first unexplored choice of node `i` away as a subtree:
+    /// the chosen thread's next reads-from choice, with the ones after it
+    /// (the worker tries them at its root), else the next thread.
     fn give_away(&mut self, i: usize) -> Option<(Request, Dpor)> {
         let node = &self.path.nodes[i];
-        let next = node
-            .backtrack
-            .minus(&node.done)
-            .minus(&node.sleep)
-            .first()?;
-        let sleep = self.candidate_sleep(node);
-        self.path.nodes[i].done.insert(next);
+        let mut read = self.reads[i];
+        let (next, root_read, sleep) = if read.advance() {
+            // The choices from `read` on are the worker's; the path keeps
+            // the choice it took (its prefixes name it).
+            self.reads[i].candidates = self.reads[i].choice + 1;
+            let mut sleep = self.candidate_sleep(node);
+            sleep.remove(node.chosen);
+            (node.chosen, read, sleep)
+        } else {
+            let next = node
+                .backtrack
+                .minus(&node.done)
+                .minus(&node.sleep)
+                .first()?;
+            let sleep = self.candidate_sleep(node);
+            self.path.nodes[i].done.insert(next);
+            (next, ReadChoice::NONE, sleep)
+        };
         let mut nodes = self.path.nodes[..=i].to_vec();
         nodes[i].chosen = next;
         let mut reads = self.reads[..i].to_vec();
-        reads.push(ReadChoice::NONE);
+        reads.push(root_read);
         let prefix = prefix_with_choices(&nodes, &reads, i, next);
         let worker = Dpor {
             path: Path { nodes },
