@@ -74,6 +74,22 @@ print(r["executions"], f"{r['seconds']:.2f}", r.get("reads_from_graphs") or 0, s
 EOF
 }
 
+# Compares two runs' executions E1 E2 given how they stopped S1 S2; prints
+# "stop equal". Only searches that ended by themselves are compared
+# (complete, or at the same first bug): one stopped by a bound ran as many
+# executions as the bound let it.
+compare() {
+  local e1=$1 s1=$2 e2=$3 s2=$4 equal stop=$4
+  if [ "$s1" = "$s2" ] && { [ "$s1" = complete ] || [ "$s1" = bug ]; }; then
+    equal=yes
+    [ "$e1" != "$e2" ] && equal=NO
+  else
+    equal="(stopped)"
+  fi
+  [ "$s1" != "$s2" ] && stop="$s1/$s2"
+  echo "$stop $equal"
+}
+
 status=0
 sc_header="| program | sc: executions | time (s) | rc11: executions | time (s) | reads-from graphs | stop | equal | optimal sc: executions | time (s) | optimal rc11: executions | time (s) | stop | equal |"
 sc_rows=()
@@ -92,27 +108,11 @@ for file in ainc.c checker_overtakes_setters.c lockfree_bounded_queue.c lockfree
   # which counts interleavings of scheduling points, runs sc the same way.
   read -r e1 t1 _ s1 _ <<<"$(EXTRA=--no-private-accesses explore sc "$exe")"
   read -r e2 t2 g2 s2 _ <<<"$(explore rc11 "$exe")"
-  # Only searches that ended by themselves are compared (complete, or at
-  # the same first bug): one stopped by a bound ran as many executions as
-  # the bound let it.
-  if [ "$s1" = "$s2" ] && { [ "$s1" = complete ] || [ "$s1" = bug ]; }; then
-    equal=yes
-    if [ "$e1" != "$e2" ]; then equal=NO; status=1; fi
-  else
-    equal="(stopped)"
-  fi
-  stop=$s2
-  [ "$s1" != "$s2" ] && stop="$s1 / $s2"
+  read -r stop equal <<<"$(compare "$e1" "$s1" "$e2" "$s2")"
   read -r o1 u1 _ q1 _ <<<"$(STRATEGY=optimal explore sc "$exe")"
   read -r o2 u2 _ q2 _ <<<"$(STRATEGY=optimal explore rc11 "$exe")"
-  if [ "$q1" = "$q2" ] && { [ "$q1" = complete ] || [ "$q1" = bug ]; }; then
-    oequal=yes
-    if [ "$o1" != "$o2" ]; then oequal=NO; status=1; fi
-  else
-    oequal="(stopped)"
-  fi
-  ostop=$q2
-  [ "$q1" != "$q2" ] && ostop="$q1 / $q2"
+  read -r ostop oequal <<<"$(compare "$o1" "$q1" "$o2" "$q2")"
+  [ "$equal" = NO ] || [ "$oequal" = NO ] && status=1
   row="| $file | $e1 | $t1 | $e2 | $t2 | $g2 | $stop | $equal | $o1 | $u1 | $o2 | $u2 | $ostop | $oequal |"
   echo "$row"
   sc_rows+=("$row")

@@ -217,23 +217,8 @@ pub(crate) fn channel_regions(
         let sp = unsafe { di::LLVMGetSubprogram(f) };
         if !sp.is_null() && !in_channel_path(sp) {
             for inst in llvm::instructions(f) {
-                let mut loc = llvm::debug_loc(inst);
-                for _ in 0..64 {
-                    if loc.is_null() {
-                        break;
-                    }
-                    // SAFETY: `loc` is a DILocation; inlinedAt is a
-                    // DILocation or null.
-                    let (scope, at) = unsafe {
-                        (
-                            di::LLVMDILocationGetScope(loc),
-                            di::LLVMDILocationGetInlinedAt(loc),
-                        )
-                    };
-                    if is_method(scope) {
-                        return false;
-                    }
-                    loc = at;
+                if inline_scopes(inst).any(&mut is_method) {
+                    return false;
                 }
             }
         }
@@ -342,24 +327,7 @@ fn in_inlined_sync_path(scope: LLVMMetadataRef) -> bool {
 /// True if a frame of `inst`'s debug location (the innermost one or one it
 /// was inlined into) lies in [`INLINED_SYNC_PATHS`].
 pub(crate) fn in_sync_code(inst: Value) -> bool {
-    let mut loc = llvm::debug_loc(inst);
-    for _ in 0..64 {
-        if loc.is_null() {
-            return false;
-        }
-        // SAFETY: `loc` is a DILocation; inlinedAt is a DILocation or null.
-        let (scope, at) = unsafe {
-            (
-                di::LLVMDILocationGetScope(loc),
-                di::LLVMDILocationGetInlinedAt(loc),
-            )
-        };
-        if in_inlined_sync_path(scope) {
-            return true;
-        }
-        loc = at;
-    }
-    false
+    inline_scopes(inst).any(in_inlined_sync_path)
 }
 
 /// True if library function `f` ([`Scope::Library`]) holds code of
@@ -373,24 +341,21 @@ pub(crate) fn holds_sync_code(f: Value) -> bool {
 /// it was inlined into, within the function being instrumented) satisfies
 /// `pred` by its demangled name.
 fn inlined_from(ctx: LLVMContextRef, inst: Value, pred: impl Fn(&str) -> bool) -> bool {
-    let mut loc = llvm::debug_loc(inst);
-    for _ in 0..64 {
-        if loc.is_null() {
-            return false;
-        }
+    inline_scopes(inst).any(|scope| pred(&subprogram_name(ctx, scope)))
+}
+
+/// The debug scopes of `inst`'s location, innermost first, then each one it
+/// was inlined into (at most 64).
+fn inline_scopes(inst: Value) -> impl Iterator<Item = LLVMMetadataRef> {
+    let first = llvm::debug_loc(inst);
+    std::iter::successors((!first.is_null()).then_some(first), |&loc| {
         // SAFETY: `loc` is a DILocation; inlinedAt is a DILocation or null.
-        let (scope, at) = unsafe {
-            (
-                di::LLVMDILocationGetScope(loc),
-                di::LLVMDILocationGetInlinedAt(loc),
-            )
-        };
-        if pred(&subprogram_name(ctx, scope)) {
-            return true;
-        }
-        loc = at;
-    }
-    false
+        let at = unsafe { di::LLVMDILocationGetInlinedAt(loc) };
+        (!at.is_null()).then_some(at)
+    })
+    .take(64)
+    // SAFETY: each item is a DILocation.
+    .map(|loc| unsafe { di::LLVMDILocationGetScope(loc) })
 }
 
 #[cfg(test)]
