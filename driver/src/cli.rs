@@ -315,8 +315,8 @@ pub struct Cli {
     /// A plain memory access to memory no other thread has touched yet in
     /// the execution, or that threads have only read, is no scheduling
     /// point (the default; docs/executions.md). Not with --ignore-races,
-    /// --keep-going, a lockset race detector, --memory-model rc11 and
-    /// --strategy branches, which keep every access a step.
+    /// --keep-going, a lockset race detector and --strategy branches, which
+    /// keep every access a step.
     #[arg(help_heading = EXPLORE, long, conflicts_with = "no_private_accesses")]
     pub private_accesses: bool,
     /// Every plain memory access of instrumented code is a scheduling

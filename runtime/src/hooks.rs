@@ -227,7 +227,7 @@ pub extern "C" fn __reach_fence(site: u64, ordering: u32) {
     if let Some(me) = visible_me(site) {
         crate::memory_model::announce(me, ordering, 0);
         let object = crate::memory_model::fence_object(ordering);
-        run_access(me, OpKind::Fence, object, 0, site);
+        run_access(me, OpKind::Fence, object, u64::from(ordering & 0xff), site);
     }
 }
 

@@ -36,9 +36,13 @@
 //! asks for private accesses only with the happens-before race detector
 //! reporting races and stopping there (not with `--ignore-races`,
 //! `--keep-going` or the lockset detector, which intersects locksets at
-//! every access), under sequential consistency, and not for the
-//! branch-directed or concolic searches (they read shared loads from the
-//! trace).
+//! every access), and not for the branch-directed or concolic searches
+//! (they read shared loads from the trace). Under `--memory-model rc11`
+//! the argument holds with RC11's happens-before: the detector orders
+//! accesses only through release/acquire synchronisation there (a relaxed
+//! atomic orders nothing), so a program it finds race-free has every two
+//! conflicting plain accesses ordered by synchronisation the search
+//! explores.
 //!
 //! Granules several threads read and none writes are read privately by
 //! all of them ([`READ_SHARED`]): otherwise which thread read first would

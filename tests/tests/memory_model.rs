@@ -242,6 +242,44 @@ fn relaxed_message_passing_is_found_and_its_release_twin_is_clean() {
     }
 }
 
+/// Plain data handed over through an atomic flag: with a relaxed flag
+/// nothing orders the writer's plain stores before the reader's accesses,
+/// a data race under RC11 (reported, and replayed, whether or not the
+/// reader happened to see the data); a release store read by an acquire
+/// load, or relaxed accesses between a release and an acquire fence,
+/// synchronise. Under SC every atomic synchronises. Memory only one thread
+/// has touched stays no scheduling point under either model.
+#[test]
+fn plain_data_behind_a_relaxed_flag_races_under_rc11_only() {
+    let program = build_example("mm_plain_message.c");
+    for search in [RC11, &["--memory-model", "rc11"][..]] {
+        let run = reach(&program, search, &[]);
+        assert_eq!(
+            run.bug_kind().as_deref(),
+            Some("data_race"),
+            "{search:?}: {}",
+            run.stdout
+        );
+        assert!(run.stdout.contains("(buffer."), "{}", run.stdout);
+        assert_replays(&program, &[], &run);
+        for twin in ["release", "fences"] {
+            let run = reach(&program, search, &[twin]);
+            assert_eq!(run.code, 0, "{twin} {search:?}: {}", run.stdout);
+            assert!(run.complete(), "{twin}: {}", run.stdout);
+            assert_eq!(run.json["reads_from_graphs"], 2, "{twin}: {}", run.stdout);
+        }
+    }
+    for order in ["relaxed", "release", "fences"] {
+        let sc = reach(&program, &[], &[order]);
+        assert_eq!(sc.code, 0, "{order}: {}", sc.stdout);
+        assert_eq!(sc.executions(), 2, "{order}: {}", sc.stdout);
+    }
+    // The writer's stores to the buffer come before any other thread
+    // touched it: under rc11 too they are no steps of their own.
+    let run = reach(&program, &["--memory-model", "rc11"], &[]);
+    assert!(run.stdout.contains("no step of its own"), "{}", run.stdout);
+}
+
 /// A strategy that does not explore reads-from choices says so and runs
 /// sequentially consistent; the default strategy explores them (the
 /// relaxed flag's stale data is found).

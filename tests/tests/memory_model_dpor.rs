@@ -92,6 +92,8 @@ fn dpor_explores_the_examples_as_the_exhaustive_search_does() {
     for (file, args) in [
         ("mm_message_passing.c", &[][..]),
         ("mm_message_passing.c", &["release"][..]),
+        ("mm_plain_message.c", &[][..]),
+        ("mm_plain_message.c", &["fences"][..]),
         ("mm_peterson.c", &["dekker"][..]),
         ("mm_peterson.c", &["peterson"][..]),
         ("mm_peterson.c", &["peterson", "fence"][..]),

@@ -9,4 +9,5 @@ pub mod lockset;
 pub mod objects;
 pub mod races;
 pub mod reads_from;
+pub mod release_acquire;
 pub mod wakeup;

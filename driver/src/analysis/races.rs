@@ -33,8 +33,11 @@
 
 use super::clock::VClock;
 use super::objects::{first_common_byte, touched, touched_bytes, Bytes, Group, Mode, ObjectKey};
+use super::release_acquire::ReleaseAcquire;
 use crate::trace::Trace;
+use reach_channel::memory_model::ORDERING_SEQ_CST;
 use reach_channel::ops::Space;
+use reach_channel::ops::SC_FENCE_OBJECT;
 use reach_channel::private::PrivateRecord;
 use reach_channel::OpKind;
 use rustc_hash::FxHashMap as HashMap;
@@ -205,6 +208,14 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
                 .is_some_and(|last| last < index)
     };
     let mut detached = vec![false; threads];
+    // Under RC11 (the trace records what atomics read) atomics synchronise
+    // as release/acquire pairs ([`super::release_acquire`]); under SC every
+    // atomic operation synchronises with the earlier ones of its location.
+    let rc11 = trace.reads.iter().any(Option::is_some);
+    let mut release_acquire = ReleaseAcquire::default();
+    let sc_key = touched(&reach_channel::Op::new(OpKind::Fence, SC_FENCE_OBJECT, 0))
+        .next()
+        .map_or((Space::Sync, SC_FENCE_OBJECT), |(key, _)| key);
     let mut allocations = trace.objects.allocations().peekable();
     let mut private = trace.private.iter().enumerate().peekable();
     for (index, event) in trace.events.iter().enumerate() {
@@ -244,8 +255,22 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
         let mut cv = clocks[t].clone();
         let plain = event.op.kind.is_plain_access();
         let marked = event.op.is_marked_access();
+        // Under RC11 an atomic access the model followed synchronises
+        // through the store it read, not through its location.
+        let record = trace.read(index).filter(|_| rc11 && !plain);
+        match (&record, event.op.kind) {
+            (Some(read), _) => release_acquire.before_access(p, &event.op, read, &mut cv),
+            (None, OpKind::Fence) if rc11 => {
+                release_acquire.before_fence(p, event.op.aux as u16, &mut cv);
+            }
+            _ => {}
+        }
+        let unfollowed = rc11 && record.is_none() && !plain && event.op.kind.is_memory_access();
+        if unfollowed {
+            cv.join(&sync.entry(sc_key).or_default().clock);
+        }
         for (key, class, bytes) in touched_bytes(&event.op) {
-            if !plain || marked {
+            if (!plain || marked) && record.is_none() && !unfollowed {
                 let object = sync.entry(key).or_default();
                 match (class, &object.run) {
                     (Mode::Update(group), Some((run, before))) if *run == group => cv.join(before),
@@ -307,7 +332,18 @@ pub fn find_races(trace: &Trace, limit: usize) -> Vec<Race> {
             covers_finished(&mut cv, event.op.object as u32, index);
         }
         cv.set(p, index as u32 + 1);
-        if !plain || marked {
+        match (&record, event.op.kind) {
+            (Some(read), _) => release_acquire.after_access(p, index, &event.op, read, &cv),
+            (None, OpKind::Fence) if rc11 => {
+                release_acquire.after_fence(p, event.op.aux as u16, &cv);
+            }
+            _ => {}
+        }
+        if unfollowed {
+            sync.entry(sc_key).or_default().clock = cv.clone();
+            release_acquire.after_fence(p, ORDERING_SEQ_CST, &cv);
+        }
+        if (!plain || marked) && record.is_none() && !unfollowed {
             for (key, mode) in touched(&event.op) {
                 let object = sync.entry(key).or_default();
                 match mode {

@@ -183,9 +183,10 @@ fn isolation(cli: &Cli, schedule: Option<&ScheduleFile>) -> Result<Option<Arc<Is
 /// scheduling point ([`reach_channel::private`]): a replay as recorded;
 /// else unless `--no-private-accesses`, when races stop the search at the
 /// first one and the happens-before detector alone judges them (not
-/// `--ignore-races`, `--keep-going`, a lockset detector), under sequential
-/// consistency, and not for the branch-directed search (`trace_shared`),
-/// which reads shared loads from the trace.
+/// `--ignore-races`, `--keep-going`, a lockset detector; under either
+/// memory model, as the detector follows RC11's release/acquire
+/// synchronisation under `rc11`), and not for the branch-directed search
+/// (`trace_shared`), which reads shared loads from the trace.
 pub fn private_accesses(cli: &Cli, schedule: Option<&ScheduleFile>, trace_shared: bool) -> bool {
     if let Some(file) = schedule {
         return file.private_accesses;
@@ -195,7 +196,6 @@ pub fn private_accesses(cli: &Cli, schedule: Option<&ScheduleFile>, trace_shared
         && !cli.keep_going
         && !trace_shared
         && cli.strategy != StrategyName::Branches
-        && memory_model(cli, None) == MemoryModel::Sc
         && race_detector(cli, None).is_ok_and(|d| d == RaceDetector::Hb)
 }
 

@@ -24,7 +24,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// Magic number at the start of the channel ("REACHCHN").
 pub const MAGIC: u64 = 0x4E48_4348_4341_4552;
 /// Channel layout / hook ABI version; bump on any incompatible change.
-pub const VERSION: u32 = 14;
+pub const VERSION: u32 = 15;
 /// Most threads one execution may create (thread ids are `0..MAX_THREADS`).
 pub const MAX_THREADS: usize = 256;
 /// Bytes reserved for the header region.

@@ -115,7 +115,33 @@ pub struct ReadRecord {
     /// 1 if the access is a store placed in modification order (a store,
     /// a read-modify-write, a successful compare-and-exchange), 0 if it
     /// only read.
-    pub placed: u32,
+    pub placed: u16,
+    /// The access's memory ordering as LLVM numbers it (2 relaxed, 4
+    /// acquire, 5 release, 6 acq_rel, 7 seq_cst; a plain store 2, a failed
+    /// compare-and-exchange its failure ordering): what the race detector
+    /// needs to follow RC11's synchronisation.
+    pub ordering: u16,
+}
+
+/// LLVM's number of the `monotonic` (relaxed) ordering.
+pub const ORDERING_RELAXED: u16 = 2;
+/// LLVM's number of the `acquire` ordering.
+pub const ORDERING_ACQUIRE: u16 = 4;
+/// LLVM's number of the `release` ordering.
+pub const ORDERING_RELEASE: u16 = 5;
+/// LLVM's number of the `acq_rel` ordering.
+pub const ORDERING_ACQ_REL: u16 = 6;
+/// LLVM's number of the `seq_cst` ordering.
+pub const ORDERING_SEQ_CST: u16 = 7;
+
+/// True if an access or fence of LLVM ordering `o` acquires.
+pub const fn ordering_acquires(o: u16) -> bool {
+    matches!(o, ORDERING_ACQUIRE | ORDERING_ACQ_REL | ORDERING_SEQ_CST)
+}
+
+/// True if an access or fence of LLVM ordering `o` releases.
+pub const fn ordering_releases(o: u16) -> bool {
+    matches!(o, ORDERING_RELEASE | ORDERING_ACQ_REL | ORDERING_SEQ_CST)
 }
 
 impl ReadRecord {

@@ -53,7 +53,9 @@ pub enum OpKind {
     /// Compare-and-exchange: `object` = address, `aux` = size. A failed one
     /// ([`EventFlags::FAILED`]) is a read.
     CmpXchg = 6,
-    /// Memory fence: touches no object (executions are sequentially consistent).
+    /// Memory fence: `aux` = its LLVM ordering (what the race detector
+    /// follows under RC11); touches no object but, for a `seq_cst` fence
+    /// under RC11, [`SC_FENCE_OBJECT`].
     Fence = 7,
     /// Ranged read (`memcpy`/`memmove` source, `memcmp`...): `object` = start, `aux` = length.
     RangeRead = 8,

@@ -500,6 +500,7 @@ fn load(
         latest_value: native.unwrap_or(0),
         later_stores: 0,
         placed: 0,
+        ordering: ordering as u16,
     };
     let Some(native) = native else {
         unfollowed(m, t);
@@ -548,6 +549,7 @@ fn load(
         latest_value: native,
         later_stores: 0,
         placed: 0,
+        ordering: ordering as u16,
     }
 }
 

@@ -128,6 +128,7 @@ pub fn write(
         latest_value: native,
         later_stores: 0,
         placed: 0,
+        ordering: ordering as u16,
     };
     let reads_from = |record: &mut ReadRecord, loc: &Location, p: u32| {
         let read = loc.store(p);
@@ -142,6 +143,7 @@ pub fn write(
                 _ => ordering,
             };
             reads_from(&mut record, loc, s);
+            record.ordering = failure as u16;
             let read = loc.store_mut(s);
             acquire(th, &read.rel, failure);
             if read.seen.0[t] == 0 {
