@@ -451,6 +451,10 @@ impl Classifier {
             if !clobbers_memory {
                 return None;
             }
+            if inline_asm::is_compiler_barrier(&llvm::inline_asm_text(asm)) {
+                stats.atomics_skipped += 1;
+                return None;
+            }
             stats.asm_fences += 1;
             return Some(Action::Fence {
                 what: "asm fence",

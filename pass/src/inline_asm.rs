@@ -12,9 +12,11 @@
 //!   read-modify-write of unknown operation, and an **input-only** operand
 //!   (`"m"`) an atomic load, since GCC's rules forbid the template to write
 //!   an input-only operand;
-//! * an asm with no such operand that clobbers memory (`~{memory}`: a
-//!   compiler barrier, `mfence`, or a template writing through a pointer
-//!   held in a register) is a sequentially consistent fence;
+//! * an asm with no such operand that clobbers memory (`~{memory}`:
+//!   `mfence`, or a template writing through a pointer held in a
+//!   register) is a sequentially consistent fence, except an empty
+//!   template, a compiler barrier, which is skipped like a single-thread
+//!   fence (it orders nothing between threads);
 //! * anything else (register arithmetic, `pause`, `rdtsc`) touches no memory
 //!   the program can name and is not a memory access; an asm without
 //!   memory operands whose template reads the cycle counter (`rdtsc`,
@@ -30,7 +32,7 @@
 //! ```text
 //! %p = call i32 asm sideeffect "lock; cmpxchgl $2, $1", "={ax},=*m,r,0,*m,~{memory}"(ptr elementtype(i32) @l, i32 1, i32 0, ptr elementtype(i32) @l)
 //!   -> call void @__reach_atomic_rmw.guard(i64 SITE, ptr @l, i64 4, i32 7, i32 0, i64 0)
-//! call void asm sideeffect "", "~{memory}"()
+//! call void asm sideeffect "mfence", "~{memory}"()
 //!   -> call void @__reach_fence.guard(i64 SITE, i32 7)
 //! ```
 
@@ -155,6 +157,14 @@ pub(crate) fn is_memory_operand(call: Value, idx: u32) -> bool {
         .args
         .get(idx as usize)
         .is_some_and(|r| *r != Role::Direct)
+}
+
+/// True if the assembly text `text` is empty (white space only): with a
+/// memory clobber, `asm volatile("" ::: "memory")` is a compiler barrier,
+/// which orders nothing between threads at run time (C11's
+/// `atomic_signal_fence`, a fence of single-thread scope).
+pub(crate) fn is_compiler_barrier(text: &str) -> bool {
+    text.trim().is_empty()
 }
 
 /// True if the assembly text `text` is nothing but spin-wait hints: x86's

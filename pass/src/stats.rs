@@ -25,7 +25,8 @@ pub struct Stats {
     pub skipped_unsized: u64,
     /// Atomic loads/stores/RMWs/cmpxchgs/fences given a hook.
     pub atomics: u64,
-    /// Atomics skipped (single-thread scope, or on a non-shared object).
+    /// Atomics skipped (single-thread scope, compiler barriers, or on a
+    /// non-shared object).
     pub atomics_skipped: u64,
     /// Inline-asm memory operands given an atomic hook.
     pub asm_accesses: u64,

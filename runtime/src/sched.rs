@@ -896,8 +896,10 @@ fn model_event(st: &mut State, me: u32, op: &Op, idx: u64, site: u64) {
     } else {
         Choice::Latest
     };
-    if let Err(why) = crate::memory_model::after_event(st, me, op, idx, choice) {
-        fail!(st, RunStatus::Unsupported, site, "{}", why.message());
+    match crate::memory_model::after_event(st, me, op, idx, choice) {
+        Ok(true) => crate::awaits::read_older_store(st, me),
+        Ok(false) => {}
+        Err(why) => fail!(st, RunStatus::Unsupported, site, "{}", why.message()),
     }
 }
 

@@ -73,6 +73,7 @@ pub fn verdict(trace: &Trace) -> Verdict {
             let read = &trace.events[r].op;
             (r + 1..trace.len())
                 .find(|&j| trace.events[j].thread != thread && trace.events[j].op.conflicts(read))
+                .or_else(|| newer_store(trace, r))
         });
         awaiting.push(Awaiting {
             thread,
@@ -90,6 +91,23 @@ pub fn verdict(trace: &Trace) -> Verdict {
     } else {
         Verdict::Stuck(awaiting)
     }
+}
+
+/// Under RC11, the newer store event `r` did not read although it could
+/// have: the latest store to its location when it ran, if it read an
+/// older one. An iteration that read an older store is no reason to spin
+/// for ever: run again, it may read the latest. Its execution is blocked,
+/// as when the store came later (a liveness violation needs the awaiting
+/// loads to read the latest stores in modification order, as in
+/// Kokologiannakis, Ren and Vafeiadis's treatment of spin loops under
+/// weak memory). The store's step, or `r` itself if it was not recorded.
+fn newer_store(trace: &Trace, r: usize) -> Option<usize> {
+    let read = trace.read(r)?;
+    if read.writer_step == read.latest_step {
+        return None;
+    }
+    let latest = usize::try_from(read.latest_step).ok();
+    Some(latest.filter(|&j| j < trace.len()).unwrap_or(r))
 }
 
 /// The deadlock message of threads that can never leave their loops when

@@ -275,6 +275,18 @@ pub fn after_event(st: &mut State, me: u32, op: &Op, site: u64) {
     }
 }
 
+/// Thread `me` read an older store than the latest (`--memory-model
+/// rc11`): its open iterations are stale, as if another thread had
+/// changed what they read, since run again they may read the latest. Where
+/// the thread retries a failed iteration it runs it again; where it blocks
+/// for good, the driver finds the execution blocked, not stuck.
+pub fn read_older_store(st: &mut State, me: u32) {
+    let a = &mut st.threads[me as usize].awaits;
+    if a.n > 0 {
+        a.stale = true;
+    }
+}
+
 /// Marks the open iterations of threads other than `me` that read what
 /// `op` changes as stale.
 fn mark_stale(st: &mut State, me: u32, op: &Op) {

@@ -270,13 +270,15 @@ impl Unsupported {
 /// Thread `me` ran `op` as event `step` (recorded if below the recording
 /// bound): updates the model and, for an atomic access, decides what it
 /// reads and where its store goes (`choice`) and records it in the channel.
+/// True if the access read an older store than the latest (run again, it
+/// could read a newer one).
 pub fn after_event(
     st: &mut State,
     me: u32,
     op: &Op,
     step: u64,
     choice: Choice,
-) -> Result<(), Unsupported> {
+) -> Result<bool, Unsupported> {
     let t = me as usize;
     if t >= MODEL_THREADS {
         return Err(Unsupported::TooManyThreads);
@@ -370,6 +372,7 @@ pub fn after_event(
         }
         _ => None,
     };
+    let older = record.is_some_and(|r| r.writer_step != r.latest_step);
     if let Some(record) = record {
         if step < st.record_steps {
             st.chan.write_read(
@@ -381,7 +384,7 @@ pub fn after_event(
             );
         }
     }
-    Ok(())
+    Ok(older)
 }
 
 /// Before thread `me`'s next operation (or its end): memory holds the
