@@ -176,6 +176,8 @@ if [ "$write" = 1 ]; then
     echo "graphs equal the exhaustive search's wherever that search ends (and on"
     echo "the C++ singleton the reads do: see docs/memory-model.md). The"
     echo "seq_cst-only programs also run under the default search with both models."
+    echo "Each run takes the default \`--jobs\`: dpor and optimal split their"
+    echo "reads-from choices over the workers too, and explore the graphs of one job."
     echo
     echo "Last run: $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)."
     echo

@@ -266,8 +266,9 @@ pub struct Cli {
     /// The memory model of the program's atomics: sc (every atomic
     /// sequentially consistent) or rc11 (C11's orderings: a relaxed or
     /// acquire load may read an older store, each choice explored). rc11
-    /// applies to --strategy exhaustive, random and pct; another strategy
-    /// says so and runs sc.
+    /// applies to --strategy optimal, dpor (and its variants), exhaustive,
+    /// random and pct; another strategy says so and runs sc. Not with
+    /// --shard.
     #[arg(help_heading = EXPLORE, long, value_enum, value_name = "MODEL", default_value = "sc")]
     pub memory_model: MemoryModelName,
     /// Without await semantics: a spin-loop iteration in which nothing

@@ -93,6 +93,8 @@ struct ShardReport {
     stop_reason: String,
     seconds: f64,
     fingerprints: Vec<String>,
+    /// Under `--memory-model rc11`: the keys of its reads-from graphs.
+    graphs: Option<Vec<String>>,
     bugs: Vec<Value>,
 }
 
@@ -122,6 +124,9 @@ pub struct Merged {
     pub recorded_bound: Option<u64>,
     /// Fingerprints of the distinct partial orders, united.
     pub fingerprints: BTreeSet<String>,
+    /// Under `--memory-model rc11`: the keys of the distinct reads-from
+    /// graphs, united.
+    pub graphs: Option<BTreeSet<String>>,
     /// Distinct bugs (by kind and signature), in shard order.
     pub bugs: Vec<Value>,
     /// The shards, by index.
@@ -225,16 +230,15 @@ fn read(path: &Path) -> Result<ShardReport, MergeError> {
             format!("shard {index}/{count} is not an index in 0..{count}"),
         ));
     }
-    let fingerprints = field(&report, &file, "partial_order_fingerprints")?
-        .as_array()
-        .ok_or_else(|| invalid(&file, "\"partial_order_fingerprints\" is not an array"))?
-        .iter()
-        .map(|f| {
-            f.as_str()
-                .map(str::to_string)
-                .ok_or_else(|| invalid(&file, "a fingerprint is not a string"))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let name = "partial_order_fingerprints";
+    let fingerprints = strings(field(&report, &file, name)?, &file, name)?;
+    // Keys only under rc11 (and in reports that have the field).
+    let graphs = match report.get("reads_from_graph_keys") {
+        Some(keys) if !report["reads_from_graphs"].is_null() => {
+            Some(strings(keys, &file, "reads_from_graph_keys")?)
+        }
+        _ => None,
+    };
     let bugs = field(&report, &file, "bugs")?
         .as_array()
         .ok_or_else(|| invalid(&file, "\"bugs\" is not an array"))?
@@ -271,9 +275,24 @@ fn read(path: &Path) -> Result<ShardReport, MergeError> {
             .as_f64()
             .ok_or_else(|| invalid(&file, "\"seconds\" is not a number"))?,
         fingerprints,
+        graphs,
         bugs,
         file,
     })
+}
+
+/// A report's array of keys (fingerprints, graph keys) `name`.
+fn strings(value: &Value, file: &str, name: &str) -> Result<Vec<String>, MergeError> {
+    value
+        .as_array()
+        .ok_or_else(|| invalid(file, format!("\"{name}\" is not an array")))?
+        .iter()
+        .map(|f| {
+            f.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| invalid(file, format!("a key of \"{name}\" is not a string")))
+        })
+        .collect()
 }
 
 /// What two reports of one search must share, and the first that differs.
@@ -359,11 +378,17 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
         })?);
     }
     let mut fingerprints = BTreeSet::new();
+    let mut graphs: Option<BTreeSet<String>> = None;
     let mut bugs = Vec::new();
     let mut seen = HashSet::new();
     let mut worst = ordered[0];
     for report in &ordered {
         fingerprints.extend(report.fingerprints.iter().cloned());
+        if let Some(keys) = &report.graphs {
+            graphs
+                .get_or_insert_with(BTreeSet::new)
+                .extend(keys.iter().cloned());
+        }
         for bug in &report.bugs {
             let key = (bug["kind"].to_string(), bug["signature"].to_string());
             if seen.insert(key) {
@@ -391,6 +416,7 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
         truncated_executions: ordered.iter().map(|r| r.truncated_executions).sum(),
         recorded_bound: ordered.iter().filter_map(|r| r.recorded_bound).max(),
         fingerprints,
+        graphs,
         bugs,
         shards: ordered
             .iter()
@@ -442,6 +468,14 @@ impl Merged {
         put("duplicate_partial_orders", Value::Null);
         put("partial_orders", json!(self.fingerprints.len()));
         put(
+            "reads_from_graphs",
+            json!(self.graphs.as_ref().map(BTreeSet::len)),
+        );
+        put(
+            "reads_from_graph_keys",
+            json!(self.graphs.iter().flatten().collect::<Vec<_>>()),
+        );
+        put(
             "partial_order_fingerprints",
             json!(self.fingerprints.iter().collect::<Vec<_>>()),
         );
@@ -461,8 +495,11 @@ impl Merged {
 
     /// What the shards together cover, as a one-line summary.
     pub fn coverage_line(&self) -> String {
+        let graphs = self.graphs.as_ref().map_or(String::new(), |g| {
+            format!(", {} reads-from graphs", g.len())
+        });
         let line = format!(
-            "{} executions, {} distinct partial orders over {} shards ({})",
+            "{} executions, {} distinct partial orders{graphs} over {} shards ({})",
             self.executions,
             self.fingerprints.len(),
             self.count,
@@ -528,6 +565,37 @@ mod tests {
         assert_eq!(merged.bugs.len(), 1);
         assert_eq!(merged.completion, "complete");
         assert_eq!(merged.shards[0].index, 0);
+    }
+
+    #[test]
+    fn unites_the_reads_from_graphs_of_rc11_shards() {
+        let keys = |k: &[&str]| {
+            [
+                ("reads_from_graphs", json!(k.len())),
+                ("reads_from_graph_keys", json!(k)),
+            ]
+        };
+        let shards = [
+            report(0, 2, &keys(&["00000000000000a1", "00000000000000b2"])),
+            report(1, 2, &keys(&["00000000000000b2", "00000000000000c3"])),
+        ];
+        let merged = merge(&files("rf", &shards)).map_err(|e| e.to_string());
+        let json = merged.as_ref().map(Merged::to_json).unwrap_or_default();
+        assert_eq!(
+            json["reads_from_graphs"],
+            json!(3),
+            "{merged:?}",
+            merged = merged.err()
+        );
+        assert_eq!(
+            json["reads_from_graph_keys"].as_array().map(Vec::len),
+            Some(3)
+        );
+        let sc = merge(&files("sc", &[report(0, 1, &[])])).map(|m| m.to_json());
+        assert_eq!(
+            sc.ok().map(|j| j["reads_from_graphs"].clone()),
+            Some(Value::Null)
+        );
     }
 
     #[test]

@@ -65,8 +65,11 @@ pub fn merge(cli: &MergeCli) -> Result<Status> {
             "bug" => "stopped at a bug".to_string(),
             _ => format!("not complete ({})", merged.stop_reason),
         };
+        let graphs = merged.graphs.as_ref().map_or(String::new(), |g| {
+            format!(", {} reads-from graphs", g.len())
+        });
         println!(
-            "\n{} ({}, {} shards): {} executions, {} distinct partial orders, {how} (slowest shard {:.2} s, all shards {:.2} s)",
+            "\n{} ({}, {} shards): {} executions, {} distinct partial orders{graphs}, {how} (slowest shard {:.2} s, all shards {:.2} s)",
             merged.program,
             merged.strategy,
             merged.count,

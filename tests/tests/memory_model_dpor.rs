@@ -155,32 +155,83 @@ fn dpor_completes_the_twins_the_exhaustive_search_takes_minutes_over() {
     }
 }
 
-/// With `--jobs 2`: DPOR hands a node's remaining reads-from choices to a
-/// worker as it hands threads (before, a split search lost them: relaxed
-/// message passing gave 3 graphs of 4 and never ran the stale read);
-/// optimal DPOR does not split them yet, so it explores with one job under
-/// `rc11` and says so. Both keep every graph and find the bug.
+/// Litmus tests whose reads-from choices lie at several nodes of the
+/// search, and their RC11-consistent executions (the oracle's counts).
+const SPLIT_LITMUS: [(&str, &str, u64); 8] = [
+    ("mp", "rlx", 4),
+    ("sb", "rlx", 4),
+    ("iriw", "rlx", 16),
+    ("wrc", "rlx", 8),
+    ("wrc", "ra", 7),
+    ("2+2w", "rlx", 4),
+    ("r", "rlx", 4),
+    ("mp2", "rlx", 6),
+];
+
+/// The keys of the run's distinct reads-from graphs.
+fn graph_keys(run: &Run) -> Vec<String> {
+    run.json["reads_from_graph_keys"]
+        .as_array()
+        .map(|keys| {
+            keys.iter()
+                .filter_map(|k| k.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// With `--jobs 2`, DPOR and optimal DPOR hand a node's remaining
+/// reads-from choices to a worker as they hand threads and wakeup
+/// branches: the split search explores exactly the reads-from graphs of
+/// one job, complete, and finds the bug. (Before, a split search lost
+/// them — relaxed message passing gave 3 graphs of 4 and never ran the
+/// stale read — and optimal DPOR ran one job under `rc11`.)
 #[test]
 fn jobs_under_rc11_keep_every_reads_from_graph() {
     let program = build_example("mm_litmus.c");
-    for (search, one_job) in [(DPOR, false), (OPTIMAL, true)] {
+    for search in SEARCHES {
+        for (name, order, expected) in SPLIT_LITMUS {
+            let jobs = |n: &str| {
+                let options: Vec<&str> = search.iter().copied().chain(["--jobs", n]).collect();
+                reach(&program, &options, &[name, order])
+            };
+            let (one, two) = (jobs("1"), jobs("2"));
+            for run in [&one, &two] {
+                assert!(run.complete(), "{name} {order} {search:?}: {}", run.stdout);
+                assert_eq!(graphs(run), Some(expected), "{name} {order} {search:?}");
+                assert!(
+                    !run.stderr.contains("exploring with one job"),
+                    "{search:?}: {}",
+                    run.stderr
+                );
+            }
+            assert_eq!(
+                graph_keys(&two),
+                graph_keys(&one),
+                "{name} {order} {search:?}"
+            );
+        }
         let options: Vec<&str> = search.iter().copied().chain(["--jobs", "2"]).collect();
-        let run = reach(&program, &options, &["mp", "rlx"]);
-        assert!(run.complete(), "{search:?}: {}", run.stdout);
-        assert_eq!(graphs(&run), Some(4), "{search:?}");
-        assert_eq!(
-            run.stderr.contains("exploring with one job"),
-            one_job,
-            "{search:?}: {}",
-            run.stderr
-        );
         let check = reach(&program, &options, &["mp", "rlx", "check"]);
         assert_eq!(check.bug_kind().as_deref(), Some("assertion"), "{search:?}");
     }
-    let iriw = reach(
-        &program,
-        &[DPOR, &["--jobs", "2"][..]].concat(),
-        &["iriw", "rlx"],
-    );
-    assert_eq!(graphs(&iriw), Some(16), "{}", iriw.stdout);
+}
+
+/// `--shard` under `rc11` is refused in one line (the shards would run
+/// `sc`); `--jobs` splits an `rc11` search instead.
+#[test]
+fn shard_under_rc11_is_refused() {
+    let program = build_example("mm_litmus.c");
+    for search in SEARCHES {
+        let options: Vec<&str> = search.iter().copied().chain(["--shard", "0/2"]).collect();
+        let run = reach(&program, &options, &["mp", "rlx"]);
+        assert_eq!(run.code, 2, "{search:?}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("--shard does not apply to --memory-model rc11"),
+            "{search:?}: {}",
+            run.stderr
+        );
+        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    }
 }

@@ -243,6 +243,9 @@ pub struct JsonReport {
     /// Distinct reads-from graphs of the executions under
     /// `--memory-model rc11` (null under sc).
     pub reads_from_graphs: Option<u64>,
+    /// Sorted keys of those graphs (empty under sc), so that shards' sets
+    /// can be united and two searches' compared.
+    pub reads_from_graph_keys: Vec<String>,
     /// Sorted fingerprints of the distinct partial orders (when counted), so
     /// two strategies' sets can be compared.
     pub partial_order_fingerprints: Vec<String>,
@@ -437,6 +440,13 @@ pub fn stop_reason(stop: &StopReason) -> String {
     }
 }
 
+/// `keys` sorted, each as 16 hex digits.
+fn hex_sorted<'a>(keys: impl Iterator<Item = &'a u64>) -> Vec<String> {
+    let mut all: Vec<u64> = keys.copied().collect();
+    all.sort_unstable();
+    all.iter().map(|k| format!("{k:016x}")).collect()
+}
+
 /// Builds the report of an exploration.
 pub fn build(program: &str, summary: &Summary, names: &Names, instrumented: bool) -> JsonReport {
     let bugs: Vec<JsonBug> = summary
@@ -464,11 +474,8 @@ pub fn build(program: &str, summary: &Summary, names: &Names, instrumented: bool
         partial_orders: summary.partial_orders,
         reads_from_graphs: (!summary.reads_from_graphs.is_empty())
             .then_some(summary.reads_from_graphs.len() as u64),
-        partial_order_fingerprints: {
-            let mut all: Vec<u64> = summary.fingerprints.iter().copied().collect();
-            all.sort_unstable();
-            all.iter().map(|f| format!("{f:016x}")).collect()
-        },
+        reads_from_graph_keys: hex_sorted(summary.reads_from_graphs.iter()),
+        partial_order_fingerprints: hex_sorted(summary.fingerprints.iter()),
         seconds: summary.elapsed.as_secs_f64(),
         instrumented,
         seed: summary.seed,

@@ -107,9 +107,6 @@ pub struct Registration {
     /// dropped rather than run: searches that derive their requests from
     /// observed races only (`ExecConfig::drop_held`).
     pub drops_held: bool,
-    /// Whether its search split over `--jobs` workers keeps the reads-from
-    /// choices of `--memory-model rc11` (otherwise it runs one job then).
-    pub splits_reads_from: bool,
     /// Whether an execution in which a held-back spinner that a prefix
     /// step ran is held back again at the same operation is dropped
     /// (`ExecConfig::drop_respin`: optimal DPOR, which reverses the races
@@ -130,7 +127,6 @@ impl Registration {
             commutes_rmws: true,
             randomised: false,
             reads_from: false,
-            splits_reads_from: false,
             drops_held: false,
             drops_respin: false,
         }
@@ -172,7 +168,6 @@ pub fn registration(name: StrategyName) -> Registration {
                 }),
                 with_inputs: WithInputs::Tree(|| Box::new(Dpor::new(true))),
                 reads_from: true,
-                splits_reads_from: true,
                 ..Registration::single(|_| Box::new(Dpor::new(true)))
             };
             if name == StrategyName::Dpor {
@@ -196,7 +191,6 @@ pub fn registration(name: StrategyName) -> Registration {
             }),
             with_inputs: WithInputs::Tree(|| Box::new(Dpor::new(false))),
             reads_from: true,
-            splits_reads_from: true,
             ..Registration::single(|_| Box::new(Dpor::new(false)))
         },
         StrategyName::DporClassic => Registration {
@@ -207,7 +201,6 @@ pub fn registration(name: StrategyName) -> Registration {
             }),
             with_inputs: WithInputs::Tree(|| Box::new(Dpor::classic())),
             reads_from: true,
-            splits_reads_from: true,
             ..Registration::single(|_| Box::new(Dpor::classic()))
         },
         StrategyName::Exhaustive => Registration {

@@ -15,7 +15,6 @@ use crate::record::Recorder;
 use crate::strategy::tree_search::TreeSearch;
 use crate::strategy::Strategy;
 use anyhow::{Context, Result};
-use reach_channel::memory_model::MemoryModel;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -203,22 +202,9 @@ impl Engine<'_> {
             }
             _ => {}
         }
-        // Optimal DPOR split over workers does not hand its nodes'
-        // reads-from choices to them yet: it would miss executions.
-        let reads_from =
-            pool.config.memory_model == MemoryModel::Rc11 && !self.strategy.splits_reads_from;
         match self.strategy.workers {
-            Workers::Split(search)
-                if pool.jobs > 1 && !bounded && !self.concolic && !reads_from =>
-            {
+            Workers::Split(search) if pool.jobs > 1 && !bounded && !self.concolic => {
                 search(executor, pool, &params, options, progress)
-            }
-            Workers::Split(_) if pool.jobs > 1 && reads_from => {
-                if !self.cli.quiet && self.cli.jobs > 1 {
-                    eprintln!("reach-native: note: --jobs does not split optimal DPOR's reads-from choices (--memory-model rc11) yet; exploring with one job");
-                }
-                let mut search = self.single(&params);
-                crate::explore::explore(executor, search.as_mut(), options, progress)
             }
             _ => {
                 if pool.jobs > 1 && !self.cli.quiet && self.cli.jobs != 0 && !self.concolic {

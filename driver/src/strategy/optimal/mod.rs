@@ -35,12 +35,14 @@
 //! the same store. The search reaches every reads-from graph the
 //! exhaustive one does, some more than once.
 
+mod choices;
 mod combined;
 mod place;
 mod shard;
 mod split;
 pub mod wakeup;
 
+use choices::Choices;
 use place::Sequence;
 pub use split::Report;
 
@@ -102,54 +104,6 @@ struct Node {
     revisits: Vec<Revisit>,
 }
 
-/// The reads-from choices of a node's step under `--memory-model rc11`
-/// (one, choice 0, otherwise). The step's first run took `first` (the
-/// choice its wakeup sequence carried, or the latest store); the others
-/// are tried in order afterwards, each once.
-#[derive(Clone, Copy, Debug)]
-struct Choices {
-    /// The choice taken on the current path.
-    taken: u16,
-    /// How many the step has (learnt from its runs).
-    candidates: u16,
-    /// The choice of the step's first run.
-    first: u16,
-    /// The next choice to try after it.
-    next: u16,
-}
-
-impl Choices {
-    /// A step's first run, taking choice `taken` of `candidates`.
-    fn first_run(taken: u16, candidates: u16) -> Choices {
-        Choices {
-            taken,
-            candidates: candidates.max(1),
-            first: taken,
-            next: 0,
-        }
-    }
-
-    /// The choices of event `i` of `trace`, as its first run.
-    fn of(trace: &Trace, i: usize) -> Choices {
-        trace.read(i).map_or(Choices::first_run(0, 1), |r| {
-            Choices::first_run(r.choice, r.candidates)
-        })
-    }
-
-    /// Moves to the next choice not tried yet; false if none is left.
-    fn advance(&mut self) -> bool {
-        while self.next < self.candidates {
-            let choice = self.next;
-            self.next += 1;
-            if choice != self.first {
-                self.taken = choice;
-                return true;
-            }
-        }
-        false
-    }
-}
-
 /// A finished branch to explore again with a sequence found for it.
 #[derive(Clone, Debug)]
 struct Revisit {
@@ -207,6 +161,10 @@ pub struct OptimalDpor {
     /// For a subtree explored by a worker (`--jobs`): the node it hangs
     /// from. Nodes up to it belong to the search that gave it away.
     root: Option<usize>,
+    /// For such a subtree: it is the reads-from choices left of the
+    /// root's step ([`split`]), not a branch of the root's wakeup tree, so
+    /// no sequence is forwarded to it (the owner keeps the branch).
+    root_choices: bool,
     /// Facts about nodes up to `root`, for their owner.
     reports: Vec<Report>,
     /// Nodes from which subtrees were given away and are not done yet.
@@ -285,6 +243,21 @@ impl Node {
     fn has_branch(&self) -> bool {
         !self.wut.is_empty() || !self.revisits.is_empty()
     }
+
+    /// The branch the current path takes from here, if its step's
+    /// reads-from choices are this search's to try (not given away with
+    /// the branch).
+    fn own_branch(&self) -> Option<&Started> {
+        self.branches
+            .get(self.current)
+            .filter(|b| !b.lent && b.thread == self.chosen)
+    }
+
+    /// True if the current path's step from here has a reads-from choice
+    /// left that this search is to try.
+    fn has_choice(&self) -> bool {
+        self.own_branch().is_some() && self.read.has_next()
+    }
 }
 
 impl OptimalDpor {
@@ -306,7 +279,11 @@ impl OptimalDpor {
         let node = &mut self.nodes[i];
         let (k, candidate) = node.take(&branch, again, false, keep);
         node.current = k;
-        self.launch(i, branch, candidate)
+        if again.is_some() {
+            self.launch_again(i, branch, candidate)
+        } else {
+            self.launch(i, branch, candidate)
+        }
     }
 
     /// Takes the recorded `branch` of node `i`, with sleep set `candidate`
@@ -369,7 +346,7 @@ impl OptimalDpor {
                 // The root's branch, explored again with what was forwarded
                 // to it once it was finished (it stays the same branch).
                 let again = self.nodes[i].revisits.pop()?;
-                return Some(self.launch(i, again.branch, again.sleep));
+                return Some(self.launch_again(i, again.branch, again.sleep));
             }
             if let Some((branch, sleep)) = self.nodes[i].next_branch() {
                 return Some(self.start_branch(i, branch, sleep));
@@ -392,12 +369,19 @@ impl OptimalDpor {
     /// place their sequences as usual.
     fn next_choice(&mut self, i: usize) -> Option<Request> {
         let node = &mut self.nodes[i];
-        let started = node.branches.get(node.current)?;
-        if started.lent || started.thread != node.chosen || !node.read.advance() {
+        let candidate = node.own_branch()?.candidate;
+        if !node.read.advance() {
             return None;
         }
-        let candidate = started.candidate;
         let read = node.read;
+        Some(self.launch_choice(i, read, candidate))
+    }
+
+    /// Runs node `i`'s step again with the choice `read` takes (keeping
+    /// `read`'s choices left to try), with sleep set `candidate` there and
+    /// no wakeup sequence below it.
+    fn launch_choice(&mut self, i: usize, read: Choices, candidate: ThreadSet) -> Request {
+        let node = &self.nodes[i];
         let branch = Branch {
             step: Step {
                 thread: node.chosen,
@@ -409,7 +393,17 @@ impl OptimalDpor {
         };
         let request = self.launch(i, branch, candidate);
         self.nodes[i].read = read;
-        Some(request)
+        request
+    }
+
+    /// Explores again a finished branch of node `i` (`branch`, with the
+    /// sleep set it first had): its step with the choice the sequence
+    /// found for it carries, then the sequence. Its other choices were
+    /// tried when it first ran, so none is tried again.
+    fn launch_again(&mut self, i: usize, branch: Branch, sleep: ThreadSet) -> Request {
+        let request = self.launch(i, branch, sleep);
+        self.nodes[i].read.close();
+        request
     }
 
     /// The sleep set of the state after `executed`, from `candidate`: the

@@ -18,7 +18,20 @@
 //! again with the sequence; the owner keeps the node until every forward
 //! from it is settled. So no trace is lost, and one job and many explore
 //! the same traces (`driver/tests/optimal_model.rs`, `tests/tests/parallel.rs`).
+//!
+//! Under `--memory-model rc11` a node's step also has reads-from choices
+//! that one job tries after the branch's first run, each with the sleep
+//! set the branch started with and no wakeup sequence below it. The next
+//! of them goes to a worker together with the ones after it
+//! ([`super::choices::Choices::hand_over`]), which tries them at its root;
+//! the branch stays the owner's (sequences that follow it are placed in
+//! the owner's path, as one job places them below the branch's first run),
+//! so nothing is forwarded to that worker. A branch explored again tries
+//! only the choice its sequence carries: its other choices were tried when
+//! it first ran (`tests/tests/memory_model_dpor.rs` compares the
+//! reads-from graphs of one job and two).
 
+use super::choices::Choices;
 use super::place::Sequence;
 use super::wakeup::{Branch, Step};
 use super::OptimalDpor;
@@ -78,13 +91,71 @@ impl OptimalDpor {
             keep_subtrees: true,
             ..OptimalDpor::default()
         };
-        let request = search.launch(i, branch, candidate);
+        let request = if again.is_some() {
+            search.launch_again(i, branch, candidate)
+        } else {
+            search.launch(i, branch, candidate)
+        };
         (request, search)
     }
 
-    /// The first node, in `order`, with a branch to explore.
-    fn with_branches(&self, mut order: impl Iterator<Item = usize>) -> Option<usize> {
-        order.find(|&i| self.nodes[i].has_branch())
+    /// Gives away the reads-from choices left of the step node `i` takes
+    /// on the path (`rest`: the next one, taken, and those after it), as
+    /// a search of its own that tries them at its root, each with the
+    /// sleep set the node's branch started with, as this search would
+    /// have ([`OptimalDpor::next_choice`]). The branch stays this
+    /// search's: sequences that follow it are placed here.
+    fn give_away_choices(&mut self, i: usize, rest: Choices) -> (Request, OptimalDpor) {
+        self.keep_subtrees = true;
+        let node = &self.nodes[i];
+        let candidate = node
+            .branches
+            .get(node.current)
+            .map_or(node.sleep, |b| b.candidate);
+        let mut nodes = self.nodes[..=i].to_vec();
+        for node in &mut nodes {
+            node.wut = Default::default();
+            node.revisits.clear();
+        }
+        let mut search = OptimalDpor {
+            nodes,
+            started: true,
+            cancel: self.cancel.clone(),
+            root: Some(i),
+            root_choices: true,
+            keep_subtrees: true,
+            ..OptimalDpor::default()
+        };
+        let request = search.launch_choice(i, rest, candidate);
+        (request, search)
+    }
+
+    /// Gives away the first thing to explore from node `i`: the choices
+    /// left of its step (tried before its next branch, as one search
+    /// does), else its next branch.
+    fn give_away_first(&mut self, i: usize) -> Option<(Request, OptimalDpor)> {
+        if self.choices_known(i) && self.nodes[i].own_branch().is_some() {
+            if let Some(rest) = self.nodes[i].read.hand_over() {
+                return Some(self.give_away_choices(i, rest));
+            }
+        }
+        let (branch, sleep) = self.nodes[i].next_branch()?;
+        Some(self.give_away(i, branch, sleep))
+    }
+
+    /// The first node, in `order`, with a branch or a reads-from choice to
+    /// explore.
+    fn with_work(&self, mut order: impl Iterator<Item = usize>) -> Option<usize> {
+        order.find(|&i| {
+            self.nodes[i].has_branch() || (self.choices_known(i) && self.nodes[i].has_choice())
+        })
+    }
+
+    /// True unless node `i` is where the request in flight branched (a
+    /// worker asked to share has its next request ready): a step taken
+    /// anew there learns how many choices it has only when it runs.
+    fn choices_known(&self, i: usize) -> bool {
+        self.in_flight.as_ref().is_none_or(|f| f.branch != i)
     }
 
     /// Removes one unsettled forward from the node at `depth`.
@@ -100,17 +171,16 @@ impl Splittable for OptimalDpor {
 
     fn take_subtree(&mut self) -> Option<(Request, OptimalDpor)> {
         let first = self.root.map_or(0, |r| r + 1);
-        let i = self.with_branches((first..self.nodes.len()).rev())?;
-        let (branch, sleep) = self.nodes[i].next_branch()?;
-        Some(self.give_away(i, branch, sleep))
+        let i = self.with_work((first..self.nodes.len()).rev())?;
+        self.give_away_first(i)
     }
 
     fn split(&mut self) -> Option<(Request, OptimalDpor)> {
         let first = self.root.map_or(0, |r| r + 1);
-        let i = self.with_branches(first..self.nodes.len())?;
-        let (branch, sleep) = self.nodes[i].next_branch()?;
+        let i = self.with_work(first..self.nodes.len())?;
+        let given = self.give_away_first(i)?;
         self.lent.push(i);
-        Some(self.give_away(i, branch, sleep))
+        Some(given)
     }
 
     fn subtree_done(&mut self, depth: usize) {
@@ -138,6 +208,7 @@ impl Splittable for OptimalDpor {
 
     fn lent_branch(&self) -> Option<usize> {
         self.root
+            .filter(|_| !self.root_choices)
             .and_then(|r| self.nodes.get(r))
             .map(|node| node.current)
     }
