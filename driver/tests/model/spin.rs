@@ -44,6 +44,10 @@ pub enum Inst {
     XchgLock(u64),
     /// `while (atomic_load(v) != value);`: an await loop.
     AwaitEq(u64, i32),
+    /// `old = atomic_load(v); while (!atomic_compare_exchange_strong(v,
+    /// &old, old + 1));`: an increment retried until it succeeds (a
+    /// failed compare-and-swap loads the current value into `old`).
+    CasInc(u64),
 }
 
 /// A simulated program: thread 0 creates threads 1..=n, each runs its
@@ -63,6 +67,8 @@ struct Pc {
     /// The step of a multi-step operation (retry loops, the lock).
     phase: u8,
     tries: u8,
+    /// The value a [`Inst::CasInc`] expects.
+    old: i32,
     /// Parked at the `Await` of the failed iteration that began here.
     awaiting: Option<usize>,
 }
@@ -126,6 +132,8 @@ impl SpinModel {
             return Some(op(OpKind::Await, since as u64));
         }
         Some(match (self.inst(t, pc)?, pc.phase) {
+            (Inst::Load(v) | Inst::AwaitEq(v, _) | Inst::CasInc(v), 0) => op(OpKind::AtomicLoad, v),
+            (Inst::CasInc(v), _) => op(OpKind::CmpXchg, v),
             (Inst::Load(v) | Inst::AwaitEq(v, _), _) => op(OpKind::AtomicLoad, v),
             (Inst::Store(v, _), _) | (Inst::XchgLock(v), 2) => op(OpKind::AtomicStore, v),
             (Inst::Cas(v, ..) | Inst::CasRetryYield(v, ..) | Inst::CasRetryPause(v, ..), 0) => {
@@ -218,6 +226,22 @@ impl SpinModel {
             (Inst::XchgLock(_), _) => {
                 retry(pc, &mut done);
                 (pending, false)
+            }
+            (Inst::CasInc(v), 0) => {
+                pc.old = vars[var_index(v)];
+                pc.phase = 1;
+                (pending, false)
+            }
+            (Inst::CasInc(v), _) => {
+                let current = vars[var_index(v)];
+                let ok = current == pc.old;
+                if ok {
+                    vars[var_index(v)] = current + 1;
+                    done(pc);
+                } else {
+                    pc.old = current;
+                }
+                (valued(OpKind::CmpXchg, v, !ok), false)
             }
             (Inst::AwaitEq(v, value), _) => {
                 if vars[var_index(v)] == value {
@@ -378,6 +402,7 @@ impl Inst {
         match self {
             Inst::CasRetryYield(..) | Inst::XchgLock(_) => 4,
             Inst::CasRetryPause(..) => 2,
+            Inst::CasInc(_) => 4,
             _ => 1,
         }
     }

@@ -106,6 +106,12 @@ pub struct SynEvent {
     /// A reads-from receive: the operation only reads, executed and as a
     /// call (a load, `sem_getvalue`), and does not end the process.
     pub read_only: bool,
+    /// A write receive that wrote nothing: the operation only read as
+    /// executed (a failed compare-and-swap or trylock, an exchange of the
+    /// value already there) but may write as a call. It is a receive on
+    /// its objects all the same, so the later receives there follow it
+    /// ([`SynSequence::follows`]).
+    pub wrote_nothing: bool,
     /// Trace position before which the call was issued: the thread's
     /// previous event or its creation (`None` for the main thread's first).
     pub issued_after: Option<usize>,
@@ -139,12 +145,20 @@ struct Granule {
 
 /// True if `op` only reads, both as executed and as a call.
 pub fn reads_only(op: &Op) -> bool {
-    let reads = |o: &Op| {
-        let accesses = o.accesses();
-        accesses.iter().any(Option::is_some)
-            && accesses.iter().flatten().all(|a| a.class == Class::Read)
-    };
-    op.kind != OpKind::ProcessExit && reads(op) && reads(&as_pending(*op))
+    op.kind != OpKind::ProcessExit && only_reads(op) && only_reads(&as_pending(*op))
+}
+
+/// True if the executed `op` only read although its call may write (a
+/// failed compare-and-swap or trylock, an unchanged exchange).
+pub fn wrote_nothing(op: &Op) -> bool {
+    op.kind != OpKind::ProcessExit && only_reads(op) && !only_reads(&as_pending(*op))
+}
+
+/// True if every access of `op` (at least one) is a read.
+fn only_reads(op: &Op) -> bool {
+    let accesses = op.accesses();
+    accesses.iter().any(Option::is_some)
+        && accesses.iter().flatten().all(|a| a.class == Class::Read)
 }
 
 impl SynSequence {
@@ -245,6 +259,7 @@ impl SynSequence {
                 vstamp,
                 object_past,
                 read_only: reads_only(&event.op),
+                wrote_nothing: wrote_nothing(&event.op),
                 issued_after: last_pos[ti],
             });
             last_pos[ti] = Some(pos);
@@ -267,6 +282,7 @@ impl SynSequence {
                 vstamp: values[t].clone(),
                 object_past: Stamp::default(),
                 read_only: reads_only(&op),
+                wrote_nothing: false,
                 issued_after: last_pos[t],
             });
         }
@@ -324,6 +340,23 @@ impl SynSequence {
     /// sending event): the call depends on the outcome at `root`.
     pub fn removes_call(&self, root: usize, g: usize) -> bool {
         self.events[g].vcall.covers(self.events[root].id)
+    }
+
+    /// True if the completion of event `g` follows the receive `root` in
+    /// the relation of the tangled cycles (E1, Sec. 5.4): the value
+    /// relation, and for a receive that wrote nothing the full
+    /// happens-before. Such a receive (a failed compare-and-swap) is a
+    /// receive on its object like a write, so the later writes there
+    /// follow it, though they do not depend on the nothing it wrote.
+    pub fn follows(&self, root: usize, g: usize) -> bool {
+        let (r, ge) = (&self.events[root], &self.events[g]);
+        ge.vstamp.covers(r.id) || (r.wrote_nothing && ge.stamp.covers(r.id))
+    }
+
+    /// [`SynSequence::follows`] for the call of `g` (its sending event).
+    pub fn call_follows(&self, root: usize, g: usize) -> bool {
+        let (r, ge) = (&self.events[root], &self.events[g]);
+        ge.vcall.covers(r.id) || (r.wrote_nothing && ge.call.covers(r.id))
     }
 
     /// True if event `a` happens before the call of `b` in the full

@@ -399,12 +399,14 @@ pub fn generate_variants(
 
 /// E1: a gray receive `e` may only take a new partner that the changed
 /// receive `link` which made it gray happens before (the strongly-
-/// reconciled-before link closing the tangled cycle): a call must depend
-/// on `link`, a write read from must follow it.
+/// reconciled-before link closing the tangled cycle): a call must follow
+/// `link`, a write read from must follow it ([`SynSequence::follows`]:
+/// when `link` is a compare-and-swap that failed, the writes of its
+/// object after it follow it too).
 fn completes_cycle(seq: &SynSequence, e: usize, race: Race, link: usize) -> bool {
     match new_source(seq, e, race) {
-        Some(w) if race.how != How::Take => seq.events[w].vstamp.covers(seq.events[link].id),
-        Some(_) => seq.events[race.partner].vcall.covers(seq.events[link].id),
+        Some(w) if race.how != How::Take => seq.follows(link, w),
+        Some(_) => seq.call_follows(link, race.partner),
         None => false,
     }
 }
