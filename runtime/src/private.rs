@@ -122,6 +122,10 @@ struct Entry {
     owner: u32,
     /// Whether the owner wrote the granule (a step or not).
     written: bool,
+    /// Whether another thread read it since the owner wrote it (with no
+    /// thread but the owner writing): the owner's reads stay private, its
+    /// writes are steps ([`scheduled`]).
+    read_by_others: bool,
     /// The owner's last private write; of a [`READ_SHARED`] granule, a
     /// reader's last private read.
     write: Last,
@@ -140,6 +144,7 @@ const EMPTY: Entry = Entry {
     tag: 0,
     owner: 0,
     written: false,
+    read_by_others: false,
     write: NO_LAST,
     read: NO_LAST,
 };
@@ -346,7 +351,8 @@ pub fn try_private(st: &mut State, me: u32, kind: OpKind, addr: u64, size: u64, 
     for (k, g) in (first..=last).enumerate() {
         let bytes = bytes_of(g, addr, size);
         plan[k] = match lookup(p, g) {
-            Slot::Found(i) if p.slots[i].owner == me => {
+            // Read by others: the owner's writes are steps.
+            Slot::Found(i) if p.slots[i].owner == me && !(writes && p.slots[i].read_by_others) => {
                 let e = &p.slots[i];
                 let side = if writes { &e.write } else { &e.read };
                 let update = update_side(side, me, bytes, position, site);
@@ -429,6 +435,7 @@ pub fn try_private(st: &mut State, me: u32, kind: OpKind, addr: u64, size: u64, 
                 tag: p.epoch << GRANULE_BITS | g,
                 owner: me,
                 written: false,
+                read_by_others: false,
                 write: NO_LAST,
                 read: NO_LAST,
             };
@@ -504,6 +511,35 @@ fn share(st: &State, p: &mut Private, i: usize) {
     p.slots[i] = Entry {
         owner: SHARED,
         written: true,
+        read_by_others: false,
+        write: NO_LAST,
+        read: NO_LAST,
+        ..e
+    };
+}
+
+/// Another thread reads granule `i`, which its owner wrote: the owner's
+/// private accesses so far go to the channel (the race detector compares
+/// the read with them) and the owner keeps the granule for its reads,
+/// which commute with the other threads' reads. Were the granule shared
+/// instead, whether the owner's later reads are steps would depend on
+/// which of two commuting reads ran first, and a reordering the search
+/// predicts could ask for steps that are then not taken. Shared if the
+/// channel has no room for the owner's later records.
+fn read_by_others(st: &State, p: &mut Private, i: usize) {
+    let e = p.slots[i];
+    if e.read_by_others {
+        return;
+    }
+    if p.used + p.reserved + 2 > PRIVATE_CAPACITY {
+        share(st, p, i);
+        return;
+    }
+    let g = e.tag & ((1 << GRANULE_BITS) - 1);
+    emit(st, p, g, &e.write, true);
+    emit(st, p, g, &e.read, false);
+    p.slots[i] = Entry {
+        read_by_others: true,
         write: NO_LAST,
         read: NO_LAST,
         ..e
@@ -515,10 +551,12 @@ fn share(st: &State, p: &mut Private, i: usize) {
 /// another thread's granules, and granules several threads read, shared;
 /// an atomic write makes the thread's own shared too. A read (plain or
 /// atomic) of a granule its owner has only read makes it read by several
-/// threads. A plain access makes granules nobody touched yet `me`'s (it is
+/// threads; of one its owner wrote, read by others ([`read_by_others`]).
+/// A plain access makes granules nobody touched yet `me`'s (it is
 /// an event itself); an atomic read makes them read by several threads, an
-/// atomic write shared. So a read is private or not whichever thread reads
-/// first, as long as no thread writes.
+/// atomic write shared. So whether a read is private does not depend on
+/// which of two threads' reads ran first, as long as no other thread
+/// writes.
 #[inline]
 pub fn scheduled(st: &State, me: u32, op: &Op) {
     let p = table();
@@ -550,6 +588,7 @@ pub fn scheduled(st: &State, me: u32, op: &Op) {
                     READ_SHARED if writes => share(st, p, i),
                     READ_SHARED => {}
                     owner if owner == me && plain => p.slots[i].written |= writes,
+                    owner if owner != me && !writes && e.written => read_by_others(st, p, i),
                     _ if writes || e.written => share(st, p, i),
                     _ => p.slots[i].owner = READ_SHARED,
                 }
@@ -569,6 +608,7 @@ pub fn scheduled(st: &State, me: u32, op: &Op) {
                     tag: p.epoch << GRANULE_BITS | g,
                     owner,
                     written: writes,
+                    read_by_others: false,
                     write: NO_LAST,
                     read: NO_LAST,
                 };
@@ -605,6 +645,7 @@ pub fn fresh_block(st: &State, address: u64, size: u64) {
                 *e = Entry {
                     owner: FRESH,
                     written: false,
+                    read_by_others: false,
                     write: NO_LAST,
                     read: NO_LAST,
                     ..*e
@@ -664,6 +705,7 @@ mod tests {
             tag: 0,
             owner: READ_SHARED,
             written: false,
+            read_by_others: false,
             write,
             read,
         };
