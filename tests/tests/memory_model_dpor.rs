@@ -180,12 +180,12 @@ fn graph_keys(run: &Run) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// With `--jobs 2`, DPOR and optimal DPOR hand a node's remaining
-/// reads-from choices to a worker as they hand threads and wakeup
-/// branches: the split search explores exactly the reads-from graphs of
-/// one job, complete, and finds the bug. (Before, a split search lost
-/// them — relaxed message passing gave 3 graphs of 4 and never ran the
-/// stale read — and optimal DPOR ran one job under `rc11`.)
+/// With `--jobs 2` and `--jobs 3`, DPOR and optimal DPOR hand a node's
+/// remaining reads-from choices to a worker as they hand threads and
+/// wakeup branches: the split search explores exactly the reads-from
+/// graphs of one job, complete, and finds the bug. (Before, a split
+/// search lost them — relaxed message passing gave 3 graphs of 4 and never
+/// ran the stale read — and optimal DPOR ran one job under `rc11`.)
 #[test]
 fn jobs_under_rc11_keep_every_reads_from_graph() {
     let program = build_example("mm_litmus.c");
@@ -195,21 +195,21 @@ fn jobs_under_rc11_keep_every_reads_from_graph() {
                 let options: Vec<&str> = search.iter().copied().chain(["--jobs", n]).collect();
                 reach(&program, &options, &[name, order])
             };
-            let (one, two) = (jobs("1"), jobs("2"));
-            for run in [&one, &two] {
-                assert!(run.complete(), "{name} {order} {search:?}: {}", run.stdout);
-                assert_eq!(graphs(run), Some(expected), "{name} {order} {search:?}");
-                assert!(
-                    !run.stderr.contains("exploring with one job"),
-                    "{search:?}: {}",
-                    run.stderr
-                );
+            let one = jobs("1");
+            // Three workers: busy ones share parts of their subtrees too.
+            for many in [jobs("2"), jobs("3")] {
+                for run in [&one, &many] {
+                    assert!(run.complete(), "{name} {order} {search:?}: {}", run.stdout);
+                    assert_eq!(graphs(run), Some(expected), "{name} {order} {search:?}");
+                    assert!(
+                        !run.stderr.contains("exploring with one job"),
+                        "{search:?}: {}",
+                        run.stderr
+                    );
+                }
+                let keys = graph_keys(&many);
+                assert_eq!(keys, graph_keys(&one), "{name} {order} {search:?}");
             }
-            assert_eq!(
-                graph_keys(&two),
-                graph_keys(&one),
-                "{name} {order} {search:?}"
-            );
         }
         let options: Vec<&str> = search.iter().copied().chain(["--jobs", "2"]).collect();
         let check = reach(&program, &options, &["mp", "rlx", "check"]);
