@@ -217,21 +217,44 @@ fn jobs_under_rc11_keep_every_reads_from_graph() {
     }
 }
 
-/// `--shard` under `rc11` is refused in one line (the shards would run
-/// `sc`); `--jobs` splits an `rc11` search instead.
+/// `--shard K/N` under `rc11`: the shards' reads-from graphs together
+/// are one job's, for 2 and 3 shards, and each shard ends complete (its
+/// part of the tree explored).
 #[test]
-fn shard_under_rc11_is_refused() {
+fn shards_under_rc11_keep_every_reads_from_graph() {
     let program = build_example("mm_litmus.c");
     for search in SEARCHES {
-        let options: Vec<&str> = search.iter().copied().chain(["--shard", "0/2"]).collect();
-        let run = reach(&program, &options, &["mp", "rlx"]);
-        assert_eq!(run.code, 2, "{search:?}: {}", run.stderr);
-        assert!(
-            run.stderr
-                .contains("--shard does not apply to --memory-model rc11"),
-            "{search:?}: {}",
-            run.stderr
-        );
-        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+        for (name, order, expected) in SPLIT_LITMUS {
+            let one = reach(&program, search, &[name, order]);
+            assert_eq!(graphs(&one), Some(expected), "{name} {order} {search:?}");
+            let mut whole = graph_keys(&one);
+            whole.sort();
+            for n in [2, 3] {
+                let mut union: Vec<String> = Vec::new();
+                for k in 0..n {
+                    let shard = format!("{k}/{n}");
+                    let options: Vec<&str> = search
+                        .iter()
+                        .copied()
+                        .chain(["--shard", shard.as_str()])
+                        .collect();
+                    let run = reach(&program, &options, &[name, order]);
+                    assert_eq!(
+                        run.code, 0,
+                        "{name} {order} {shard} {search:?}: {}",
+                        run.stderr
+                    );
+                    assert!(
+                        !run.stderr.contains("running --memory-model sc"),
+                        "{}",
+                        run.stderr
+                    );
+                    union.extend(graph_keys(&run));
+                }
+                union.sort();
+                union.dedup();
+                assert_eq!(union, whole, "{name} {order} {n} shards {search:?}");
+            }
+        }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::registry::{registration, strategy_word, words_where};
 use crate::binary::Binary;
-use crate::cli::{Cli, MemoryModelName, StrategyName};
+use crate::cli::{Cli, StrategyName};
 use crate::random_share::ShareSpec;
 use crate::shard::ShardSpec;
 use anyhow::{bail, Result};
@@ -24,9 +24,6 @@ pub fn shard_spec(cli: &Cli) -> Result<Option<ShardSpec>> {
             "--shard runs one job per shard: run more shards instead of --jobs {}",
             cli.jobs
         );
-    }
-    if cli.memory_model == MemoryModelName::Rc11 {
-        bail!("--shard does not apply to --memory-model rc11 yet: split the search with --jobs N, or shard it under --memory-model sc");
     }
     if registration(cli.strategy).sharded.is_none() {
         bail!(

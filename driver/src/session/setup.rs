@@ -142,12 +142,6 @@ pub fn memory_model(cli: &Cli, schedule: Option<&ScheduleFile>) -> MemoryModel {
     if asked == MemoryModel::Sc {
         return asked;
     }
-    if cli.shard.is_some() {
-        if !cli.quiet {
-            eprintln!("reach-native: note: --shard does not split reads-from choices yet: running --memory-model sc");
-        }
-        return MemoryModel::Sc;
-    }
     if super::registry::registration(cli.strategy).reads_from {
         return asked;
     }
