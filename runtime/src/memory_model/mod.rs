@@ -45,7 +45,10 @@
 //! - Plain stores to a tracked location are stores in its history; mutexes,
 //!   condition variables, semaphores, barriers, once, futex words, thread
 //!   creation and joining synchronise as release/acquire pairs (each
-//!   operation both, on its object).
+//!   operation both, on its object, except one that only read it: a busy
+//!   trylock or try-wait, a timed-out wait, `sem_getvalue` acquire only,
+//!   so that two of them, which commute for the search, pass nothing to
+//!   each other).
 //! - A compare-and-swap reads any store a load could: one holding the
 //!   expected value makes it succeed (an RMW just after it), another makes
 //!   it fail (a load with its failure ordering).
@@ -367,7 +370,11 @@ pub fn after_event(
         | OpKind::Once
         | OpKind::FutexWait
         | OpKind::FutexWake => {
-            synchronise(m, t, op.object);
+            if only_reads_object(op) {
+                acquire_object(m, t, op.object);
+            } else {
+                synchronise(m, t, op.object);
+            }
             None
         }
         _ => None,
@@ -437,6 +444,32 @@ fn synchronise(m: &mut Model, t: usize, object: u64) {
     let clock = m.sync.clock(object);
     th.clock.join(clock);
     *clock = th.clock;
+}
+
+/// Did `op` only read its synchronisation object (a busy trylock or
+/// try-wait, a timed-out lock or wait, `sem_getvalue`)? Such operations
+/// commute with each other for the search ([`Op::accesses`]), so they pass
+/// no view to each other: each only takes in the object's.
+fn only_reads_object(op: &Op) -> bool {
+    matches!(
+        op.accesses(),
+        [
+            Some(reach_channel::Access {
+                space: reach_channel::Space::Sync,
+                class: reach_channel::Class::Read,
+                ..
+            }),
+            None
+        ]
+    )
+}
+
+/// Thread `t` takes in `object`'s view (an acquire) without releasing
+/// its own to it.
+fn acquire_object(m: &mut Model, t: usize, object: u64) {
+    tick(m, t);
+    let clock = *m.sync.clock(object);
+    m.threads[t].clock.join(&clock);
 }
 
 /// An access the model cannot follow: thread `t` synchronises like a
