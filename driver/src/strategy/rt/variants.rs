@@ -12,7 +12,7 @@
 //! pending variant costs what its changes add, not the execution's length.
 
 use super::linearise::{linearise, slot_after, slot_at, slot_before};
-use super::model::{dependent, EventId, SynSequence};
+use super::model::{dependent, EventId, Stamp, SynSequence};
 use super::races::{race_sets, How, Race};
 use super::table::{choices, construct_race_table, Choice, Column};
 use crate::analysis::objects::touched;
@@ -26,6 +26,12 @@ use std::sync::Arc;
 pub enum Colour {
     /// Its send partner can never be changed (C1, C2).
     Black,
+    /// Black only because it is in the prime structure of a changed
+    /// receive: Fig. 4 leaves such a receive as it was, our rule (**)
+    /// blackens it too (most of its changes would repeat an order). If it
+    /// has races left in a later sequence, an order may be lost
+    /// ([`Generated::settled_races`]).
+    Settled,
     /// Its send partner may only be changed to complete the tangled cycle
     /// broken when the receive `link` was changed (E1).
     Gray {
@@ -286,6 +292,10 @@ pub struct Generated {
     pub variants: Vec<Variant>,
     /// Set if the table was cut short.
     pub cut: Option<Cut>,
+    /// Receives left out of the table as [`Colour::Settled`] that had
+    /// races left: the variants they would have given are not generated,
+    /// and some may be orders no other path reaches.
+    pub settled_races: usize,
 }
 
 /// GenerateVariants (Fig. 4): the race variants of `seq`, collected by
@@ -300,8 +310,8 @@ pub fn generate_variants(
 ) -> Generated {
     let Some(raw) = race_sets(seq, cancel) else {
         return Generated {
-            variants: Vec::new(),
             cut: Some(Cut::Cancelled),
+            ..Generated::default()
         };
     };
     let colours = &parent.colours;
@@ -315,11 +325,17 @@ pub fn generate_variants(
     // Step 2 (heading): black receives are left out; a gray receive keeps
     // only the partners that complete its tangled cycle.
     let mut columns = Vec::new();
+    let mut settled_races = 0usize;
     for (e, set) in raw.iter().enumerate() {
         let id = seq.events[e].id;
         let pruned = old.get(&id);
         let link = match colours.get(id) {
             Some(Colour::Black) => continue,
+            Some(Colour::Settled) => {
+                let is_old = |f: usize| pruned.is_some_and(|p| p.contains(&seq.events[f].id));
+                settled_races += usize::from(set.iter().any(|r| !is_old(r.partner)));
+                continue;
+            }
             Some(Colour::Gray { link }) => seq.find(link).or(Some(usize::MAX)),
             None => None,
         };
@@ -360,7 +376,10 @@ pub fn generate_variants(
     }
 
     let base = Arc::new(Steps::of(seq));
-    let mut generated = Generated::default();
+    let mut generated = Generated {
+        settled_races,
+        ..Generated::default()
+    };
     let mut rows = 0usize;
     let mut bytes = 0usize;
     construct_race_table(seq, &columns, &mut |row| {
@@ -592,7 +611,8 @@ fn colour_change(
     let (p_struct, mut before_r, old_send) = match choice.how {
         How::Take => (&ee.object_past, seq.events[s].vcall.clone(), &ee.vcall),
         How::Before | How::After => {
-            let mut before = ee.vcall.clone();
+            // The read's call is its prime structure, joined below.
+            let mut before = Stamp::default();
             let race = Race {
                 partner: s,
                 how: choice.how,
@@ -603,7 +623,6 @@ fn colour_change(
             (&ee.vcall, before, &ee.object_past)
         }
     };
-    before_r.join(p_struct);
     if choice.how == How::Take {
         // The completion of `s` in `e`'s place follows the writes of its
         // other objects that precede it.
@@ -619,6 +638,8 @@ fn colour_change(
             }
         }
     }
+    let core = before_r.clone();
+    before_r.join(p_struct);
     colours[named] = Some(Colour::Black);
     for &(g, _) in members {
         let id = seq.id(g);
@@ -626,8 +647,16 @@ fn colour_change(
             continue;
         }
         if before_r.covers(id) {
-            colours[g] = Some(Colour::Black);
-        } else if !p_struct.covers(id) && old_send.covers(id) && colours[g] != Some(Colour::Black) {
+            let settled = p_struct.covers(id) && !core.covers(id);
+            colours[g] = if settled && colours[g] != Some(Colour::Black) {
+                Some(Colour::Settled)
+            } else {
+                Some(Colour::Black)
+            };
+        } else if !p_struct.covers(id)
+            && old_send.covers(id)
+            && !matches!(colours[g], Some(Colour::Black | Colour::Settled))
+        {
             colours[g] = Some(Colour::Gray { link: name });
         }
     }
