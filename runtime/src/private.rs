@@ -551,7 +551,8 @@ fn read_by_others(st: &State, p: &mut Private, i: usize) {
 /// another thread's granules, and granules several threads read, shared;
 /// an atomic write makes the thread's own shared too. A read (plain or
 /// atomic) of a granule its owner has only read makes it read by several
-/// threads; of one its owner wrote, read by others ([`read_by_others`]).
+/// threads; a plain read of one its owner wrote, read by others
+/// ([`read_by_others`]).
 /// A plain access makes granules nobody touched yet `me`'s (it is
 /// an event itself); an atomic read makes them read by several threads, an
 /// atomic write shared. So whether a read is private does not depend on
@@ -588,7 +589,13 @@ pub fn scheduled(st: &State, me: u32, op: &Op) {
                     READ_SHARED if writes => share(st, p, i),
                     READ_SHARED => {}
                     owner if owner == me && plain => p.slots[i].written |= writes,
-                    owner if owner != me && !writes && e.written => read_by_others(st, p, i),
+                    // An atomic read makes it shared, so that the owner's
+                    // later plain reads are steps the search orders with
+                    // the atomic's writes (no race report covers a plain
+                    // access against an atomic one).
+                    owner if owner != me && plain && !writes && e.written => {
+                        read_by_others(st, p, i)
+                    }
                     _ if writes || e.written => share(st, p, i),
                     _ => p.slots[i].owner = READ_SHARED,
                 }
