@@ -267,8 +267,8 @@ pub struct Cli {
     /// sequentially consistent) or rc11 (C11's orderings: a relaxed or
     /// acquire load may read an older store, each choice explored). rc11
     /// applies to --strategy optimal, dpor (and its variants), exhaustive,
-    /// random and pct; another strategy says so and runs sc. Not with
-    /// --shard.
+    /// random and pct; another strategy says so and runs sc. --jobs and
+    /// --shard split it too.
     #[arg(help_heading = EXPLORE, long, value_enum, value_name = "MODEL", default_value = "sc")]
     pub memory_model: MemoryModelName,
     /// Without await semantics: a spin-loop iteration in which nothing
