@@ -11,6 +11,21 @@ use reach_tests::{build_example, reach, schedule_of};
 
 const RC11: &[&str] = &["--memory-model", "rc11", "--strategy", "exhaustive"];
 
+/// `--memory-model rc11` under the randomised `strategy` with `seed`, for
+/// `executions` executions.
+fn randomised<'a>(strategy: &'a str, seed: &'a str, executions: &'a str) -> [&'a str; 8] {
+    [
+        "--memory-model",
+        "rc11",
+        "--strategy",
+        strategy,
+        "--seed",
+        seed,
+        "--max-executions",
+        executions,
+    ]
+}
+
 /// The store and load orderings of `mm_litmus`'s ORDER argument.
 fn orders(order: &str) -> (Order, Order) {
     match order {
@@ -218,20 +233,7 @@ fn relaxed_message_passing_is_found_and_its_release_twin_is_clean() {
     assert_eq!(sc.code, 0, "{}", sc.stdout);
     assert_eq!(sc.executions(), 2);
     for strategy in ["random", "pct"] {
-        let run = reach(
-            &program,
-            &[
-                "--memory-model",
-                "rc11",
-                "--strategy",
-                strategy,
-                "--seed",
-                "1",
-                "--max-executions",
-                "2000",
-            ],
-            &[],
-        );
+        let run = reach(&program, &randomised(strategy, "1", "2000"), &[]);
         assert_eq!(
             run.bug_kind().as_deref(),
             Some("assertion"),
@@ -301,20 +303,7 @@ fn a_spin_loop_that_read_an_older_store_is_blocked_not_livelocked() {
         }
     }
     for strategy in ["random", "pct"] {
-        let run = reach(
-            &program,
-            &[
-                "--memory-model",
-                "rc11",
-                "--strategy",
-                strategy,
-                "--seed",
-                "3",
-                "--max-executions",
-                "500",
-            ],
-            &["3"],
-        );
+        let run = reach(&program, &randomised(strategy, "3", "500"), &["3"]);
         assert_eq!(run.bug_kind(), None, "{strategy}: {}", run.stdout);
         assert_eq!(run.executions(), 500, "{strategy}: {}", run.stdout);
     }
