@@ -77,6 +77,8 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
     };
     let mut plan: Vec<(Value, String, Action)> = Vec::new();
     let mut instrumented: Vec<(Value, String)> = Vec::new();
+    // The toolchain's functions the module defines but does not instrument.
+    let mut library_functions: Vec<Value> = Vec::new();
     let mut modelled: Vec<(FunctionValue<'_>, String, &Model)> = Vec::new();
     let mut library = library_calls::LibraryCalls::default();
     // SAFETY: the module is live.
@@ -103,6 +105,9 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
         let only_sync =
             scope == rust_std::Scope::Library && rust_std::holds_sync_code(f.as_value_ref());
         if skip_function(f) || (scope == rust_std::Scope::Library && !only_sync) {
+            if scope == rust_std::Scope::Library && !skip_function(f) {
+                library_functions.push(f.as_value_ref());
+            }
             stats.functions_skipped += 1;
             continue;
         }
@@ -212,7 +217,7 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
     }
     let visible: HashSet<Value> = plan.iter().map(|(i, _, _)| *i).collect();
     let functions: Vec<Value> = instrumented.iter().map(|(f, _)| *f).collect();
-    let transparency = Transparency::compute(&functions, &visible);
+    let transparency = Transparency::compute(&functions, &library_functions, &visible);
     for (f, fname) in &instrumented {
         for l in await_loops(*f, &visible, &transparency) {
             let loc = source_loc(ctx_raw, l.anchor, &source, fname);

@@ -237,6 +237,34 @@ pub(crate) fn is_declaration(f: Value) -> bool {
     unsafe { c::LLVMIsDeclaration(f) != 0 }
 }
 
+/// True for a call or invoke that never returns normally: its call site or
+/// its callee has the `noreturn` attribute (Rust's panics, `abort`, C's
+/// `exit`).
+pub(crate) fn never_returns(call: Value) -> bool {
+    let name = "noreturn";
+    // SAFETY: `call` is a call-like instruction; attribute lookups only
+    // read it and its callee.
+    unsafe {
+        let kind = c::LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
+        if kind == 0 {
+            return false;
+        }
+        let index = inkwell::llvm_sys::LLVMAttributeFunctionIndex;
+        if !c::LLVMGetCallSiteEnumAttribute(call, index, kind).is_null() {
+            return true;
+        }
+        called_function(call)
+            .is_some_and(|f| !c::LLVMGetEnumAttributeAtIndex(f, index, kind).is_null())
+    }
+}
+
+/// True for a landing pad that catches or filters exceptions (it has
+/// clauses), as opposed to one that only runs cleanups and resumes.
+pub(crate) fn landing_pad_catches(pad: Value) -> bool {
+    // SAFETY: `pad` is a landingpad instruction.
+    unsafe { c::LLVMGetNumClauses(pad) > 0 }
+}
+
 /// The inline-assembly value a call/invoke/callbr calls, if it calls one.
 pub(crate) fn called_inline_asm(call: Value) -> Option<Value> {
     // SAFETY: `call` is a call-like instruction.

@@ -74,11 +74,27 @@ pub(crate) struct Transparency {
 }
 
 impl Transparency {
-    /// Computes the greatest set of `instrumented` functions each of whose
-    /// instructions is transparent given the set (see the module doc);
-    /// `visible` holds the instructions the pass instruments.
-    pub(crate) fn compute(instrumented: &[Value], visible: &HashSet<Value>) -> Transparency {
+    /// Computes the greatest set of `instrumented` and `library` functions
+    /// each of whose instructions is transparent given the set (see the
+    /// module doc); `visible` holds the instructions the pass instruments.
+    /// A `library` function (defined in the module but not instrumented:
+    /// the toolchain's code, such as `std::thread::yield_now` in an
+    /// unoptimised Rust build) is transparent only if it also reads no
+    /// atomic: its accesses are unseen, so one that another thread's
+    /// write could change would make the runtime await a change it cannot
+    /// see.
+    pub(crate) fn compute(
+        instrumented: &[Value],
+        library: &[Value],
+        visible: &HashSet<Value>,
+    ) -> Transparency {
         let mut transparent: HashSet<Value> = instrumented.iter().copied().collect();
+        transparent.extend(
+            library
+                .iter()
+                .copied()
+                .filter(|&f| llvm::instructions(f).all(|i| !unseen_atomic_read(i))),
+        );
         loop {
             let before = transparent.len();
             let snapshot = transparent.clone();
@@ -183,12 +199,16 @@ fn candidate(
             if llvm::opcode(i) == Some(Op::LLVMStore) && !visible.contains(&i) {
                 let ptr = llvm::operand(i, 1);
                 let ty = llvm::type_of(llvm::operand(i, 0));
+                // A slot every iteration writes before it reads (`-O0`
+                // temporaries) is no state of the loop, wherever its
+                // address is computed.
+                if !cfg.live_at_head(h, ptr) || slots.iter().any(|&(p, t)| p == ptr && t == ty) {
+                    continue;
+                }
                 if !hashable(ty) || !defined_before(cfg, ptr, h, body, dominates) {
                     return None;
                 }
-                if !slots.iter().any(|&(p, t)| p == ptr && t == ty) && cfg.live_at_head(h, ptr) {
-                    slots.push((ptr, ty));
-                }
+                slots.push((ptr, ty));
             }
         }
     }
@@ -359,10 +379,20 @@ fn instruction_ok(
             if transparent.contains(&callee) {
                 return true;
             }
-            llvm::is_declaration(callee) && is_interposed(&name)
+            (llvm::is_declaration(callee) && is_interposed(&name)) || llvm::never_returns(i)
         }
+        // A caught exception resumes the code after a call that never
+        // returned normally (a panic's unseen side effects included).
+        Op::LLVMLandingPad => !llvm::landing_pad_catches(i),
+        Op::LLVMCatchPad | Op::LLVMCatchSwitch => false,
         _ => true,
     }
+}
+
+/// Is `i` an atomic read (or a volatile one), which code the pass does not
+/// instrument would make unseen?
+fn unseen_atomic_read(i: Value) -> bool {
+    llvm::opcode(i) == Some(Op::LLVMLoad) && (llvm::ordering(i) != 0 || llvm::is_volatile(i))
 }
 
 /// Does `ptr` point into a non-escaping `alloca` of `f` (memory no other

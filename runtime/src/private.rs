@@ -417,7 +417,7 @@ pub fn try_private(st: &mut State, me: u32, kind: OpKind, addr: u64, size: u64, 
     p.run[t] += 1;
     if writes {
         crate::spin::wrote_privately(st, me);
-        crate::awaits::wrote_privately(st, me, addr);
+        crate::awaits::wrote_privately(st, me, addr, size);
     } else {
         let op = Op {
             kind,

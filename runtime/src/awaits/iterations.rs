@@ -11,6 +11,44 @@ pub const AWAIT_DEPTH: usize = 4;
 pub const AWAIT_READS: usize = 16;
 /// Iterations a bounded spin may fast-forward before it counts as failed.
 pub const FAST_FORWARD_LIMIT: u64 = 1 << 16;
+/// Most writes to the thread's own stack whose earlier bytes the open
+/// iterations keep ([`Awaits::note_stack_write`]).
+pub const AWAIT_WRITES: usize = 16;
+/// Longest such write kept, in bytes.
+pub const STACK_WRITE_BYTES: usize = 16;
+
+/// A private write to the thread's own stack made by an open iteration,
+/// with the bytes the memory held before it: the iteration did nothing
+/// there if the memory holds them again when it ends.
+#[derive(Clone, Copy, Debug)]
+pub struct StackWrite {
+    /// First byte written.
+    pub addr: u64,
+    /// Bytes written.
+    pub len: usize,
+    /// What they held before the write.
+    pub before: [u8; STACK_WRITE_BYTES],
+}
+
+impl StackWrite {
+    const EMPTY: StackWrite = StackWrite {
+        addr: 0,
+        len: 0,
+        before: [0; STACK_WRITE_BYTES],
+    };
+
+    /// Does the memory hold what it held before the write?
+    fn restored(&self) -> bool {
+        let mut now = [0u8; STACK_WRITE_BYTES];
+        // SAFETY: the thread wrote these bytes of its own stack in this
+        // iteration, at or above the frame of a loop still running (or in
+        // a callee's frame below it, still mapped): readable memory.
+        unsafe {
+            core::ptr::copy_nonoverlapping(self.addr as *const u8, now.as_mut_ptr(), self.len);
+        }
+        now[..self.len] == self.before[..self.len]
+    }
+}
 
 /// One open loop iteration.
 #[derive(Clone, Copy, Debug)]
@@ -28,6 +66,9 @@ pub struct Iteration {
     pub start_step: u64,
     /// [`Awaits::reads_seen`] when the iteration began.
     pub reads_at_start: u64,
+    /// [`Awaits::n_writes`] when the iteration began: the stack writes
+    /// from there on are its own.
+    pub writes_at_start: usize,
 }
 
 impl Iteration {
@@ -38,6 +79,7 @@ impl Iteration {
         local: 0,
         start_step: 0,
         reads_at_start: 0,
+        writes_at_start: 0,
     };
 }
 
@@ -80,6 +122,11 @@ pub struct Awaits {
     /// [`reach_channel::models::LockWait::encode`] puts it (0: none): a
     /// failed try parks at an await that names it.
     pub lock: u64,
+    /// Private writes to the thread's own stack since the outermost open
+    /// iteration began, each with the bytes before it.
+    pub writes: [StackWrite; AWAIT_WRITES],
+    /// Valid entries of `writes`.
+    pub n_writes: usize,
 }
 
 impl Awaits {
@@ -100,6 +147,8 @@ impl Awaits {
         forwarded: 0,
         blocked: false,
         lock: 0,
+        writes: [StackWrite::EMPTY; AWAIT_WRITES],
+        n_writes: 0,
     };
 
     /// Forgets every open iteration (the thread made progress).
@@ -111,6 +160,7 @@ impl Awaits {
         self.stale = false;
         self.fast_forward = false;
         self.last = Op::NONE;
+        self.n_writes = 0;
     }
 
     /// Opens an iteration of `site` in `frame` as the innermost.
@@ -124,6 +174,7 @@ impl Awaits {
             self.n_sites = 0;
             self.overflow = false;
             self.stale = false;
+            self.n_writes = 0;
         }
         self.open[self.n] = Iteration {
             site,
@@ -132,6 +183,7 @@ impl Awaits {
             local,
             start_step: step,
             reads_at_start: self.reads_seen,
+            writes_at_start: self.n_writes,
         };
         self.n += 1;
     }
@@ -187,6 +239,73 @@ impl Awaits {
             _ => OpKind::AtomicLoad,
         };
         Some(Some(Op::new(kind, first.object, first.aux)))
+    }
+
+    /// Keeps the bytes before a private write of `len` bytes at `addr` to
+    /// the thread's own stack, for the open iterations from `first` on
+    /// (the write is in their frames or their callers'). Returns false if
+    /// it cannot (too long, or no room left): the write is then progress.
+    pub(super) fn note_stack_write(&mut self, first: usize, addr: u64, len: usize) -> bool {
+        if len == 0 || len > STACK_WRITE_BYTES || first >= self.n {
+            return false;
+        }
+        // Kept already for the innermost iteration (and so for the outer
+        // ones): its bytes before the iteration are known.
+        let start = self.open[self.n - 1].writes_at_start;
+        if self.writes[start..self.n_writes]
+            .iter()
+            .any(|w| w.addr == addr && w.len == len)
+        {
+            return true;
+        }
+        if self.n_writes == AWAIT_WRITES {
+            return false;
+        }
+        let mut write = StackWrite {
+            addr,
+            len,
+            before: [0; STACK_WRITE_BYTES],
+        };
+        // SAFETY: the program is about to write these bytes of its own
+        // stack: readable memory.
+        unsafe {
+            core::ptr::copy_nonoverlapping(addr as *const u8, write.before.as_mut_ptr(), len);
+        }
+        self.writes[self.n_writes] = write;
+        self.n_writes += 1;
+        true
+    }
+
+    /// Does the thread's own stack hold again, where the iteration that
+    /// began at `it` wrote it, what it held before? (Each byte's first
+    /// write in the iteration kept its bytes from the iteration's start.)
+    /// Writes to the frames of functions the loop called are gone by its
+    /// back edge and not its concern.
+    pub(super) fn stack_restored(&self, it: &Iteration) -> bool {
+        self.writes[it.writes_at_start.min(self.n_writes)..self.n_writes]
+            .iter()
+            .all(|w| super::in_callee_frame(it.frame, w.addr) || w.restored())
+    }
+
+    /// Iteration `i` starts over: forgets the stack writes kept since its
+    /// previous start that no outer open iteration needs (they went to
+    /// frames of functions those loops called), so that a loop nested in
+    /// a call (a back-off's pause loop) does not fill the record.
+    pub(super) fn forget_inner_writes(&mut self, i: usize) {
+        let from = self.open[i].writes_at_start.min(self.n_writes);
+        let outer = &self.open[..i];
+        let mut kept = from;
+        for k in from..self.n_writes {
+            let w = self.writes[k];
+            if !outer
+                .iter()
+                .all(|o| super::in_callee_frame(o.frame, w.addr))
+            {
+                self.writes[kept] = w;
+                kept += 1;
+            }
+        }
+        self.n_writes = kept;
     }
 
     /// Would `op`, executed by another thread, change what the failed

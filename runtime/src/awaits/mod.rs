@@ -64,7 +64,8 @@
 pub mod iterations;
 
 pub use iterations::{
-    touches_object, Awaits, Iteration, AWAIT_DEPTH, AWAIT_READS, FAST_FORWARD_LIMIT,
+    touches_object, Awaits, Iteration, StackWrite, AWAIT_DEPTH, AWAIT_READS, AWAIT_WRITES,
+    FAST_FORWARD_LIMIT, STACK_WRITE_BYTES,
 };
 
 use crate::state::State;
@@ -149,7 +150,7 @@ pub fn loop_head(st: &mut State, me: u32, head: Head) -> Option<HeadAction> {
     // driver then finds the execution blocked, not stuck).
     let retries = !blocks_for_good(st);
     let a = &mut st.threads[me as usize].awaits;
-    if it.state == state && a.reads_seen > it.reads_at_start {
+    if it.state == state && a.reads_seen > it.reads_at_start && a.stack_restored(&it) {
         if it.local != local {
             // A bounded spin: the rest runs without scheduling points,
             // after one read of what it reads.
@@ -168,18 +169,23 @@ pub fn loop_head(st: &mut State, me: u32, head: Head) -> Option<HeadAction> {
     }
     // A new iteration of the same loop. Reads of the earlier ones stay
     // (a superset only releases the thread more often); the outermost
-    // starts the log over.
+    // starts the log over. What other threads changed before it began,
+    // the new iteration sees: it is not stale.
+    a.stale = false;
     if i == 0 {
         a.n_reads = 0;
         a.n_sites = 0;
         a.overflow = false;
-        a.stale = false;
+        a.n_writes = 0;
+    } else {
+        a.forget_inner_writes(i);
     }
     a.open[i] = Iteration {
         state,
         local,
         start_step: step,
         reads_at_start: a.reads_seen,
+        writes_at_start: a.n_writes,
         ..it
     };
     None
@@ -301,19 +307,50 @@ fn mark_stale(st: &mut State, me: u32, op: &Op) {
     }
 }
 
-/// Thread `me` wrote memory at `addr` only it has touched, with no event
-/// ([`crate::private`]): progress, so its open iterations close, except
-/// those whose loop's frame lies above `addr` on the thread's stack
-/// ([`in_callee_frame`]): there the write went to a frame of a function
-/// the loop called, gone by the loop's back edge (at `-O0` a callee's
-/// locals, such as a back-off's step counter whose address went to
-/// another function). No other thread read that memory, so no other
-/// iteration or wait depends on it.
+/// Thread `me` is about to write `len` bytes at `addr`, memory only it has
+/// touched, with no event ([`crate::private`]). The loops whose frame lies
+/// above `addr` on the thread's stack ([`in_callee_frame`]) are not
+/// affected: the write goes to a frame of a function the loop called, gone
+/// by the loop's back edge (at `-O0` a callee's locals, such as a
+/// back-off's step counter whose address went to another function). For
+/// the others, a write to the thread's own stack at or above their frames
+/// (the loop function's locals written by a function it calls, `-O0`
+/// temporaries, a back-off's step in the loop's frame) keeps the bytes it
+/// overwrites: the iteration did nothing there if they are back when it
+/// ends, its writes are its state. Any other write, or one the iteration
+/// cannot keep, is progress: those iterations close. No other thread read
+/// that memory, so no other iteration or wait depends on it.
 #[inline]
-pub fn wrote_privately(st: &mut State, me: u32, addr: u64) {
-    if st.threads[me as usize].awaits.n > 0 {
-        close_above(st, me, addr);
+pub fn wrote_privately(st: &mut State, me: u32, addr: u64, len: u64) {
+    let a = &mut st.threads[me as usize].awaits;
+    if a.n == 0 {
+        return;
     }
+    let first = unaffected(a, addr);
+    if first == a.n {
+        return;
+    }
+    let frame = a.open[first].frame;
+    let on_own_stack = addr >= frame && addr - frame < OWN_STACK;
+    if on_own_stack && a.note_stack_write(first, addr, len as usize) {
+        return;
+    }
+    close_above(st, me, addr);
+}
+
+/// Stack above a loop's frame whose private writes an iteration keeps
+/// (the loop function's frame and its callers'): a thread's whole stack
+/// by default (8 MiB).
+const OWN_STACK: u64 = 8 << 20;
+
+/// How many of the open iterations, outermost first, a write at `addr`
+/// leaves alone: it went to a frame of a function their loop called.
+fn unaffected(a: &Awaits, addr: u64) -> usize {
+    // Frames go down the stack from the outermost open iteration.
+    a.open[..a.n]
+        .iter()
+        .take_while(|it| in_callee_frame(it.frame, addr))
+        .count()
 }
 
 /// The last byte a plain write `op` writes (a store, a ranged write), if
@@ -333,12 +370,8 @@ fn plain_write_at(op: &Op) -> Option<u64> {
 /// called, gone by the loop's back edge).
 fn close_above(st: &mut State, me: u32, addr: u64) {
     let a = &mut st.threads[me as usize].awaits;
-    // Frames go down the stack from the outermost open iteration: those
-    // the write is below stay open.
-    let unaffected = a.open[..a.n]
-        .iter()
-        .take_while(|it| in_callee_frame(it.frame, addr))
-        .count();
+    // Those the write is below stay open.
+    let unaffected = unaffected(a, addr);
     if unaffected == 0 {
         a.close_all();
         st.iterating.remove(me);
