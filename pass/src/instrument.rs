@@ -219,7 +219,7 @@ pub fn instrument_module(module: &Module<'_>, path: &Path) -> Result<Outcome, Pa
     let functions: Vec<Value> = instrumented.iter().map(|(f, _)| *f).collect();
     let transparency = Transparency::compute(&functions, &library_functions, &visible);
     for (f, fname) in &instrumented {
-        for l in await_loops(*f, &visible, &transparency) {
+        for l in await_loops(*f, &visible, &transparency, &mut classifier.escape) {
             let loc = source_loc(ctx_raw, l.anchor, &source, fname);
             let site = table.add(hooks::LOOP_SITE_WHAT, loc);
             let call = emit_loop_head(&builder, &hooks, site, &l).map_err(internal)?;
@@ -479,28 +479,59 @@ fn emit_loop_head<'ctx>(
     builder.position_before(&at);
     let mut values: Vec<Value> = l.phis.clone();
     for &(ptr, ty) in &l.slots {
-        // SAFETY: `ptr` is a pointer available at the header, `ty` the
-        // type stored through it.
-        let ptr = unsafe { PointerValue::new(ptr) };
-        let ty = unsafe { inkwell::types::BasicTypeEnum::new(ty) };
-        let loaded = builder.build_load(ty, ptr, "reach.slot")?;
-        // SAFETY: the builder is positioned in this module.
-        let frozen = unsafe {
-            inkwell::llvm_sys::core::LLVMBuildFreeze(
-                builder.as_mut_ptr(),
-                loaded.as_value_ref(),
-                c"reach.frozen".as_ptr(),
-            )
+        values.push(load_slot(builder, ptr, ty)?);
+    }
+    let mut local_values: Vec<Value> = l.local_phis.clone();
+    for &(ptr, ty) in &l.local_slots {
+        local_values.push(load_slot(builder, ptr, ty)?);
+    }
+    // The callee-written slot: its address and size go to the runtime
+    // (the size above the `back` bit), its bytes into the local hash.
+    let mut slot_address = i64t.const_zero();
+    let mut back_and_size = back.as_basic_value().into_int_value();
+    if let Some((alloca, size)) = l.callee_slot {
+        // SAFETY: `alloca` is an alloca of the function, in its entry block.
+        let base = unsafe { PointerValue::new(alloca) };
+        let words: &[(u64, u32)] = if size == 16 {
+            &[(0, 64), (8, 64)]
+        } else {
+            &[(0, 0)]
         };
-        values.push(frozen);
+        for &(offset, bits) in words {
+            let bits = if bits == 0 { size * 8 } else { u64::from(bits) };
+            // SAFETY: the context is live; an integer type of 8 to 64 bits.
+            let ty = unsafe {
+                inkwell::llvm_sys::core::LLVMIntTypeInContext(
+                    inkwell::context::AsContextRef::as_ctx_ref(&ctx),
+                    bits as u32,
+                )
+            };
+            // SAFETY: `offset` is within the slot's `size` bytes.
+            let at = unsafe {
+                builder.build_in_bounds_gep(
+                    ctx.i8_type(),
+                    base,
+                    &[i64t.const_int(offset, false)],
+                    "reach.slot.at",
+                )?
+            };
+            local_values.push(load_slot(builder, at.as_value_ref(), ty)?);
+        }
+        slot_address = builder.build_ptr_to_int(base, i64t, "reach.slot.addr")?;
+        back_and_size = builder.build_or(
+            back_and_size,
+            i32t.const_int(size << 1, false),
+            "reach.back.size",
+        )?;
     }
     let state = hash_values(builder, &values)?;
-    let local = hash_values(builder, &l.local_phis)?;
-    let args: [BasicMetadataValueEnum<'ctx>; 4] = [
+    let local = hash_values(builder, &local_values)?;
+    let args: [BasicMetadataValueEnum<'ctx>; 5] = [
         i64t.const_int(site, false).into(),
         state.into(),
         local.into(),
-        back.as_basic_value().into_int_value().into(),
+        back_and_size.into(),
+        slot_address.into(),
     ];
     Ok(hooks
         .call(builder, &hooks::LOOP_HEAD, &args)?
@@ -526,15 +557,39 @@ fn emit_guard_head<'ctx>(
         .get_context();
     let i64t = ctx.i64_type();
     let nothing = hash_values(builder, &[])?;
-    let args: [BasicMetadataValueEnum<'ctx>; 4] = [
+    let args: [BasicMetadataValueEnum<'ctx>; 5] = [
         i64t.const_int(site, false).into(),
         nothing.into(),
         nothing.into(),
         ctx.i32_type().const_zero().into(),
+        i64t.const_zero().into(),
     ];
     Ok(hooks
         .call(builder, &hooks::LOOP_HEAD, &args)?
         .as_value_ref())
+}
+
+/// Loads a value of type `ty` from the stack slot `ptr` (available where
+/// the builder is) for a loop's state hash, frozen (an unset slot is
+/// undefined until the loop writes it).
+fn load_slot(
+    builder: &Builder<'_>,
+    ptr: Value,
+    ty: inkwell::llvm_sys::prelude::LLVMTypeRef,
+) -> Result<Value, BuilderError> {
+    // SAFETY: `ptr` is a pointer available at the builder's position, `ty`
+    // a type stored through it.
+    let ptr = unsafe { PointerValue::new(ptr) };
+    let ty = unsafe { inkwell::types::BasicTypeEnum::new(ty) };
+    let loaded = builder.build_load(ty, ptr, "reach.slot")?;
+    // SAFETY: the builder is positioned in this module.
+    Ok(unsafe {
+        inkwell::llvm_sys::core::LLVMBuildFreeze(
+            builder.as_mut_ptr(),
+            loaded.as_value_ref(),
+            c"reach.frozen".as_ptr(),
+        )
+    })
 }
 
 /// An FNV-1a style hash of hashable `values` (see [`value_as_i64`]).

@@ -6,7 +6,7 @@
 //! to instrumented memory or to its own stack slots. The pass finds the
 //! natural loops (back edges `latch → header` where the header dominates
 //! the latch) whose every instruction is of that kind and puts
-//! `__reach_loop_head(site, state, back)` at their header: `state` hashes
+//! `__reach_loop_head(site, state, local, back, slot)` at their header: `state` hashes
 //! the loop's carried values (the header's phis, and the function's private
 //! stack slots the loop writes, loaded at the header: `-O0` keeps a loop's
 //! state there), `back` is 1 on a back edge. The runtime decides per
@@ -26,16 +26,22 @@
 //! in the functions it calls) is one of: an instrumented access (the plan
 //! has it), a plain store to a non-escaping `alloca` of its function, a call
 //! to an interposed library function (the runtime sees it), to an LLVM
-//! intrinsic other than a memory transfer, to a runtime hook, or to a
+//! intrinsic other than a memory transfer, to a runtime hook, to a function
+//! that never returns (a panic: the iteration does not come back), or to a
 //! function of the module that is itself transparent in this sense
-//! (the greatest fixed point, so recursion is allowed), inline assembly,
-//! or anything that neither writes memory nor calls. The approach follows
+//! (the greatest fixed point, so recursion is allowed; the toolchain's
+//! functions the module defines but does not instrument count when they
+//! read no atomic), inline assembly, or anything that neither writes memory
+//! nor calls. A stack slot only the loop reads is the loop's local state,
+//! as a phi only the loop uses is; one that functions the loop calls write
+//! through its address (an unoptimised back-off) goes to the runtime as
+//! the hook's `slot`, whose writes to it are then no progress. The approach follows
 //! the static side-effect-freedom check of Lång and Sagonas (FMCAD 2022,
 //! Sec. 4) and of Kokologiannakis et al. (FMCAD 2021, Sec. 5), relaxed to
 //! what the runtime can then check dynamically.
 
 use crate::classify::is_interposed;
-use crate::escape::underlying_object;
+use crate::escape::{underlying_object, EscapeAnalysis};
 use crate::llvm::{self, Value};
 use inkwell::llvm_sys::core as c;
 use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMTypeRef};
@@ -56,6 +62,16 @@ pub(crate) struct AwaitLoop {
     /// Private stack slots the loop writes, with the type written: their
     /// values are loop state too.
     pub slots: Vec<(Value, LLVMTypeRef)>,
+    /// Private stack slots the loop writes that only the loop uses (an
+    /// unoptimised retry count): their values decide when the loop ends,
+    /// not what follows it, as [`Self::local_phis`] do.
+    pub local_slots: Vec<(Value, LLVMTypeRef)>,
+    /// A stack slot of the loop's function, of 1, 2, 4, 8 or 16 bytes,
+    /// that only the loop uses and that functions it calls write through
+    /// its address (an unoptimised back-off: `backoff.snooze()` with the
+    /// back-off in the loop's frame), with its size. The runtime counts
+    /// the callees' writes to it as the loop's own state, not progress.
+    pub callee_slot: Option<(Value, u64)>,
     /// An instruction whose debug location names the loop.
     pub anchor: Value,
     /// Every edge into the header (a block once per edge), and whether it
@@ -113,6 +129,7 @@ pub(crate) fn await_loops(
     f: Value,
     visible: &HashSet<Value>,
     transparency: &Transparency,
+    escape: &mut EscapeAnalysis,
 ) -> Vec<AwaitLoop> {
     let cfg = Cfg::of(f);
     if cfg.blocks.len() < 2 {
@@ -146,7 +163,11 @@ pub(crate) fn await_loops(
     let mut out = Vec::new();
     for (h, latches) in by_header {
         let body = cfg.natural_loop(h, &latches);
-        if let Some(l) = candidate(&cfg, h, &latches, &body, visible, transparency, &dominates) {
+        let found = candidate(&cfg, h, &latches, &body, visible, transparency, &dominates);
+        if let Some(mut l) = found {
+            if l.guard.is_none() {
+                l.callee_slot = callee_slot(&cfg, &body, &l, escape);
+            }
             out.push(l);
         }
     }
@@ -253,15 +274,136 @@ fn candidate(
             }
         }
     }
+    let (local_slots, slots): (Vec<_>, Vec<_>) = slots
+        .into_iter()
+        .partition(|&(ptr, _)| only_the_loop_reads(cfg, underlying_object(ptr), body));
     Some(AwaitLoop {
         header,
         phis,
         local_phis,
         slots,
+        local_slots,
+        callee_slot: None,
         anchor,
         incoming,
         guard,
     })
+}
+
+/// Is `alloca`'s memory read only inside the loop `body`: every use of it
+/// (or of a pointer derived from it) outside the body only overwrites it
+/// or marks its lifetime? Then its value decides nothing after the loop.
+fn only_the_loop_reads(cfg: &Cfg, alloca: Value, body: &[bool]) -> bool {
+    if llvm::opcode(alloca) != Some(Op::LLVMAlloca) {
+        return false;
+    }
+    let mut work = vec![alloca];
+    let mut seen: HashSet<Value> = HashSet::from([alloca]);
+    while let Some(p) = work.pop() {
+        for (user, idx) in llvm::uses(p) {
+            let Some(op) = llvm::opcode(user) else {
+                return false;
+            };
+            // SAFETY: `user` is an instruction of the function.
+            let bb = unsafe { c::LLVMGetInstructionParent(user) };
+            let inside = cfg.index.get(&bb).is_some_and(|&b| body[b]);
+            match op {
+                Op::LLVMGetElementPtr | Op::LLVMBitCast | Op::LLVMAddrSpaceCast => {
+                    if seen.insert(user) {
+                        work.push(user);
+                    }
+                }
+                _ if inside => {}
+                Op::LLVMStore if idx == 1 => {}
+                Op::LLVMCall if overwrites_or_marks(user, idx) => {}
+                _ => return false,
+            }
+        }
+    }
+    true
+}
+
+/// Is call `call`, given a pointer as its argument `idx`, a lifetime marker
+/// or a memory transfer into it (`memset`, the destination of `memcpy`):
+/// no read of what the pointer points to?
+fn overwrites_or_marks(call: Value, idx: u32) -> bool {
+    let Some(f) = llvm::called_function(call) else {
+        return false;
+    };
+    let name = llvm::name(f);
+    name.starts_with("llvm.lifetime.")
+        || name.starts_with("llvm.memset.")
+        || (idx == 0 && (name.starts_with("llvm.memcpy.") || name.starts_with("llvm.memmove.")))
+}
+
+/// The loop's [`AwaitLoop::callee_slot`], if it has one: the first
+/// `alloca` of the function whose address no function keeps
+/// ([`EscapeAnalysis::escapes`]), that only the loop reads, that a call in
+/// the loop gets, and that is not one of the loop's private slots already.
+fn callee_slot(
+    cfg: &Cfg,
+    body: &[bool],
+    l: &AwaitLoop,
+    escape: &mut EscapeAnalysis,
+) -> Option<(Value, u64)> {
+    let entry = *cfg.blocks.first()?;
+    let module = {
+        // SAFETY: `cfg.function` is a function of a live module.
+        unsafe { c::LLVMGetGlobalParent(cfg.function) }
+    };
+    let known: Vec<Value> = l
+        .slots
+        .iter()
+        .chain(&l.local_slots)
+        .map(|&(p, _)| underlying_object(p))
+        .collect();
+    for a in block_instructions(entry) {
+        if llvm::opcode(a) != Some(Op::LLVMAlloca) || known.contains(&a) {
+            continue;
+        }
+        // SAFETY: `a` is an alloca.
+        let ty = unsafe { c::LLVMGetAllocatedType(a) };
+        if !llvm::is_sized(ty) {
+            continue;
+        }
+        let size = llvm::alloc_size(module, ty);
+        if !matches!(size, 1 | 2 | 4 | 8 | 16) || !called_with(cfg, a, body) {
+            continue;
+        }
+        if only_the_loop_reads(cfg, a, body) && !escape.escapes(a) {
+            return Some((a, size));
+        }
+    }
+    None
+}
+
+/// Does a call in the loop `body` get `alloca` (or a pointer into it) as
+/// an argument?
+fn called_with(cfg: &Cfg, alloca: Value, body: &[bool]) -> bool {
+    let mut work = vec![alloca];
+    let mut seen: HashSet<Value> = HashSet::from([alloca]);
+    while let Some(p) = work.pop() {
+        for (user, _) in llvm::uses(p) {
+            match llvm::opcode(user) {
+                Some(Op::LLVMGetElementPtr | Op::LLVMBitCast | Op::LLVMAddrSpaceCast)
+                    if seen.insert(user) =>
+                {
+                    work.push(user);
+                }
+                Some(Op::LLVMCall | Op::LLVMInvoke) => {
+                    // SAFETY: `user` is an instruction of the function.
+                    let bb = unsafe { c::LLVMGetInstructionParent(user) };
+                    let intrinsic = llvm::called_function(user)
+                        .is_some_and(|f| llvm::name(f).starts_with("llvm."));
+                    if !intrinsic && cfg.index.get(&bb).is_some_and(|&b| body[b]) {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    false
 }
 
 /// Does a value computed from `phi` (through instructions of the loop)

@@ -264,22 +264,30 @@ pub extern "C" fn __reach_spin_hint(_site: u64) {
 ///
 /// A trampoline that adds the caller's stack pointer (its frame's lower
 /// end: what lies below belongs to the frames of the functions it calls)
-/// as the last argument of [`loop_head_in`].
+/// as the last argument of [`loop_head_in`]. `back` is 1 over a back edge;
+/// its higher bits give the size of `slot` (see the pass's `LOOP_HEAD`).
 #[unsafe(naked)]
 #[no_mangle]
-pub extern "C" fn __reach_loop_head(site: u64, state_hash: u64, local: u64, back: u32) {
+pub extern "C" fn __reach_loop_head(site: u64, state_hash: u64, local: u64, back: u32, slot: u64) {
     // On entry the return address is at the stack pointer: the caller's
     // stack pointer before the call is 8 above it.
     #[cfg(target_arch = "x86_64")]
-    core::arch::naked_asm!("lea r8, [rsp + 8]", "jmp {inner}", inner = sym loop_head_in);
+    core::arch::naked_asm!("lea r9, [rsp + 8]", "jmp {inner}", inner = sym loop_head_in);
     // A branch-and-link leaves the stack pointer as the caller had it.
     #[cfg(target_arch = "aarch64")]
-    core::arch::naked_asm!("mov x4, sp", "b {inner}", inner = sym loop_head_in);
+    core::arch::naked_asm!("mov x5, sp", "b {inner}", inner = sym loop_head_in);
 }
 
 /// [`__reach_loop_head`] of a loop whose function's stack pointer is
 /// `frame`.
-extern "C" fn loop_head_in(site: u64, state_hash: u64, local: u64, back: u32, frame: u64) {
+extern "C" fn loop_head_in(
+    site: u64,
+    state_hash: u64,
+    local: u64,
+    back: u32,
+    slot: u64,
+    frame: u64,
+) {
     let Some(me) = visible_me(site) else { return };
     // SAFETY: a controlled thread calling into the runtime holds the
     // right to run.
@@ -289,7 +297,9 @@ extern "C" fn loop_head_in(site: u64, state_hash: u64, local: u64, back: u32, fr
         frame,
         state: state_hash,
         local,
-        back: back != 0,
+        back: back & 1 != 0,
+        slot,
+        slot_len: if slot == 0 { 0 } else { u64::from(back >> 1) },
     };
     match crate::awaits::loop_head(st, me, head) {
         None => {}

@@ -93,7 +93,7 @@ fn await_lock(site: u64, lock: *const c_void, wait: LockWait) -> u32 {
     crate::awaits::waiting_for_lock(unsafe { state() }, me, wait.encode(addr));
     let mut back = 0;
     loop {
-        __reach_loop_head(site, 0, 0, back);
+        __reach_loop_head(site, 0, 0, back, 0);
         let op = mk(OpKind::CmpXchg, 0, addr, wait.word_size());
         let taken = run_op(me, op, site, |_, _, op| {
             // SAFETY: the library passes its lock, whose first field is

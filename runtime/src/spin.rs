@@ -181,6 +181,11 @@ fn release(st: &mut State, me: u32, op: Option<&Op>, me_too: bool) {
 /// Thread `me` executed `op`, which made no progress: remember what it read
 /// and count it, if another live thread could still change it.
 fn count(st: &mut State, me: u32, op: &Op) {
+    if st.threads[me as usize].awaits.fast_forward {
+        // A bounded spin of an await loop: its loop head ends it as a
+        // failed iteration past its limit; it is no spin of its own.
+        return;
+    }
     if st.live_threads < 2 {
         // No other thread could write what it reads: not a spin.
         if st.spinners.contains(me) {

@@ -285,6 +285,7 @@ examples! {
     // The spin shapes of the peers' benchmarks, 3 threads of 2 rounds:
     // their counts (Nidhugg's traces, GenMC's complete executions).
     spin_xchg_lock: "spin_xchg_lock.c", [], [] => Clean(90);
+    spin_backoff_lock: "spin_backoff_lock.c", [], [] => Clean(7134);
     spin_ttas_lock: "spin_ttas_lock.c", [], [] => Clean(7134);
     spin_ticket_lock: "spin_ticket_lock.c", [], [] => Clean(90);
     spin_cas_lock: "spin_cas_lock.c", [], [] => Clean(90);

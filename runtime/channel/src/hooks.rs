@@ -392,7 +392,7 @@ pub const SPIN_HINT: HookSpec = HookSpec {
     params: &[Param::Site],
 };
 
-/// `__reach_loop_head(site, state, local, back)`: at the head of a loop
+/// `__reach_loop_head(site, state, local, back, slot)`: at the head of a loop
 /// whose iterations may do nothing visible (an await candidate: every
 /// write in it is instrumented or goes to the function's own stack slots,
 /// every call is to a function whose effects the runtime sees). `state`
@@ -400,14 +400,18 @@ pub const SPIN_HINT: HookSpec = HookSpec {
 /// (header phis whose values leave the loop, the stack slots the loop
 /// writes and reads), `local` the carried values only the loop itself uses
 /// (a retry counter that bounds the spin), `back` is 1 when the head is
-/// reached over a back edge (an iteration ended) and 0 on entry. Not a
+/// reached over a back edge (an iteration ended) and 0 on entry; its bits
+/// above the first give the size of `slot`, the address of a stack slot of
+/// the loop's function that only the loop uses and that functions it calls
+/// write (an unoptimised back-off; 0: none): those writes are the loop's
+/// local state, hashed in `local`, not progress. Not a
 /// scheduling point: the runtime compares the iteration that just ended
 /// with the one before, makes the thread await a change when nothing
 /// happened in it, and runs the rest of a bounded spin without scheduling
 /// points (see the runtime's `awaits` module).
 pub const LOOP_HEAD: HookSpec = HookSpec {
     name: "__reach_loop_head",
-    params: &[Param::Site, Param::U64, Param::U64, Param::U32],
+    params: &[Param::Site, Param::U64, Param::U64, Param::U32, Param::U64],
 };
 
 /// What the site record of a [`LOOP_HEAD`] hook says.

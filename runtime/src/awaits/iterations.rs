@@ -17,6 +17,19 @@ pub const AWAIT_WRITES: usize = 16;
 /// Longest such write kept, in bytes.
 pub const STACK_WRITE_BYTES: usize = 16;
 
+/// Stack below a loop's frame that counts as its callees' frames: writes
+/// there are not progress of its iterations. Deeper than any loop body's
+/// calls go in practice, and far less than a thread's stack (8 MiB), so
+/// another thread's stack is never taken for it.
+const CALLEE_STACK: u64 = 256 << 10;
+
+/// Is `addr` in the frames of functions called from a loop whose
+/// function's stack pointer is `frame`: below it, within
+/// [`CALLEE_STACK`]?
+pub(super) fn in_callee_frame(frame: u64, addr: u64) -> bool {
+    addr < frame && frame - addr <= CALLEE_STACK
+}
+
 /// A private write to the thread's own stack made by an open iteration,
 /// with the bytes the memory held before it: the iteration did nothing
 /// there if the memory holds them again when it ends.
@@ -69,9 +82,19 @@ pub struct Iteration {
     /// [`Awaits::n_writes`] when the iteration began: the stack writes
     /// from there on are its own.
     pub writes_at_start: usize,
+    /// The loop's callee-written slot and its size (0, 0: none): writes
+    /// to it are in [`Self::local`].
+    pub slot: (u64, u64),
 }
 
 impl Iteration {
+    /// Is stack write `w` within the loop's callee-written slot (whose
+    /// bytes its local state holds)?
+    fn holds(&self, w: &StackWrite) -> bool {
+        let (slot, len) = self.slot;
+        len != 0 && w.addr >= slot && w.addr + w.len as u64 <= slot + len
+    }
+
     const EMPTY: Iteration = Iteration {
         site: 0,
         frame: 0,
@@ -80,6 +103,7 @@ impl Iteration {
         start_step: 0,
         reads_at_start: 0,
         writes_at_start: 0,
+        slot: (0, 0),
     };
 }
 
@@ -184,6 +208,7 @@ impl Awaits {
             start_step: step,
             reads_at_start: self.reads_seen,
             writes_at_start: self.n_writes,
+            slot: (0, 0),
         };
         self.n += 1;
     }
@@ -284,7 +309,7 @@ impl Awaits {
     pub(super) fn stack_restored(&self, it: &Iteration) -> bool {
         self.writes[it.writes_at_start.min(self.n_writes)..self.n_writes]
             .iter()
-            .all(|w| super::in_callee_frame(it.frame, w.addr) || w.restored())
+            .all(|w| in_callee_frame(it.frame, w.addr) || it.holds(w) || w.restored())
     }
 
     /// Iteration `i` starts over: forgets the stack writes kept since its
@@ -297,10 +322,7 @@ impl Awaits {
         let mut kept = from;
         for k in from..self.n_writes {
             let w = self.writes[k];
-            if !outer
-                .iter()
-                .all(|o| super::in_callee_frame(o.frame, w.addr))
-            {
+            if !outer.iter().all(|o| in_callee_frame(o.frame, w.addr)) {
                 self.writes[kept] = w;
                 kept += 1;
             }
@@ -326,4 +348,42 @@ pub fn touches_object(op: &Op) -> bool {
         op.kind,
         OpKind::Yield | OpKind::Sleep | OpKind::Fence | OpKind::Await
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An iteration that writes its frame and puts the bytes back did
+    /// nothing there; one that leaves them changed did, unless they are the
+    /// loop's own slot or a callee's frame.
+    #[test]
+    fn stack_writes_count_only_when_not_undone() {
+        let mut word: u64 = 7;
+        let addr = &mut word as *mut u64 as u64;
+        let mut a = Awaits::EMPTY;
+        a.open(1, addr - 64, 0, 0, 0);
+        assert!(a.note_stack_write(0, addr, 8));
+        // A second write of the same bytes keeps the first's record.
+        assert!(a.note_stack_write(0, addr, 8));
+        assert_eq!(a.n_writes, 1);
+        let it = a.open[0];
+        // SAFETY: `addr` is `word`'s address.
+        unsafe { core::ptr::write_volatile(addr as *mut u64, 8) };
+        assert!(!a.stack_restored(&it));
+        let mut own = it;
+        own.slot = (addr, 8);
+        assert!(a.stack_restored(&own));
+        // SAFETY: as above.
+        unsafe { core::ptr::write_volatile(addr as *mut u64, 7) };
+        assert!(a.stack_restored(&it));
+        // Too long to keep: progress.
+        assert!(!a.note_stack_write(0, addr, STACK_WRITE_BYTES + 1));
+        // The record is bounded.
+        for k in 1..AWAIT_WRITES as u64 {
+            assert!(a.note_stack_write(0, addr + k, 1));
+        }
+        assert!(!a.note_stack_write(0, addr + 100, 1));
+        assert_eq!(word, 7);
+    }
 }

@@ -63,6 +63,7 @@
 
 pub mod iterations;
 
+use iterations::in_callee_frame;
 pub use iterations::{
     touches_object, Awaits, Iteration, StackWrite, AWAIT_DEPTH, AWAIT_READS, AWAIT_WRITES,
     FAST_FORWARD_LIMIT, STACK_WRITE_BYTES,
@@ -91,6 +92,11 @@ pub struct Head {
     pub local: u64,
     /// Reached over a back edge.
     pub back: bool,
+    /// A stack slot of the loop's function that only the loop uses and
+    /// functions it calls write (0: none): its bytes are in `local`.
+    pub slot: u64,
+    /// Its size in bytes.
+    pub slot_len: u64,
 }
 
 /// What a thread does at a loop head besides going on.
@@ -116,6 +122,8 @@ pub fn loop_head(st: &mut State, me: u32, head: Head) -> Option<HeadAction> {
         state,
         local,
         back,
+        slot,
+        slot_len,
     } = head;
     let step = st.event_count;
     let a = &mut st.threads[me as usize].awaits;
@@ -123,11 +131,20 @@ pub fn loop_head(st: &mut State, me: u32, head: Head) -> Option<HeadAction> {
         let it = a.open[a.n.saturating_sub(1)];
         if back && it.site == site && it.frame == frame {
             a.forwarded += 1;
-            if a.forwarded <= FAST_FORWARD_LIMIT {
+            // Once the retry count stops changing, the spin is an
+            // iteration that does nothing: it fails at once.
+            let settled = it.state == state && it.local == local && a.stack_restored(&it);
+            if a.forwarded <= FAST_FORWARD_LIMIT && !settled {
+                a.open[a.n - 1].local = local;
                 return None;
             }
             a.fast_forward = false;
             return Some(HeadAction::Await(a.fail(&it)));
+        }
+        // A loop in a function the spin calls (a back-off's pause loop)
+        // is part of the spin.
+        if in_callee_frame(it.frame, frame) {
+            return None;
         }
         a.fast_forward = false;
     }
@@ -140,6 +157,7 @@ pub fn loop_head(st: &mut State, me: u32, head: Head) -> Option<HeadAction> {
     };
     let Some(i) = found else {
         a.open(site, frame, state, local, step);
+        a.open[a.n - 1].slot = (slot, slot_len);
         st.iterating.insert(me);
         return None;
     };
@@ -186,6 +204,7 @@ pub fn loop_head(st: &mut State, me: u32, head: Head) -> Option<HeadAction> {
         start_step: step,
         reads_at_start: a.reads_seen,
         writes_at_start: a.n_writes,
+        slot: (slot, slot_len),
         ..it
     };
     None
@@ -227,14 +246,15 @@ pub fn start_forwarding(st: &mut State, me: u32, object: u64) {
 
 /// Does thread `me` fast-forward a bounded spin, and is an operation at
 /// `site` on `object` (0: none, as a yield's) part of it, so that, if it
-/// makes no progress, it is no scheduling point? Only operations on the
-/// one location the spin reads are.
+/// makes no progress, it is no scheduling point? Operations on the one
+/// location the spin reads at the sites it read it are, and its yields
+/// and sleeps wherever they are (a back-off that starts to yield once it
+/// has spun enough).
 #[inline]
 pub fn fast_forwards(st: &State, me: u32, site: u64, object: u64) -> bool {
     let a = &st.threads[me as usize].awaits;
     a.fast_forward
-        && (object == 0 || object == a.forward_object)
-        && a.sites[..a.n_sites].contains(&site)
+        && (object == 0 || (object == a.forward_object && a.sites[..a.n_sites].contains(&site)))
 }
 
 /// Thread `me` reached a scheduling point: a fast-forwarded spin is over.
@@ -264,8 +284,9 @@ pub fn after_event(st: &mut State, me: u32, op: &Op, site: u64) {
     let a = &mut st.threads[me as usize].awaits;
     let progress = !op.made_no_progress();
     if a.n > 0 {
-        if let Some(addr) = plain_write_at(op) {
-            close_above(st, me, addr);
+        if let Some((addr, len)) = plain_write(op) {
+            // Before the store: the memory still holds what it overwrites.
+            wrote(st, me, addr, len);
         } else if progress {
             a.close_all();
             st.iterating.remove(me);
@@ -322,10 +343,17 @@ fn mark_stale(st: &mut State, me: u32, op: &Op) {
 /// that memory, so no other iteration or wait depends on it.
 #[inline]
 pub fn wrote_privately(st: &mut State, me: u32, addr: u64, len: u64) {
-    let a = &mut st.threads[me as usize].awaits;
-    if a.n == 0 {
-        return;
+    if st.threads[me as usize].awaits.n > 0 {
+        wrote(st, me, addr, len);
     }
+}
+
+/// Thread `me`, with open iterations, is about to write `len` bytes at
+/// `addr` (privately, or as a plain store event: with every access a
+/// step, as under `--no-private-accesses`, the thread's stack writes are
+/// events too): see [`wrote_privately`].
+fn wrote(st: &mut State, me: u32, addr: u64, len: u64) {
+    let a = &mut st.threads[me as usize].awaits;
     let first = unaffected(a, addr);
     if first == a.n {
         return;
@@ -335,7 +363,7 @@ pub fn wrote_privately(st: &mut State, me: u32, addr: u64, len: u64) {
     if on_own_stack && a.note_stack_write(first, addr, len as usize) {
         return;
     }
-    close_above(st, me, addr);
+    close_above(st, me, addr.saturating_add(len.saturating_sub(1)));
 }
 
 /// Stack above a loop's frame whose private writes an iteration keeps
@@ -353,13 +381,11 @@ fn unaffected(a: &Awaits, addr: u64) -> usize {
         .count()
 }
 
-/// The last byte a plain write `op` writes (a store, a ranged write), if
-/// it is one.
-fn plain_write_at(op: &Op) -> Option<u64> {
+/// The first byte and the length of a plain write `op` (a store, a ranged
+/// write), if it is one.
+fn plain_write(op: &Op) -> Option<(u64, u64)> {
     match op.kind {
-        OpKind::Store | OpKind::RangeWrite => {
-            Some(op.object.saturating_add(op.aux.saturating_sub(1)))
-        }
+        OpKind::Store | OpKind::RangeWrite => Some((op.object, op.aux)),
         _ => None,
     }
 }
@@ -378,19 +404,6 @@ fn close_above(st: &mut State, me: u32, addr: u64) {
     } else {
         a.n = unaffected;
     }
-}
-
-/// Stack below a loop's frame that counts as its callees' frames: writes
-/// there are not progress of its iterations. Deeper than any loop body's
-/// calls go in practice, and far less than a thread's stack (8 MiB), so
-/// another thread's stack is never taken for it.
-const CALLEE_STACK: u64 = 256 << 10;
-
-/// Is `addr` in the frames of functions called from a loop whose
-/// function's stack pointer is `frame`: below it, within
-/// [`CALLEE_STACK`]?
-fn in_callee_frame(frame: u64, addr: u64) -> bool {
-    addr < frame && frame - addr <= CALLEE_STACK
 }
 
 /// The calling thread `me` made progress that records no event (object
