@@ -82,7 +82,9 @@
 //!
 //! * **Value relation.** Def. 4 removal, "happens before a send" and the
 //!   colouring of Fig. 4 use the value relation: changing which write a
-//!   read reads changes nothing that only had to follow the read.
+//!   read reads changes nothing that only had to follow the read. E1 does
+//!   not: it asks what must have happened before a partner can be
+//!   collected, the full happens-before (below).
 //! * **The process exit** depends on everything. Several pending calls may
 //!   take its place together, one race-table value per partial order of
 //!   the group; a group member that blocks is open if the object's state
@@ -109,7 +111,8 @@
 //!   along the path without it.
 //! * **E1.** A gray receive may only take a new partner that the changed
 //!   receive which made it gray happens before (the strongly-reconciled-
-//!   before link closing the cycle).
+//!   before link closing the cycle, Sec. 5.3, Def. 6), in the full
+//!   happens-before ([`model::SynSequence::follows`]).
 //!
 //! # Remaining gap
 //!
@@ -132,21 +135,26 @@
 //!   a partner stays, in rows that also change a receive the parent's
 //!   table did not have (alone, the parent's row already ran it).
 //!
-//! * **Receives that wrote nothing in E1.** A compare-and-swap or exchange
-//!   that wrote nothing (a failed one) is a read as executed but a write
-//!   receive as a call: a receive on its variable, which every later
-//!   receive there follows (Sec. 3.1, the receives of one object are
-//!   totally ordered). The value relation leaves out the edges from a
-//!   read to the later writes, and E1 (Sec. 5.4: a gray receive may only
-//!   take a partner that the cycle-breaking receive happens before)
-//!   was checked in it: a gray receive whose link is a failed
-//!   compare-and-swap could never read a later write of its variable,
-//!   so the tangled cycle stayed open and its orders were lost (three
-//!   threads each incrementing a counter twice with a compare-and-swap
-//!   retry loop: 26,256 of 28,032 partial orders). E1 now follows such
-//!   a link in the full happens-before ([`model::SynSequence::follows`]):
-//!   one thread incrementing three times and two once run all 1264
-//!   (`driver/tests/spin_model.rs`).
+//! * **E1 in the full happens-before.** The strongly-reconciled-before
+//!   link of a tangled cycle (Sec. 5.3, Def. 6: `r` happens before the
+//!   send partner of `r'` in the target sequence) is happens-before in
+//!   the partial order of a SYN-sequence, in which a read precedes the
+//!   later writes of its variable. E1 was checked in the value relation,
+//!   which leaves those edges out, and that lost orders where the path
+//!   to a partner runs through a read. With compare-and-swap increments
+//!   retried until they succeed, `T3`'s load is changed to read an
+//!   earlier write (breaking the cycle), which makes `T1`'s load gray;
+//!   then `T3`'s next compare-and-swap, failing, is placed before `T2`'s
+//!   second write (it takes that write's place: a failed one is a receive
+//!   on its variable), and `T2`'s write is collected again after it.
+//!   The change that closes the cycle has `T1`'s load read that write,
+//!   which follows `T3`'s load only through the failed compare-and-swap
+//!   it precedes (a read before a write): in the value relation the
+//!   change was refused and the orders were lost, with "complete" (two
+//!   threads incrementing twice and one once: 2,303 of 2,336; three
+//!   threads twice: 27,954 of 28,032). An earlier fix followed the full
+//!   relation only when the link itself wrote nothing (26,256 of 28,032
+//!   before). Now all of them run (`driver/tests/spin_model.rs`).
 //!
 //! Still missed:
 //!
@@ -168,13 +176,6 @@
 //!   skipped changes gave no new behaviour on the spin programs, and
 //!   counting them made exact searches such as the lock-free queue's
 //!   incomplete).
-//! * **Compare-and-swap increments of three threads** still lose a few
-//!   orders besides, with "complete": 2x2x2 increments 27,954 of 28,032
-//!   (2,303 of 2,336 for 2x2x1), not diagnosed (neither the colouring
-//!   above, nor old-send pruning, nor Def. 4 removal in the full relation
-//!   changes those counts). The missed orders have a failed
-//!   compare-and-swap between a load and a compare-and-swap of another
-//!   thread that read the same write.
 //!
 //! A crash, like an exit from a thread other than the one ending the
 //! program, is a receive dependent with everything that may itself take

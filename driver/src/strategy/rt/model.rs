@@ -106,12 +106,6 @@ pub struct SynEvent {
     /// A reads-from receive: the operation only reads, executed and as a
     /// call (a load, `sem_getvalue`), and does not end the process.
     pub read_only: bool,
-    /// A write receive that wrote nothing: the operation only read as
-    /// executed (a failed compare-and-swap or trylock, an exchange of the
-    /// value already there) but may write as a call. It is a receive on
-    /// its objects all the same, so the later receives there follow it
-    /// ([`SynSequence::follows`]).
-    pub wrote_nothing: bool,
     /// Trace position before which the call was issued: the thread's
     /// previous event or its creation (`None` for the main thread's first).
     pub issued_after: Option<usize>,
@@ -146,12 +140,6 @@ struct Granule {
 /// True if `op` only reads, both as executed and as a call.
 pub fn reads_only(op: &Op) -> bool {
     op.kind != OpKind::ProcessExit && only_reads(op) && only_reads(&as_pending(*op))
-}
-
-/// True if the executed `op` only read although its call may write (a
-/// failed compare-and-swap or trylock, an unchanged exchange).
-pub fn wrote_nothing(op: &Op) -> bool {
-    op.kind != OpKind::ProcessExit && only_reads(op) && !only_reads(&as_pending(*op))
 }
 
 /// True if every access of `op` (at least one) is a read.
@@ -259,7 +247,6 @@ impl SynSequence {
                 vstamp,
                 object_past,
                 read_only: reads_only(&event.op),
-                wrote_nothing: wrote_nothing(&event.op),
                 issued_after: last_pos[ti],
             });
             last_pos[ti] = Some(pos);
@@ -282,7 +269,6 @@ impl SynSequence {
                 vstamp: values[t].clone(),
                 object_past: Stamp::default(),
                 read_only: reads_only(&op),
-                wrote_nothing: false,
                 issued_after: last_pos[t],
             });
         }
@@ -343,20 +329,21 @@ impl SynSequence {
     }
 
     /// True if the completion of event `g` follows the receive `root` in
-    /// the relation of the tangled cycles (E1, Sec. 5.4): the value
-    /// relation, and for a receive that wrote nothing the full
-    /// happens-before. Such a receive (a failed compare-and-swap) is a
-    /// receive on its object like a write, so the later writes there
-    /// follow it, though they do not depend on the nothing it wrote.
+    /// the relation of the tangled cycles (E1; Sec. 5.3, Def. 6: `root`
+    /// is strongly reconciled before a receive whose new partner is `g`
+    /// if it happens before that partner): the full happens-before, the
+    /// partial order of the SYN-sequence, in which a read precedes the
+    /// later writes of its granule. The value relation leaves those edges
+    /// out, yet a write that follows a read (a failed compare-and-swap
+    /// after `root` in its thread) is only collected once the read was
+    /// placed before it.
     pub fn follows(&self, root: usize, g: usize) -> bool {
-        let (r, ge) = (&self.events[root], &self.events[g]);
-        ge.vstamp.covers(r.id) || (r.wrote_nothing && ge.stamp.covers(r.id))
+        self.events[g].stamp.covers(self.events[root].id)
     }
 
     /// [`SynSequence::follows`] for the call of `g` (its sending event).
     pub fn call_follows(&self, root: usize, g: usize) -> bool {
-        let (r, ge) = (&self.events[root], &self.events[g]);
-        ge.vcall.covers(r.id) || (r.wrote_nothing && ge.call.covers(r.id))
+        self.events[g].call.covers(self.events[root].id)
     }
 
     /// True if event `a` happens before the call of `b` in the full

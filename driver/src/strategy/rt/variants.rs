@@ -418,10 +418,9 @@ pub fn generate_variants(
 
 /// E1: a gray receive `e` may only take a new partner that the changed
 /// receive `link` which made it gray happens before (the strongly-
-/// reconciled-before link closing the tangled cycle): a call must follow
-/// `link`, a write read from must follow it ([`SynSequence::follows`]:
-/// when `link` is a compare-and-swap that failed, the writes of its
-/// object after it follow it too).
+/// reconciled-before link closing the tangled cycle, Sec. 5.3, Def. 6):
+/// a call must follow `link`, a write read from must follow it, in the
+/// full happens-before ([`SynSequence::follows`]).
 fn completes_cycle(seq: &SynSequence, e: usize, race: Race, link: usize) -> bool {
     match new_source(seq, e, race) {
         Some(w) if race.how != How::Take => seq.follows(link, w),
