@@ -404,6 +404,17 @@ fn crossbeam_array_queue_release_strategies_agree() {
     strategies_agree(&program, &["1"], 8);
 }
 
+/// The same queue in a debug build: its retry loops' back-off lives in
+/// their frames and `crossbeam_utils`' methods count it, std's `yield_now`
+/// and overflow checks run in them; the loops await as in the optimised
+/// build, and every strategy explores its 8 partial orders (the search
+/// did not finish before: every `snooze()` was progress).
+#[test]
+fn crossbeam_array_queue_debug_strategies_agree() {
+    let program = examples_dir().join("crossbeam_array_queue");
+    strategies_agree(&program, &["1"], 8);
+}
+
 /// crossbeam's `bounded` channel in an optimised build (its senders and
 /// receivers spin with a backoff, then park): every strategy explores the
 /// same partial orders, with no false verdict.
