@@ -492,20 +492,14 @@ fn emit_loop_head<'ctx>(
     if let Some((alloca, size)) = l.callee_slot {
         // SAFETY: `alloca` is an alloca of the function, in its entry block.
         let base = unsafe { PointerValue::new(alloca) };
-        let words: &[(u64, u32)] = if size == 16 {
-            &[(0, 64), (8, 64)]
-        } else {
-            &[(0, 0)]
-        };
-        for &(offset, bits) in words {
-            let bits = if bits == 0 { size * 8 } else { u64::from(bits) };
-            // SAFETY: the context is live; an integer type of 8 to 64 bits.
-            let ty = unsafe {
-                inkwell::llvm_sys::core::LLVMIntTypeInContext(
-                    inkwell::context::AsContextRef::as_ctx_ref(&ctx),
-                    bits as u32,
-                )
-            };
+        // One word of the slot's size, or two of 8 bytes for 16.
+        let word = size.min(8);
+        let bits =
+            std::num::NonZeroU32::new((word * 8) as u32).ok_or(BuilderError::UnsetPosition)?;
+        let ty = ctx
+            .custom_width_int_type(bits)
+            .map_err(|_| BuilderError::UnsetPosition)?;
+        for offset in (0..size).step_by(word as usize) {
             // SAFETY: `offset` is within the slot's `size` bytes.
             let at = unsafe {
                 builder.build_in_bounds_gep(
@@ -515,7 +509,11 @@ fn emit_loop_head<'ctx>(
                     "reach.slot.at",
                 )?
             };
-            local_values.push(load_slot(builder, at.as_value_ref(), ty)?);
+            local_values.push(load_slot(
+                builder,
+                at.as_value_ref(),
+                inkwell::types::AsTypeRef::as_type_ref(&ty),
+            )?);
         }
         slot_address = builder.build_ptr_to_int(base, i64t, "reach.slot.addr")?;
         back_and_size = builder.build_or(

@@ -294,33 +294,36 @@ fn candidate(
 /// (or of a pointer derived from it) outside the body only overwrites it
 /// or marks its lifetime? Then its value decides nothing after the loop.
 fn only_the_loop_reads(cfg: &Cfg, alloca: Value, body: &[bool]) -> bool {
-    if llvm::opcode(alloca) != Some(Op::LLVMAlloca) {
-        return false;
-    }
-    let mut work = vec![alloca];
-    let mut seen: HashSet<Value> = HashSet::from([alloca]);
+    llvm::opcode(alloca) == Some(Op::LLVMAlloca)
+        && pointer_uses(alloca).into_iter().all(|(user, idx)| {
+            cfg.in_loop(user, body)
+                || match llvm::opcode(user) {
+                    Some(Op::LLVMStore) => idx == 1,
+                    Some(Op::LLVMCall) => overwrites_or_marks(user, idx),
+                    _ => false,
+                }
+        })
+}
+
+/// The uses of `root` and of the pointers derived from it (GEPs, casts),
+/// other than those derivations, with the operand index of each.
+fn pointer_uses(root: Value) -> Vec<(Value, u32)> {
+    let mut out = Vec::new();
+    let mut work = vec![root];
+    let mut seen: HashSet<Value> = HashSet::from([root]);
     while let Some(p) = work.pop() {
         for (user, idx) in llvm::uses(p) {
-            let Some(op) = llvm::opcode(user) else {
-                return false;
-            };
-            // SAFETY: `user` is an instruction of the function.
-            let bb = unsafe { c::LLVMGetInstructionParent(user) };
-            let inside = cfg.index.get(&bb).is_some_and(|&b| body[b]);
-            match op {
-                Op::LLVMGetElementPtr | Op::LLVMBitCast | Op::LLVMAddrSpaceCast => {
+            match llvm::opcode(user) {
+                Some(Op::LLVMGetElementPtr | Op::LLVMBitCast | Op::LLVMAddrSpaceCast) => {
                     if seen.insert(user) {
                         work.push(user);
                     }
                 }
-                _ if inside => {}
-                Op::LLVMStore if idx == 1 => {}
-                Op::LLVMCall if overwrites_or_marks(user, idx) => {}
-                _ => return false,
+                _ => out.push((user, idx)),
             }
         }
     }
-    true
+    out
 }
 
 /// Is call `call`, given a pointer as its argument `idx`, a lifetime marker
@@ -380,30 +383,11 @@ fn callee_slot(
 /// Does a call in the loop `body` get `alloca` (or a pointer into it) as
 /// an argument?
 fn called_with(cfg: &Cfg, alloca: Value, body: &[bool]) -> bool {
-    let mut work = vec![alloca];
-    let mut seen: HashSet<Value> = HashSet::from([alloca]);
-    while let Some(p) = work.pop() {
-        for (user, _) in llvm::uses(p) {
-            match llvm::opcode(user) {
-                Some(Op::LLVMGetElementPtr | Op::LLVMBitCast | Op::LLVMAddrSpaceCast)
-                    if seen.insert(user) =>
-                {
-                    work.push(user);
-                }
-                Some(Op::LLVMCall | Op::LLVMInvoke) => {
-                    // SAFETY: `user` is an instruction of the function.
-                    let bb = unsafe { c::LLVMGetInstructionParent(user) };
-                    let intrinsic = llvm::called_function(user)
-                        .is_some_and(|f| llvm::name(f).starts_with("llvm."));
-                    if !intrinsic && cfg.index.get(&bb).is_some_and(|&b| body[b]) {
-                        return true;
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    false
+    pointer_uses(alloca).into_iter().any(|(user, _)| {
+        matches!(llvm::opcode(user), Some(Op::LLVMCall | Op::LLVMInvoke))
+            && !llvm::called_function(user).is_some_and(|f| llvm::name(f).starts_with("llvm."))
+            && cfg.in_loop(user, body)
+    })
 }
 
 /// Does a value computed from `phi` (through instructions of the loop)
@@ -665,6 +649,16 @@ impl Cfg {
             }
         }
         idom
+    }
+
+    /// Is instruction `i` (or a constant expression: no) in the loop `body`?
+    fn in_loop(&self, i: Value, body: &[bool]) -> bool {
+        if llvm::opcode(i).is_none() {
+            return false;
+        }
+        // SAFETY: `i` is an instruction of the function.
+        let bb = unsafe { c::LLVMGetInstructionParent(i) };
+        self.index.get(&bb).is_some_and(|&b| body[b])
     }
 
     /// Is the private slot `ptr` live at the head of block `h`: does some

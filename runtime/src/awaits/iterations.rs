@@ -187,8 +187,15 @@ impl Awaits {
         self.n_writes = 0;
     }
 
-    /// Opens an iteration of `site` in `frame` as the innermost.
-    pub(super) fn open(&mut self, site: u64, frame: u64, state: u64, local: u64, step: u64) {
+    /// Opens an iteration of `site` in `frame` (its loop's callee-written
+    /// `slot`: address and size) as the innermost.
+    pub(super) fn open(
+        &mut self,
+        site: u64,
+        frame: u64,
+        (state, local, slot): (u64, u64, (u64, u64)),
+        step: u64,
+    ) {
         if self.n == AWAIT_DEPTH {
             self.open.copy_within(1.., 0);
             self.n -= 1;
@@ -208,7 +215,7 @@ impl Awaits {
             start_step: step,
             reads_at_start: self.reads_seen,
             writes_at_start: self.n_writes,
-            slot: (0, 0),
+            slot,
         };
         self.n += 1;
     }
@@ -362,7 +369,7 @@ mod tests {
         let mut word: u64 = 7;
         let addr = &mut word as *mut u64 as u64;
         let mut a = Awaits::EMPTY;
-        a.open(1, addr - 64, 0, 0, 0);
+        a.open(1, addr - 64, (0, 0, (0, 0)), 0);
         assert!(a.note_stack_write(0, addr, 8));
         // A second write of the same bytes keeps the first's record.
         assert!(a.note_stack_write(0, addr, 8));

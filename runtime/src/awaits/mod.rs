@@ -156,8 +156,7 @@ pub fn loop_head(st: &mut State, me: u32, head: Head) -> Option<HeadAction> {
         None
     };
     let Some(i) = found else {
-        a.open(site, frame, state, local, step);
-        a.open[a.n - 1].slot = (slot, slot_len);
+        a.open(site, frame, (state, local, (slot, slot_len)), step);
         st.iterating.insert(me);
         return None;
     };
